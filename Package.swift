@@ -1,0 +1,32 @@
+// swift-tools-version: 6.2
+// Inactivity: the session-inactivity engine. No package dependencies, by design.
+import PackageDescription
+
+let package = Package(
+    name: "Inactivity",
+    products: [
+        // The engine for Swift hosts.
+        .library(name: "InactivityCore", targets: ["InactivityCore"]),
+        // libinactivity.so: the C ABI declared in include/inactivity.h.
+        .library(name: "inactivity", type: .dynamic, targets: ["InactivityCABI"]),
+        .executable(name: "inactivity-demo", targets: ["inactivity-demo"]),
+    ],
+    targets: [
+        // The session state machine, policy, clocks and scheduler. Pure Swift, no Foundation.
+        .target(name: "InactivityCore"),
+        // Exposes include/inactivity.h to Swift (a symlink), plus the status table and the
+        // thread-local last-error buffer, which are generated from that header's macros.
+        .target(name: "CInactivity"),
+        // Thin @c @implementation shims over InactivityCore.
+        .target(
+            name: "InactivityCABI",
+            dependencies: ["CInactivity", "InactivityCore"],
+            linkerSettings: [
+                // Export inact_* and nothing else.
+                .unsafeFlags(["-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/InactivityCABI/exports.map"])
+            ]
+        ),
+        .executableTarget(name: "inactivity-demo", dependencies: ["InactivityCore"]),
+        .testTarget(name: "InactivityCoreTests", dependencies: ["InactivityCore"]),
+    ]
+)
