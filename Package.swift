@@ -13,7 +13,9 @@ let package = Package(
     ],
     targets: [
         // The session state machine, policy, clocks and scheduler. Pure Swift, no Foundation.
-        .target(name: "InactivityCore"),
+        .target(name: "InactivityCore", dependencies: ["CInactivityPlatform"]),
+        // System headers the core needs that Glibc does not expose (timerfd). Headers only.
+        .target(name: "CInactivityPlatform"),
         // Exposes include/inactivity.h to Swift (a symlink), plus the status table and the
         // thread-local last-error buffer, which are generated from that header's macros.
         .target(name: "CInactivity"),
@@ -21,6 +23,7 @@ let package = Package(
         .target(
             name: "InactivityCABI",
             dependencies: ["CInactivity", "InactivityCore"],
+            exclude: ["exports.map"],
             linkerSettings: [
                 // Export inact_* and nothing else.
                 .unsafeFlags(["-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/InactivityCABI/exports.map"])

@@ -1,0 +1,1 @@
+/* Intentionally empty: this target only exposes system headers to Swift. */

@@ -1,0 +1,11 @@
+/* System headers that the Swift core needs and that the Glibc module does not expose
+ * (timerfd). No code lives here. */
+#ifndef INACTIVITY_PLATFORM_H
+#define INACTIVITY_PLATFORM_H
+#if defined(__linux__)
+#include <sys/timerfd.h>
+#endif
+#include <poll.h>
+#include <pthread.h>
+#include <time.h>
+#endif

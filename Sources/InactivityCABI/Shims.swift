@@ -1,0 +1,464 @@
+// The C ABI: thin shims over InactivityCore, one per function of include/inactivity.h.
+//
+// Each shim converts its C arguments, calls the core, and converts the result; no session
+// logic lives here. `@c @implementation` makes the compiler check every shim against its
+// declaration in the header (reached through the CInactivity module), so no C type is written
+// twice. Nothing thrown in Swift crosses the boundary: errors become status codes and a
+// thread-local message.
+
+import CInactivity
+import InactivityCore
+
+// MARK: - Conversions
+
+/// Runs `body`, turning a thrown error into its status and the thread's last-error message.
+@inline(__always)
+private func status(_ body: () throws(InactivityError) -> Void) -> Int32 {
+    do {
+        try body()
+        return INACT_OK.rawValue
+    } catch {
+        inactivity_set_last_error(error.message)
+        return error.code.rawValue
+    }
+}
+
+private func nullPointer(_ name: String) -> InactivityError {
+    InactivityError(.nullPointer, "\(name) must not be NULL")
+}
+
+/// Runs `body` with the live engine named by `handle`.
+@inline(__always)
+private func withEngine(_ handle: inact_engine, _ body: (InactivityEngine) throws(InactivityError) -> Void) -> Int32 {
+    status { () throws(InactivityError) in try body(InactivityEngine.find(handle: handle)) }
+}
+
+/// Checks a caller's struct size: at least this version's, and any larger tail all zero.
+private func checkSize(_ pointer: UnsafeRawPointer, declared: UInt32, known: Int, name: String) throws(InactivityError) {
+    let size = Int(declared)
+    guard size >= known else {
+        throw InactivityError(.structSize, "\(name)->size (\(size)) must be at least sizeof(\(name)) (\(known)) for this library")
+    }
+    guard size <= 65_536 else {
+        throw InactivityError(.structSize, "\(name)->size (\(size)) is implausibly large (at most 65536)")
+    }
+    for offset in known..<size where pointer.load(fromByteOffset: offset, as: UInt8.self) != 0 {
+        throw InactivityError(.structSize,
+                              "\(name)->size (\(size)) is larger than this library's \(known) bytes and byte \(offset) is not zero: the caller uses fields this library does not know")
+    }
+}
+
+private func flag(_ value: Int32, _ name: String) throws(InactivityError) -> Bool {
+    guard value == 0 || value == 1 else {
+        throw InactivityError(.invalidArgument, "policy.\(name) (\(value)) must be 0 or 1")
+    }
+    return value == 1
+}
+
+private func readPolicy(_ pointer: UnsafePointer<inact_policy>?) throws(InactivityError) -> SessionPolicy {
+    guard let pointer else { throw nullPointer("policy") }
+    try checkSize(UnsafeRawPointer(pointer), declared: pointer.pointee.size,
+                  known: MemoryLayout<inact_policy>.size, name: "inact_policy")
+    let c = pointer.pointee
+    var p = SessionPolicy()
+    guard let action = IdleAction(rawValue: c.idle_action) else {
+        throw InactivityError(.invalidArgument, "policy.idle_action (\(c.idle_action)) must be INACT_IDLE_ACTION_LOCK (0) or _EXPIRE (1)")
+    }
+    p.idleAction = action
+    p.idleTimeoutMs = c.idle_timeout_ms
+    p.warningMs = c.warning_ms
+    p.backgroundTimeoutMs = c.background_timeout_ms
+    p.absoluteTimeoutMs = c.absolute_timeout_ms
+    p.lockedTimeoutMs = c.locked_timeout_ms
+    p.tickMs = c.tick_ms
+    p.backgroundGraceMs = c.background_grace_ms
+    p.activityKinds = ActivityKind(rawValue: c.activity_kinds)
+    p.maxUnlockFailures = c.max_unlock_failures
+    p.activityDismissesWarning = try flag(c.activity_dismisses_warning, "activity_dismisses_warning")
+    p.pauseIdleInBackground = try flag(c.pause_idle_in_background, "pause_idle_in_background")
+    try p.validate()
+    return p
+}
+
+private func writePolicy(_ p: SessionPolicy, to out: UnsafeMutablePointer<inact_policy>) {
+    out.pointee = inact_policy(
+        size: UInt32(MemoryLayout<inact_policy>.size), idle_action: p.idleAction.rawValue,
+        idle_timeout_ms: p.idleTimeoutMs, warning_ms: p.warningMs,
+        background_timeout_ms: p.backgroundTimeoutMs, absolute_timeout_ms: p.absoluteTimeoutMs,
+        locked_timeout_ms: p.lockedTimeoutMs, tick_ms: p.tickMs,
+        background_grace_ms: p.backgroundGraceMs, activity_kinds: p.activityKinds.rawValue,
+        max_unlock_failures: p.maxUnlockFailures,
+        activity_dismisses_warning: p.activityDismissesWarning ? 1 : 0,
+        pause_idle_in_background: p.pauseIdleInBackground ? 1 : 0)
+}
+
+/// The host's callback and its data, carried into the engine's closures.
+private struct HostCallback: @unchecked Sendable {
+    let function: inact_callback?
+    let userData: UnsafeMutableRawPointer?
+    let free: inact_user_data_free?
+}
+
+private func cEvent(_ e: SessionEvent) -> inact_event {
+    inact_event(size: UInt32(MemoryLayout<inact_event>.size), kind: e.kind.rawValue, state: e.state.rawValue,
+                previous_state: e.previousState.rawValue, reason: e.reason.rawValue, reserved0: 0,
+                remaining_ms: e.remainingMs, time_ms: e.timeMs, now_ms: e.nowMs, engine: e.engine)
+}
+
+// MARK: - Policy and configuration
+
+@c @implementation
+public func inact_policy_init(_ policy: UnsafeMutablePointer<inact_policy>?) -> Int32 {
+    status { () throws(InactivityError) in
+        guard let policy else { throw nullPointer("policy") }
+        writePolicy(SessionPolicy(), to: policy)
+    }
+}
+
+@c @implementation
+public func inact_policy_preset(_ policy: UnsafeMutablePointer<inact_policy>?, _ preset: Int32) -> Int32 {
+    status { () throws(InactivityError) in
+        guard let policy else { throw nullPointer("policy") }
+        guard let p = SessionPolicy.Preset(rawValue: preset) else {
+            throw InactivityError(.invalidArgument, "preset (\(preset)) must be an inact_preset (0..4)")
+        }
+        writePolicy(SessionPolicy(preset: p), to: policy)
+    }
+}
+
+@c @implementation
+public func inact_policy_validate(_ policy: UnsafePointer<inact_policy>?) -> Int32 {
+    status { () throws(InactivityError) in _ = try readPolicy(policy) }
+}
+
+@c @implementation
+public func inact_config_init(_ config: UnsafeMutablePointer<inact_config>?) -> Int32 {
+    status { () throws(InactivityError) in
+        guard let config else { throw nullPointer("config") }
+        config.pointee = inact_config(size: UInt32(MemoryLayout<inact_config>.size),
+                                      delivery: INACT_DELIVERY_THREAD.rawValue.int32,
+                                      clock: INACT_CLOCK_SYSTEM.rawValue.int32, reserved0: 0,
+                                      manual_start_ms: 0, manual_wall_ms: 1_700_000_000_000, manual_boot_id: 1)
+    }
+}
+
+private extension UInt32 {
+    var int32: Int32 { Int32(bitPattern: self) }
+}
+
+// MARK: - Lifecycle
+
+private func engineOptions(_ config: UnsafePointer<inact_config>?) throws(InactivityError) -> (InactivityEngine.Delivery, EngineClock) {
+    guard let config else { return (.thread, .system) }
+    try checkSize(UnsafeRawPointer(config), declared: config.pointee.size,
+                  known: MemoryLayout<inact_config>.size, name: "inact_config")
+    let c = config.pointee
+    guard let delivery = InactivityEngine.Delivery(rawValue: c.delivery) else {
+        throw InactivityError(.invalidArgument, "config.delivery (\(c.delivery)) must be INACT_DELIVERY_THREAD (0) or _HOST (1)")
+    }
+    guard c.reserved0 == 0 else {
+        throw InactivityError(.invalidArgument, "config.reserved0 (\(c.reserved0)) must be 0")
+    }
+    switch c.clock {
+    case INACT_CLOCK_SYSTEM.rawValue.int32:
+        return (delivery, .system)
+    case INACT_CLOCK_MANUAL.rawValue.int32:
+        let manual = try ManualClock(monotonicMs: c.manual_start_ms, wallMs: c.manual_wall_ms, bootID: c.manual_boot_id)
+        return (delivery, .manual(manual))
+    default:
+        throw InactivityError(.invalidArgument, "config.clock (\(c.clock)) must be INACT_CLOCK_SYSTEM (0) or _MANUAL (1)")
+    }
+}
+
+private func createEngine(_ config: UnsafePointer<inact_config>?, _ policy: UnsafePointer<inact_policy>?,
+                          _ host: HostCallback) throws(InactivityError) -> inact_engine {
+    let (delivery, clock) = try engineOptions(config)
+    let sessionPolicy: SessionPolicy
+    if policy == nil {
+        sessionPolicy = SessionPolicy()
+    } else {
+        sessionPolicy = try readPolicy(policy)
+    }
+    var onEvent: (@Sendable (SessionEvent) -> Void)? = nil
+    if host.function != nil {
+        onEvent = { event in
+            var c = cEvent(event)
+            host.function?(&c, host.userData)
+        }
+    }
+    var onClose: (@Sendable () -> Void)? = nil
+    if host.free != nil {
+        onClose = { host.free?(host.userData) }
+    }
+    // The engine owns user_data only once creation succeeded (a failed init never calls onClose).
+    let engine = try InactivityEngine(policy: sessionPolicy, clock: clock, delivery: delivery,
+                                      onEvent: onEvent, onClose: onClose)
+    engine.retainUntilClosed()
+    return engine.handle
+}
+
+@c @implementation
+public func inact_engine_create(_ config: UnsafePointer<inact_config>?, _ policy: UnsafePointer<inact_policy>?,
+                                _ callback: inact_callback?, _ userData: UnsafeMutableRawPointer?,
+                                _ userDataFree: inact_user_data_free?,
+                                _ outEngine: UnsafeMutablePointer<inact_engine>?) -> Int32 {
+    status { () throws(InactivityError) in
+        guard let outEngine else { throw nullPointer("out_engine") }
+        let host = HostCallback(function: callback, userData: userData, free: userDataFree)
+        outEngine.pointee = try createEngine(config, policy, host)
+    }
+}
+
+@c @implementation
+public func inact_destroy(_ engine: inact_engine) -> Int32 {
+    if engine == 0 { return INACT_OK.rawValue }
+    return withEngine(engine) { e in e.close() }
+}
+
+// MARK: - Inputs
+
+@c @implementation
+public func inact_start(_ engine: inact_engine) -> Int32 {
+    withEngine(engine) { e throws(InactivityError) in try e.start() }
+}
+
+@c @implementation
+public func inact_restore(_ engine: inact_engine, _ bytes: UnsafePointer<UInt8>?, _ length: Int) -> Int32 {
+    withEngine(engine) { e throws(InactivityError) in
+        guard bytes != nil || length == 0 else { throw nullPointer("bytes") }
+        // A snapshot is 80 bytes; reading more than a page of a caller's buffer helps nobody.
+        let copied = bytes.map { Array(UnsafeBufferPointer(start: $0, count: min(length, 4096))) } ?? []
+        try e.restore(copied)
+    }
+}
+
+@c @implementation
+public func inact_activity(_ engine: inact_engine, _ kind: UInt32) -> Int32 {
+    do {
+        try InactivityEngine.recordActivity(handle: engine, kind: kind)
+        return INACT_OK.rawValue
+    } catch {
+        inactivity_set_last_error(error.message)
+        return error.code.rawValue
+    }
+}
+
+@c @implementation
+public func inact_continue(_ engine: inact_engine) -> Int32 {
+    withEngine(engine) { e throws(InactivityError) in try e.continueSession() }
+}
+
+@c @implementation
+public func inact_lock(_ engine: inact_engine) -> Int32 {
+    withEngine(engine) { e throws(InactivityError) in try e.lock() }
+}
+
+@c @implementation
+public func inact_unlock(_ engine: inact_engine) -> Int32 {
+    withEngine(engine) { e throws(InactivityError) in try e.unlock() }
+}
+
+@c @implementation
+public func inact_unlock_failed(_ engine: inact_engine, _ outFailures: UnsafeMutablePointer<UInt32>?) -> Int32 {
+    withEngine(engine) { e throws(InactivityError) in
+        let n = try e.unlockFailed()
+        outFailures?.pointee = n
+    }
+}
+
+@c @implementation
+public func inact_end(_ engine: inact_engine, _ reason: Int32) -> Int32 {
+    withEngine(engine) { e throws(InactivityError) in
+        guard let r = Reason(rawValue: reason) else {
+            throw InactivityError(.invalidArgument, "reason (\(reason)) must be LOGOUT, REVOKED or PASSWORD_CHANGED")
+        }
+        try e.end(reason: r)
+    }
+}
+
+@c @implementation
+public func inact_refresh_result(_ engine: inact_engine, _ httpStatus: Int32, _ oauthError: UnsafePointer<CChar>?,
+                                 _ outOutcome: UnsafeMutablePointer<Int32>?) -> Int32 {
+    withEngine(engine) { e throws(InactivityError) in
+        let error = oauthError.map { String(cString: $0) }
+        let outcome = try e.refreshResult(httpStatus: httpStatus, oauthError: error)
+        outOutcome?.pointee = outcome.rawValue
+    }
+}
+
+@c @implementation
+public func inact_background(_ engine: inact_engine) -> Int32 {
+    withEngine(engine) { e throws(InactivityError) in try e.enterBackground() }
+}
+
+@c @implementation
+public func inact_foreground(_ engine: inact_engine) -> Int32 {
+    withEngine(engine) { e throws(InactivityError) in try e.enterForeground() }
+}
+
+@c @implementation
+public func inact_window_shown(_ engine: inact_engine) -> Int32 {
+    withEngine(engine) { e throws(InactivityError) in try e.windowShown() }
+}
+
+@c @implementation
+public func inact_window_hidden(_ engine: inact_engine) -> Int32 {
+    withEngine(engine) { e throws(InactivityError) in try e.windowHidden() }
+}
+
+@c @implementation
+public func inact_scope_push(_ engine: inact_engine, _ idleTimeoutMs: Int64, _ outScopeID: UnsafeMutablePointer<UInt64>?) -> Int32 {
+    withEngine(engine) { e throws(InactivityError) in
+        guard let outScopeID else { throw nullPointer("out_scope_id") }
+        outScopeID.pointee = try e.pushScope(idleTimeoutMs: idleTimeoutMs)
+    }
+}
+
+@c @implementation
+public func inact_scope_pop(_ engine: inact_engine, _ scopeID: UInt64) -> Int32 {
+    withEngine(engine) { e throws(InactivityError) in try e.popScope(scopeID) }
+}
+
+@c @implementation
+public func inact_hold_acquire(_ engine: inact_engine, _ outHoldID: UnsafeMutablePointer<UInt64>?) -> Int32 {
+    withEngine(engine) { e throws(InactivityError) in
+        guard let outHoldID else { throw nullPointer("out_hold_id") }
+        outHoldID.pointee = try e.acquireHold()
+    }
+}
+
+@c @implementation
+public func inact_hold_release(_ engine: inact_engine, _ holdID: UInt64) -> Int32 {
+    withEngine(engine) { e throws(InactivityError) in try e.releaseHold(holdID) }
+}
+
+@c @implementation
+public func inact_set_policy(_ engine: inact_engine, _ policy: UnsafePointer<inact_policy>?) -> Int32 {
+    withEngine(engine) { e throws(InactivityError) in try e.setPolicy(readPolicy(policy)) }
+}
+
+// MARK: - Queries
+
+@c @implementation
+public func inact_get_state(_ engine: inact_engine, _ outState: UnsafeMutablePointer<Int32>?) -> Int32 {
+    withEngine(engine) { e throws(InactivityError) in
+        guard let outState else { throw nullPointer("out_state") }
+        outState.pointee = try e.state().rawValue
+    }
+}
+
+@c @implementation
+public func inact_get_reason(_ engine: inact_engine, _ outReason: UnsafeMutablePointer<Int32>?) -> Int32 {
+    withEngine(engine) { e throws(InactivityError) in
+        guard let outReason else { throw nullPointer("out_reason") }
+        outReason.pointee = try e.reason().rawValue
+    }
+}
+
+@c @implementation
+public func inact_get_remaining(_ engine: inact_engine, _ outRemainingMs: UnsafeMutablePointer<Int64>?) -> Int32 {
+    withEngine(engine) { e throws(InactivityError) in
+        guard let outRemainingMs else { throw nullPointer("out_remaining_ms") }
+        outRemainingMs.pointee = try e.remainingMs()
+    }
+}
+
+@c @implementation
+public func inact_get_info(_ engine: inact_engine, _ info: UnsafeMutablePointer<inact_info>?) -> Int32 {
+    withEngine(engine) { e throws(InactivityError) in
+        guard let info else { throw nullPointer("info") }
+        try checkSize(UnsafeRawPointer(info), declared: info.pointee.size,
+                      known: MemoryLayout<inact_info>.size, name: "inact_info")
+        let i = try e.info()
+        let size = info.pointee.size
+        info.pointee = inact_info(
+            size: size, state: i.state.rawValue, reason: i.reason.rawValue, delivery: i.delivery.rawValue,
+            clock: i.isManualClock ? INACT_CLOCK_MANUAL.rawValue.int32 : INACT_CLOCK_SYSTEM.rawValue.int32,
+            in_background: i.inBackground ? 1 : 0, visible_windows: i.visibleWindows,
+            open_scopes: i.openScopes, open_holds: i.openHolds, unlock_failures: i.unlockFailures,
+            now_ms: i.nowMs, remaining_ms: i.remainingMs, next_deadline_ms: i.nextDeadlineMs,
+            effective_idle_timeout_ms: i.effectiveIdleTimeoutMs, started_at_ms: i.startedAtMs,
+            last_activity_ms: i.lastActivityMs, background_since_ms: i.backgroundSinceMs,
+            locked_at_ms: i.lockedAtMs)
+    }
+}
+
+@c @implementation
+public func inact_get_policy(_ engine: inact_engine, _ policy: UnsafeMutablePointer<inact_policy>?) -> Int32 {
+    withEngine(engine) { e throws(InactivityError) in
+        guard let policy else { throw nullPointer("policy") }
+        try checkSize(UnsafeRawPointer(policy), declared: policy.pointee.size,
+                      known: MemoryLayout<inact_policy>.size, name: "inact_policy")
+        let size = policy.pointee.size
+        writePolicy(try e.policy(), to: policy)
+        policy.pointee.size = size
+    }
+}
+
+// MARK: - Host mode
+
+@c @implementation
+public func inact_next_deadline(_ engine: inact_engine, _ outDelayMs: UnsafeMutablePointer<Int64>?) -> Int32 {
+    withEngine(engine) { e throws(InactivityError) in
+        guard let outDelayMs else { throw nullPointer("out_delay_ms") }
+        outDelayMs.pointee = try e.nextDeadlineDelayMs() ?? SessionPolicy.never
+    }
+}
+
+@c @implementation
+public func inact_poll(_ engine: inact_engine) -> Int32 {
+    withEngine(engine) { e throws(InactivityError) in try e.poll() }
+}
+
+// MARK: - Manual clock
+
+@c @implementation
+public func inact_clock_advance(_ engine: inact_engine, _ ms: Int64) -> Int32 {
+    withEngine(engine) { e throws(InactivityError) in try e.advanceClock(byMs: ms) }
+}
+
+@c @implementation
+public func inact_clock_jump_wall(_ engine: inact_engine, _ deltaMs: Int64) -> Int32 {
+    withEngine(engine) { e throws(InactivityError) in try e.jumpWallClock(byMs: deltaMs) }
+}
+
+@c @implementation
+public func inact_clock_reboot(_ engine: inact_engine, _ downtimeMs: Int64) -> Int32 {
+    withEngine(engine) { e throws(InactivityError) in try e.simulateReboot(downtimeMs: downtimeMs) }
+}
+
+@c @implementation
+public func inact_clock_now(_ engine: inact_engine, _ outMonotonicMs: UnsafeMutablePointer<Int64>?,
+                            _ outWallMs: UnsafeMutablePointer<Int64>?, _ outBootID: UnsafeMutablePointer<UInt64>?) -> Int32 {
+    withEngine(engine) { e in
+        let now = e.clockNow()
+        outMonotonicMs?.pointee = now.monotonicMs
+        outWallMs?.pointee = now.wallMs
+        outBootID?.pointee = now.bootID
+    }
+}
+
+// MARK: - Snapshot
+
+@c @implementation
+public func inact_snapshot_size(_ engine: inact_engine, _ outSize: UnsafeMutablePointer<Int>?) -> Int32 {
+    withEngine(engine) { e throws(InactivityError) in
+        guard let outSize else { throw nullPointer("out_size") }
+        outSize.pointee = try e.snapshot().count
+    }
+}
+
+@c @implementation
+public func inact_snapshot_write(_ engine: inact_engine, _ buffer: UnsafeMutablePointer<UInt8>?, _ capacity: Int,
+                                 _ outWritten: UnsafeMutablePointer<Int>?) -> Int32 {
+    withEngine(engine) { e throws(InactivityError) in
+        guard let buffer else { throw nullPointer("buffer") }
+        guard let outWritten else { throw nullPointer("out_written") }
+        let bytes = try e.snapshot()
+        guard capacity >= bytes.count else {
+            throw InactivityError(.bufferTooSmall, "capacity (\(capacity)) must be at least the snapshot size (\(bytes.count))")
+        }
+        buffer.update(from: bytes, count: bytes.count)
+        outWritten.pointee = bytes.count
+    }
+}

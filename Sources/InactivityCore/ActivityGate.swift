@@ -1,0 +1,112 @@
+// The activity fast path: a clock read and one compare-and-swap, no lock, no allocation, no
+// timer re-arm (DESIGN.md sections 3 and 5).
+//
+// The engine publishes, under its lock, a word that says whether activity may be recorded
+// without it, plus the two limits that make recording safe:
+//
+//   word    = last activity (44 bits, ms from `base`) | epoch (11) | mode (2) | counted kinds (7)
+//   window  = effective idle - warning: activity at or after last activity + window is due
+//             for WARNING (or the idle action), so it must go through the lock
+//   horizon = the earliest other deadline (absolute, background, grace end)
+//
+// Mode `accept` (ACTIVE, foreground, system clock): the fast path stores `now` with a CAS on
+// the word if nothing is due. Mode `ignore` (LOADING, LOCKED, EXPIRED, background, or WARNING
+// that activity may not dismiss): activity is dropped at once. Mode `slow`: take the lock.
+//
+// Every locked operation first closes the gate (mode `slow`, epoch + 1) and reads the last
+// activity; a fast path that loaded the old word then fails its CAS and retries, so an activity
+// can never land on a state it was not judged against. The epoch also makes a stale handle's
+// CAS fail once its slot is reused.
+
+import Synchronization
+
+struct ActivityGate: ~Copyable {
+    /// The handle of the engine that owns this slot; 0 when free.
+    let handle = Atomic<UInt64>(0)
+    let word = Atomic<UInt64>(0)
+    let window = Atomic<Int64>(0)
+    let horizon = Atomic<Int64>(0)
+    let base = Atomic<Int64>(0)
+
+    enum Mode: UInt64 { case slow = 0, accept = 1, ignore = 2 }
+    enum FastResult { case recorded, ignored, slow }
+
+    static let kindMask: UInt64 = 0x7F
+    static let modeShift: UInt64 = 7
+    static let epochShift: UInt64 = 9
+    static let epochMask: UInt64 = 0x7FF
+    static let timeShift: UInt64 = 20
+    static let timeMax: Int64 = (1 << 44) - 1
+    /// How far before the engine's creation the 44-bit time field starts (about 34 years).
+    static let baseLead: Int64 = 1 << 40
+
+    /// Prepares the slot for a new engine (called before the handle is published).
+    func open(handle h: UInt64, now: Int64) {
+        base.store(now &- ActivityGate.baseLead, ordering: .relaxed)
+        window.store(0, ordering: .relaxed)
+        horizon.store(.min, ordering: .relaxed)
+        let old = word.load(ordering: .relaxed)
+        let epoch = ((old >> ActivityGate.epochShift) &+ 1) & ActivityGate.epochMask
+        word.store(epoch << ActivityGate.epochShift, ordering: .releasing)
+        handle.store(h, ordering: .releasing)
+    }
+
+    /// Closes the gate for a locked operation and returns the last activity it recorded.
+    func close() -> Int64 {
+        var w = word.load(ordering: .relaxed)
+        while true {
+            let epoch = ((w >> ActivityGate.epochShift) &+ 1) & ActivityGate.epochMask
+            let closed = (w & ~((ActivityGate.epochMask << ActivityGate.epochShift) | (3 << ActivityGate.modeShift)))
+                | (epoch << ActivityGate.epochShift)
+            let (done, seen) = word.compareExchange(expected: w, desired: closed, ordering: .acquiringAndReleasing)
+            if done { break }
+            w = seen
+        }
+        return base.load(ordering: .relaxed) &+ Int64(w >> ActivityGate.timeShift)
+    }
+
+    /// Publishes the machine's view; the gate is closed, so no fast path can race this store.
+    func publish(mode: Mode, kinds: ActivityKind, lastActivity: Int64, window newWindow: Int64, horizon newHorizon: Int64) {
+        window.store(newWindow, ordering: .relaxed)
+        horizon.store(newHorizon, ordering: .relaxed)
+        let w = word.load(ordering: .relaxed)
+        let epoch = ((w >> ActivityGate.epochShift) &+ 1) & ActivityGate.epochMask
+        let rel = min(max(lastActivity &- base.load(ordering: .relaxed), 0), ActivityGate.timeMax)
+        let next = (UInt64(rel) << ActivityGate.timeShift) | (epoch << ActivityGate.epochShift)
+            | (mode.rawValue << ActivityGate.modeShift) | (UInt64(kinds.rawValue) & ActivityGate.kindMask)
+        word.store(next, ordering: .releasing)
+    }
+
+    /// Frees the slot: any fast path still holding the old word fails its CAS.
+    func retire() {
+        _ = close()
+        handle.store(0, ordering: .releasing)
+    }
+
+    /// The fast path. `expectedHandle` (0 = skip) re-checks that the slot still belongs to the
+    /// caller's engine after the word is read.
+    @inline(__always)
+    func record(kind: UInt32, expectedHandle: UInt64) -> FastResult {
+        var w = word.load(ordering: .acquiring)
+        while true {
+            if expectedHandle != 0 && handle.load(ordering: .acquiring) != expectedHandle { return .slow }
+            switch (w >> ActivityGate.modeShift) & 3 {
+            case Mode.ignore.rawValue: return .ignored
+            case Mode.accept.rawValue: break
+            default: return .slow
+            }
+            if UInt64(kind) & w & ActivityGate.kindMask == 0 { return .ignored }
+            let now = SystemClock.monotonicMs()
+            let b = base.load(ordering: .relaxed)
+            let last = b &+ Int64(w >> ActivityGate.timeShift)
+            let due = min(deadline(last, plus: window.load(ordering: .relaxed)), horizon.load(ordering: .relaxed))
+            if now >= due { return .slow }
+            if now <= last { return .recorded }
+            let rel = min(now &- b, ActivityGate.timeMax)
+            let next = (UInt64(rel) << ActivityGate.timeShift) | (w & ((1 << ActivityGate.timeShift) - 1))
+            let (done, seen) = word.compareExchange(expected: w, desired: next, ordering: .acquiringAndReleasing)
+            if done { return .recorded }
+            w = seen
+        }
+    }
+}

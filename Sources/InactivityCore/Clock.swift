@@ -1,0 +1,185 @@
+// Time. The engine decides only on a monotonic clock that counts deep sleep and cannot be set
+// (DESIGN.md section 3). The wall clock and the boot id are read only to judge a snapshot.
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Bionic)
+import Bionic
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Synchronization
+
+/// One reading of an engine's clock.
+public struct ClockReading: Sendable, Equatable {
+    /// Milliseconds on the monotonic clock (counts deep sleep; restarts at boot).
+    public var monotonicMs: Int64
+    /// Milliseconds since 1970 on the wall clock (the user can set it).
+    public var wallMs: Int64
+    /// Identifies the boot the monotonic clock belongs to.
+    public var bootID: UInt64
+
+    public init(monotonicMs: Int64, wallMs: Int64, bootID: UInt64) {
+        self.monotonicMs = monotonicMs
+        self.wallMs = wallMs
+        self.bootID = bootID
+    }
+}
+
+/// The system clock: Swift's `ContinuousClock` source, read directly so that its value can be
+/// stored in a snapshot. On Linux and Android that is `CLOCK_BOOTTIME` (counts deep sleep,
+/// cannot be set); on Apple platforms `CLOCK_MONOTONIC_RAW`.
+public enum SystemClock {
+    #if os(Linux) || os(Android)
+    static let monotonicID = CLOCK_BOOTTIME
+    #else
+    static let monotonicID = CLOCK_MONOTONIC_RAW
+    #endif
+
+    /// The monotonic clock in milliseconds (floor): a vDSO read, no lock, no allocation.
+    @inline(__always)
+    public static func monotonicMs() -> Int64 {
+        var ts = timespec()
+        clock_gettime(monotonicID, &ts)
+        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
+    }
+
+    public static func wallMs() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
+    }
+
+    /// The kernel's boot id (a hash of /proc/sys/kernel/random/boot_id). Where it cannot be
+    /// read, a hash of the boot instant by the wall clock to the minute: a wall-clock change
+    /// then looks like a reboot, which only makes a restore stricter.
+    public static let bootID: UInt64 = {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        func mix(_ byte: UInt8) { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        let fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY)
+        if fd >= 0 {
+            var buffer = [UInt8](repeating: 0, count: 64)
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, 64) }
+            close(fd)
+            if n > 0 {
+                for b in buffer[0..<n] where b != 10 { mix(b) }
+                return hash == 0 ? 1 : hash
+            }
+        }
+        let bootMinute = (wallMs() - monotonicMs()) / 60_000
+        withUnsafeBytes(of: bootMinute.littleEndian) { for b in $0 { mix(b) } }
+        return hash == 0 ? 1 : hash
+    }()
+
+    public static func now() -> ClockReading {
+        ClockReading(monotonicMs: monotonicMs(), wallMs: wallMs(), bootID: bootID)
+    }
+}
+
+/// A clock that moves only when told: for tests, simulations and hosts that replay time.
+/// Advancing it delivers every due event of every engine that uses it, inside the call.
+public final class ManualClock: Sendable {
+    private let reading: Mutex<ClockReading>
+    private let engines = Mutex<[WeakEngine]>([])
+
+    /// - Parameters: monotonicMs >= 0; bootID != 0.
+    public init(monotonicMs: Int64 = 0, wallMs: Int64 = 1_700_000_000_000, bootID: UInt64 = 1) throws(InactivityError) {
+        guard monotonicMs >= 0, monotonicMs <= SessionPolicy.maxFiniteMs else {
+            throw InactivityError(.invalidArgument, "manual_start_ms (\(monotonicMs)) must be >= 0 and at most 100 years")
+        }
+        guard bootID != 0 else {
+            throw InactivityError(.invalidArgument, "manual_boot_id must not be 0")
+        }
+        reading = Mutex(ClockReading(monotonicMs: monotonicMs, wallMs: wallMs, bootID: bootID))
+    }
+
+    public func now() -> ClockReading { reading.withLock { $0 } }
+
+    /// Moves the monotonic and wall clocks forward by `ms` (>= 0) and delivers due events.
+    public func advance(by ms: Int64) throws(InactivityError) {
+        guard ms >= 0 else {
+            throw InactivityError(.invalidArgument, "ms (\(ms)) must be >= 0: a monotonic clock never goes back")
+        }
+        let ok = reading.withLock { r -> Bool in
+            guard r.monotonicMs <= SessionPolicy.maxFiniteMs * 10 - min(ms, SessionPolicy.maxFiniteMs * 10) else { return false }
+            r.monotonicMs += ms
+            r.wallMs = r.wallMs.addingReportingOverflow(ms).overflow ? .max : r.wallMs + ms
+            return true
+        }
+        guard ok else {
+            throw InactivityError(.invalidArgument, "ms (\(ms)) would move the manual clock past 1000 years")
+        }
+        pollEngines()
+    }
+
+    /// Moves only the wall clock (the user set it); nothing decides on it while the process lives.
+    public func jumpWall(by deltaMs: Int64) throws(InactivityError) {
+        let ok = reading.withLock { r -> Bool in
+            let (v, o) = r.wallMs.addingReportingOverflow(deltaMs)
+            if o { return false }
+            r.wallMs = v
+            return true
+        }
+        guard ok else { throw InactivityError(.invalidArgument, "delta_ms (\(deltaMs)) overflows the wall clock") }
+    }
+
+    /// Simulates a reboot: a new boot id, the monotonic clock restarts at 0, and the wall clock
+    /// moves forward by `downtimeMs`.
+    public func reboot(downtimeMs: Int64 = 0) throws(InactivityError) {
+        guard downtimeMs >= 0 else {
+            throw InactivityError(.invalidArgument, "downtime_ms (\(downtimeMs)) must be >= 0")
+        }
+        reading.withLock { r in
+            r.monotonicMs = 0
+            r.wallMs = r.wallMs.addingReportingOverflow(downtimeMs).overflow ? .max : r.wallMs + downtimeMs
+            r.bootID = r.bootID &* 0x9E37_79B9_7F4A_7C15 &+ 0x6A09_E667
+            if r.bootID == 0 { r.bootID = 1 }
+        }
+        pollEngines()
+    }
+
+    func attach(_ engine: InactivityEngine) {
+        engines.withLock { list in
+            list.removeAll { $0.engine == nil }
+            list.append(WeakEngine(engine: engine))
+        }
+    }
+
+    func detach(_ engine: InactivityEngine) {
+        engines.withLock { list in list.removeAll { $0.engine == nil || $0.engine === engine } }
+    }
+
+    private func pollEngines() {
+        let attached = engines.withLock { $0.compactMap(\.engine) }
+        for engine in attached { engine.timerFired() }
+    }
+}
+
+struct WeakEngine: @unchecked Sendable {
+    weak var engine: InactivityEngine?
+}
+
+/// Which clock an engine reads.
+public enum EngineClock: Sendable {
+    /// The system's monotonic clock that counts deep sleep.
+    case system
+    /// A manual clock, possibly shared by several engines.
+    case manual(ManualClock)
+
+    func now() -> ClockReading {
+        switch self {
+        case .system: SystemClock.now()
+        case .manual(let clock): clock.now()
+        }
+    }
+
+    @inline(__always)
+    func monotonicMs() -> Int64 {
+        switch self {
+        case .system: SystemClock.monotonicMs()
+        case .manual(let clock): clock.now().monotonicMs
+        }
+    }
+
+    var isManual: Bool { if case .manual = self { true } else { false } }
+}

@@ -1,0 +1,549 @@
+// The engine: a SessionMachine with a clock, a lock, an event queue and delivery
+// (DESIGN.md section 5). This file decides nothing about sessions; it serializes access to the
+// machine and delivers what the machine reports.
+//
+// Ownership and concurrency guarantees
+// - Every method may be called from any thread. `recordActivity` is lock-free on the system
+//   clock when nothing is due; everything else takes the engine's short lock.
+// - Callbacks never run under the lock, are serialized per engine and arrive in order. The
+//   thread that queues events delivers the queue unless another thread is delivering it.
+//
+// Reentrance
+// - A callback may call any method of any engine, its own included: its events are queued and
+//   delivered after it returns, by the same loop (no recursion). `close()` from inside a
+//   callback takes effect when the callback returns; from another thread it waits for the
+//   running callback to return, after which no callback of this engine runs again.
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Bionic)
+import Bionic
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Synchronization
+
+public final class InactivityEngine: @unchecked Sendable {
+    /// How timer-caused events are delivered.
+    public enum Delivery: Int32, Sendable, CaseIterable {
+        /// One process-wide scheduler thread serves every engine.
+        case thread = 0
+        /// No thread: the host asks `nextDeadlineDelayMs()` and calls `poll()`.
+        case host = 1
+    }
+
+    /// A full view of the engine at one instant.
+    public struct Info: Sendable, Equatable {
+        public var state: SessionState
+        public var reason: Reason
+        public var delivery: Delivery
+        public var isManualClock: Bool
+        public var inBackground: Bool
+        public var visibleWindows: Int32
+        public var openScopes: Int32
+        public var openHolds: Int32
+        public var unlockFailures: UInt32
+        public var nowMs: Int64
+        /// To the next lock or expiry; `SessionPolicy.never` if none.
+        public var remainingMs: Int64
+        /// The next instant the engine must be evaluated; `SessionPolicy.never` if none.
+        public var nextDeadlineMs: Int64
+        public var effectiveIdleTimeoutMs: Int64
+        public var startedAtMs: Int64
+        public var lastActivityMs: Int64
+        public var backgroundSinceMs: Int64
+        public var lockedAtMs: Int64
+    }
+
+    /// The engine's handle (the C ABI's `inact_engine`). Set once, during init.
+    public private(set) var handle: UInt64 = 0
+    public let delivery: Delivery
+    public let clock: EngineClock
+
+    /// This engine's slot in the registry's gate memory. Set once, during init.
+    private var gate: UnsafeMutablePointer<ActivityGate> = InactivityEngine.placeholderGate
+    private let core: Mutex<Core>
+    private let onEvent: (@Sendable (SessionEvent) -> Void)?
+    private let onClose: (@Sendable () -> Void)?
+    private let finalized = Atomic<Bool>(false)
+    /// Timer-caused events come from the scheduler thread (system clock, thread delivery).
+    private let usesScheduler: Bool
+
+    private struct Core {
+        var machine: SessionMachine
+        var queue: [SessionEvent] = []
+        var delivering = false
+        var deliverer: pthread_t?
+        var closed = false
+        var closeWaiters = 0
+        var finalizeAfterDelivery = false
+        var armedAt: Int64?
+        var armedSeq: UInt64 = 0
+        var subscribers: [UInt64: AsyncStream<SessionEvent>.Continuation] = [:]
+        var nextSubscriber: UInt64 = 1
+    }
+
+    /// Creates an engine in LOADING.
+    /// - Parameters:
+    ///   - onEvent: receives every event (see the class notes for threading).
+    ///   - onClose: runs exactly once, when the engine is closed (or deinitialized).
+    public init(policy: SessionPolicy = SessionPolicy(), clock: EngineClock = .system,
+                delivery: Delivery = .thread,
+                onEvent: (@Sendable (SessionEvent) -> Void)? = nil,
+                onClose: (@Sendable () -> Void)? = nil) throws(InactivityError) {
+        try policy.validate()
+        let now = clock.monotonicMs()
+        self.delivery = delivery
+        self.clock = clock
+        self.onEvent = onEvent
+        self.onClose = onClose
+        self.usesScheduler = delivery == .thread && !clock.isManual
+        self.core = Mutex(Core(machine: SessionMachine(policy: policy, now: now)))
+        // Registration needs `self`, so the handle and gate are assigned after it.
+        do {
+            (handle, gate) = try Registry.shared.register(self, now: now)
+        } catch {
+            finalized.store(true, ordering: .releasing)   // a failed init never runs onClose
+            throw error
+        }
+        core.withLock { c in publishGate(c.machine) }
+        if case .manual(let manual) = clock { manual.attach(self) }
+        if usesScheduler { Scheduler.shared.engineAdded() }
+    }
+
+    /// A gate that belongs to no engine, for the instant before registration.
+    nonisolated(unsafe) private static let placeholderGate: UnsafeMutablePointer<ActivityGate> = {
+        let p = UnsafeMutablePointer<ActivityGate>.allocate(capacity: 1)
+        p.initialize(to: ActivityGate())
+        return p
+    }()
+
+    deinit {
+        if !finalized.load(ordering: .acquiring) {
+            finalize()
+        }
+    }
+
+    static func invalidHandle(_ handle: UInt64) -> InactivityError {
+        handle == 0
+            ? InactivityError(.invalidHandle, "engine (0) is not a valid handle")
+            : InactivityError(.invalidHandle, "engine (0x\(String(handle, radix: 16))) is destroyed, stale or forged")
+    }
+}
+
+// MARK: - The locked path and delivery
+
+extension InactivityEngine {
+    var id: UInt64 { handle }
+    private var gatePointer: UnsafeMutablePointer<ActivityGate> { gate }
+
+    /// Publishes what the activity fast path needs; the gate is closed while this runs.
+    private func publishGate(_ m: SessionMachine) {
+        let mode: ActivityGate.Mode
+        if m.state == .active && !m.inBackground {
+            mode = clock.isManual ? .slow : .accept
+        } else if m.state == .warning && m.policy.activityDismissesWarning && !m.inBackground {
+            mode = .slow
+        } else {
+            mode = .ignore
+        }
+        let window: Int64 = m.idleSuspended ? SessionPolicy.never
+            : (m.policy.warningMs > 0 ? m.effectiveIdleMs - m.policy.warningMs : m.effectiveIdleMs)
+        let horizon = [m.absoluteDeadline, m.backgroundDeadline, m.graceDeadline].compactMap { $0 }.min()
+            ?? SessionPolicy.never
+        gatePointer.pointee.publish(mode: mode, kinds: m.policy.activityKinds, lastActivity: m.lastActivity,
+                                    window: window, horizon: horizon)
+    }
+
+    /// Runs `body` on the machine under the lock: evaluate deadlines, apply, evaluate again,
+    /// queue the events, then deliver them (outside the lock) and arm the scheduler.
+    @discardableResult
+    func perform<R>(_ body: (inout SessionMachine, ClockReading) throws(InactivityError) -> R) throws(InactivityError) -> R {
+        var outcome: Result<R, InactivityError>? = nil
+        var arm: (Int64, UInt64)? = nil
+        let deliver = core.withLock { c -> Bool in
+            if c.closed {
+                outcome = .failure(InactivityEngine.invalidHandle(id))
+                return false
+            }
+            let reading = clock.now()
+            let now = reading.monotonicMs
+            let recorded = gatePointer.pointee.close()
+            if c.machine.state == .active && recorded > c.machine.lastActivity && recorded <= now {
+                c.machine.lastActivity = recorded
+            }
+            var events: [SessionEvent] = []
+            c.machine.evaluate(now: now)
+            c.machine.collect(now: now, engine: id, into: &events)
+            do throws(InactivityError) {
+                outcome = .success(try body(&c.machine, reading))
+            } catch {
+                outcome = .failure(error)
+            }
+            c.machine.evaluate(now: now)
+            c.machine.collect(now: now, engine: id, into: &events)
+            publishGate(c.machine)
+            if usesScheduler, let next = c.machine.nextWake, c.armedAt == nil || next < c.armedAt! {
+                c.armedSeq &+= 1
+                c.armedAt = next
+                arm = (next, c.armedSeq)
+            }
+            c.queue.append(contentsOf: events)
+            if c.delivering || c.queue.isEmpty { return false }
+            c.delivering = true
+            c.deliverer = pthread_self()
+            return true
+        }
+        if let (at, seq) = arm { Scheduler.shared.arm(handle: id, at: at, seq: seq) }
+        if deliver { deliverQueue() }
+        return try outcome!.get()
+    }
+
+    /// Delivers queued events one at a time, never under the lock, until the queue is empty.
+    private func deliverQueue() {
+        var finalizeNow = false
+        var wakeClosers = false
+        while true {
+            let next = core.withLock { c -> (SessionEvent, [AsyncStream<SessionEvent>.Continuation])? in
+                if c.closed || c.queue.isEmpty {
+                    if c.closed { c.queue.removeAll() }
+                    c.delivering = false
+                    c.deliverer = nil
+                    finalizeNow = c.finalizeAfterDelivery
+                    c.finalizeAfterDelivery = false
+                    wakeClosers = c.closeWaiters > 0
+                    return nil
+                }
+                return (c.queue.removeFirst(), Array(c.subscribers.values))
+            }
+            guard let (event, subscribers) = next else { break }
+            onEvent?(event)
+            for s in subscribers { s.yield(event) }
+        }
+        if wakeClosers { CloseWait.broadcast() }
+        if finalizeNow { finalize() }
+    }
+
+    /// Called by the scheduler (or a manual clock) when a deadline may be due.
+    func timerFired(seq: UInt64? = nil) {
+        if let seq {
+            core.withLock { c in if c.armedSeq == seq { c.armedAt = nil } }
+        }
+        _ = try? perform { _, _ in }
+    }
+
+    /// Frees the handle, stops scheduling, finishes streams and runs `onClose` exactly once.
+    private func finalize() {
+        guard !finalized.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        Registry.shared.release(id)
+        if usesScheduler { Scheduler.shared.engineRemoved() }
+        if case .manual(let manual) = clock { manual.detach(self) }
+        let subscribers = core.withLock { c -> [AsyncStream<SessionEvent>.Continuation] in
+            let s = Array(c.subscribers.values)
+            c.subscribers.removeAll()
+            return s
+        }
+        for s in subscribers { s.finish() }
+        onClose?()
+    }
+}
+
+/// Where `close()` waits for a callback running on another thread. One process-wide condition:
+/// closes that wait are rare, and engines stay small.
+enum CloseWait {
+    nonisolated(unsafe) static let mutex: UnsafeMutablePointer<pthread_mutex_t> = {
+        let m = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        pthread_mutex_init(m, nil)
+        return m
+    }()
+    nonisolated(unsafe) static let condition: UnsafeMutablePointer<pthread_cond_t> = {
+        let c = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+        pthread_cond_init(c, nil)
+        return c
+    }()
+
+    static func wait(while busy: () -> Bool) {
+        pthread_mutex_lock(mutex)
+        while busy() { pthread_cond_wait(condition, mutex) }
+        pthread_mutex_unlock(mutex)
+    }
+
+    static func broadcast() {
+        pthread_mutex_lock(mutex)
+        pthread_cond_broadcast(condition)
+        pthread_mutex_unlock(mutex)
+    }
+}
+
+// MARK: - The public API
+
+extension InactivityEngine {
+    /// Closes the engine: no callback runs after this returns (from inside a callback: after
+    /// it returns), and `onClose` runs exactly once. Returns false if it was already closed.
+    @discardableResult
+    public func close() -> Bool {
+        enum Action { case already, deferred, wait, now }
+        let action = core.withLock { c -> Action in
+            if c.closed { return .already }
+            c.closed = true
+            if c.delivering {
+                if let d = c.deliverer, pthread_equal(d, pthread_self()) != 0 {
+                    c.finalizeAfterDelivery = true
+                    return .deferred
+                }
+                c.closeWaiters += 1
+                return .wait
+            }
+            return .now
+        }
+        switch action {
+        case .already:
+            return false
+        case .deferred:
+            // The handle dies now; onClose runs when the callback returns.
+            Registry.shared.release(id)
+            return true
+        case .wait:
+            CloseWait.wait { core.withLock { $0.delivering } }
+            core.withLock { $0.closeWaiters -= 1 }
+            finalize()
+            return true
+        case .now:
+            finalize()
+            return true
+        }
+    }
+
+    public var isClosed: Bool { core.withLock { $0.closed } }
+
+    /// Starts a session (signed in): LOADING or EXPIRED -> ACTIVE (STARTED).
+    public func start() throws(InactivityError) {
+        try perform { m, r throws(InactivityError) in try m.start(now: r.monotonicMs) }
+    }
+
+    /// Restores a snapshot (LOADING only). Corrupt bytes throw their own error and leave the
+    /// engine EXPIRED (RESTORE_FAILED).
+    public func restore(_ bytes: [UInt8]) throws(InactivityError) {
+        try perform { m, r throws(InactivityError) in
+            guard m.state == .loading else { throw InactivityError.invalidState("restore", m.state) }
+            let snapshot: Snapshot
+            do throws(InactivityError) {
+                snapshot = try Snapshot.decode(bytes)
+            } catch {
+                m.restoreFailed(now: r.monotonicMs)
+                throw error
+            }
+            try m.restore(snapshot, clock: r)
+        }
+    }
+
+    /// Records activity of one kind. Lock-free on the system clock when nothing is due.
+    public func recordActivity(_ kind: ActivityKind = .touchDown) throws(InactivityError) {
+        guard kind.isSingleKnownKind else {
+            throw InactivityError(.invalidArgument,
+                                  "kind (0x\(String(kind.rawValue, radix: 16))) must be exactly one known activity kind")
+        }
+        switch gatePointer.pointee.record(kind: kind.rawValue, expectedHandle: id) {
+        case .recorded, .ignored: return
+        case .slow: break
+        }
+        try perform { m, r in m.activity(kind, now: r.monotonicMs) }
+    }
+
+    /// WARNING -> ACTIVE (CONTINUED).
+    public func continueSession() throws(InactivityError) {
+        try perform { m, r throws(InactivityError) in try m.continueSession(now: r.monotonicMs) }
+    }
+
+    /// ACTIVE/WARNING -> LOCKED (MANUAL_LOCK); a no-op in LOCKED.
+    public func lock() throws(InactivityError) {
+        try perform { m, r throws(InactivityError) in try m.lock(now: r.monotonicMs) }
+    }
+
+    /// LOCKED -> ACTIVE (UNLOCKED): the host verified the user.
+    public func unlock() throws(InactivityError) {
+        try perform { m, r throws(InactivityError) in try m.unlock(now: r.monotonicMs) }
+    }
+
+    /// A failed re-verification in LOCKED; returns the failures in a row.
+    @discardableResult
+    public func unlockFailed() throws(InactivityError) -> UInt32 {
+        try perform { m, r throws(InactivityError) in try m.unlockFailed(now: r.monotonicMs) }
+    }
+
+    /// Ends the session with `.logout`, `.revoked` or `.passwordChanged`.
+    public func end(reason: Reason = .logout) throws(InactivityError) {
+        try perform { m, r throws(InactivityError) in try m.end(reason, now: r.monotonicMs) }
+    }
+
+    /// Reports a token refresh; only a revoked token changes the session.
+    @discardableResult
+    public func refreshResult(httpStatus: Int32, oauthError: String? = nil) throws(InactivityError) -> RefreshOutcome {
+        let outcome = try SessionMachine.classifyRefresh(httpStatus: httpStatus, oauthError: oauthError)
+        try perform { m, r in m.refreshResult(outcome, now: r.monotonicMs) }
+        return outcome
+    }
+
+    public func enterBackground() throws(InactivityError) {
+        try perform { m, r in m.background(now: r.monotonicMs) }
+    }
+
+    public func enterForeground() throws(InactivityError) {
+        try perform { m, r in m.foreground(now: r.monotonicMs) }
+    }
+
+    public func windowShown() throws(InactivityError) {
+        try perform { m, r throws(InactivityError) in try m.windowShown(now: r.monotonicMs) }
+    }
+
+    public func windowHidden() throws(InactivityError) {
+        try perform { m, r throws(InactivityError) in try m.windowHidden(now: r.monotonicMs) }
+    }
+
+    /// Opens a stricter idle timeout; returns its id for `popScope`.
+    public func pushScope(idleTimeoutMs: Int64) throws(InactivityError) -> UInt64 {
+        try perform { m, r throws(InactivityError) in try m.pushScope(idleTimeoutMs: idleTimeoutMs, now: r.monotonicMs) }
+    }
+
+    public func popScope(_ id: UInt64) throws(InactivityError) {
+        try perform { m, r throws(InactivityError) in try m.popScope(id, now: r.monotonicMs) }
+    }
+
+    /// Suspends the idle countdown until released; returns its id.
+    public func acquireHold() throws(InactivityError) -> UInt64 {
+        try perform { m, r throws(InactivityError) in try m.acquireHold(now: r.monotonicMs) }
+    }
+
+    public func releaseHold(_ id: UInt64) throws(InactivityError) {
+        try perform { m, r throws(InactivityError) in try m.releaseHold(id, now: r.monotonicMs) }
+    }
+
+    public func setPolicy(_ policy: SessionPolicy) throws(InactivityError) {
+        try perform { m, _ throws(InactivityError) in try m.setPolicy(policy) }
+    }
+
+    public func policy() throws(InactivityError) -> SessionPolicy {
+        try perform { m, _ in m.policy }
+    }
+
+    public func state() throws(InactivityError) -> SessionState {
+        try perform { m, _ in m.state }
+    }
+
+    public func reason() throws(InactivityError) -> Reason {
+        try perform { m, _ in m.reason }
+    }
+
+    /// Milliseconds to the next lock or expiry; `SessionPolicy.never` if none.
+    public func remainingMs() throws(InactivityError) -> Int64 {
+        try perform { m, r in m.remaining(at: r.monotonicMs) }
+    }
+
+    public func info() throws(InactivityError) -> Info {
+        try perform { m, r in
+            let never = SessionPolicy.never
+            let now = r.monotonicMs
+            let live = m.state == .active || m.state == .warning
+            return Info(state: m.state, reason: m.reason, delivery: delivery, isManualClock: clock.isManual,
+                        inBackground: m.inBackground, visibleWindows: m.visibleWindows,
+                        openScopes: Int32(m.scopes.count), openHolds: Int32(m.holds.count),
+                        unlockFailures: m.unlockFailures, nowMs: now, remainingMs: m.remaining(at: now),
+                        nextDeadlineMs: m.nextWake ?? never, effectiveIdleTimeoutMs: m.effectiveIdleMs,
+                        startedAtMs: m.state == .loading ? never : (m.startedAt ?? never),
+                        lastActivityMs: live ? m.lastActivity : never,
+                        backgroundSinceMs: m.backgroundSince ?? never, lockedAtMs: m.lockedAt ?? never)
+        }
+    }
+
+    /// Host mode: milliseconds until `poll()` is needed; 0 when due; nil when nothing is scheduled.
+    public func nextDeadlineDelayMs() throws(InactivityError) -> Int64? {
+        try perform { m, r in m.nextWake.map { max(0, $0 - r.monotonicMs) } }
+    }
+
+    /// Evaluates deadlines now and delivers due events on the calling thread.
+    public func poll() throws(InactivityError) {
+        try perform { _, _ in }
+    }
+
+    /// The snapshot bytes (not in LOADING).
+    public func snapshot() throws(InactivityError) -> [UInt8] {
+        try perform { m, r throws(InactivityError) in try m.snapshot(clock: r).encode() }
+    }
+
+    public func clockNow() -> ClockReading { clock.now() }
+
+    private func manualClock() throws(InactivityError) -> ManualClock {
+        if isClosed { throw InactivityEngine.invalidHandle(id) }
+        guard case .manual(let m) = clock else {
+            throw InactivityError(.wrongClock, "engine uses the system clock; only a manual clock can be moved")
+        }
+        return m
+    }
+
+    /// Manual clock: moves time forward and delivers every due event inside the call.
+    public func advanceClock(byMs ms: Int64) throws(InactivityError) {
+        try manualClock().advance(by: ms)
+    }
+
+    public func jumpWallClock(byMs ms: Int64) throws(InactivityError) {
+        try manualClock().jumpWall(by: ms)
+    }
+
+    public func simulateReboot(downtimeMs: Int64 = 0) throws(InactivityError) {
+        try manualClock().reboot(downtimeMs: downtimeMs)
+    }
+
+    /// Every event from now on, as an async sequence; it finishes when the engine closes.
+    public func events(bufferingPolicy: AsyncStream<SessionEvent>.Continuation.BufferingPolicy = .unbounded)
+        -> AsyncStream<SessionEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: SessionEvent.self, bufferingPolicy: bufferingPolicy)
+        let key = core.withLock { c -> UInt64? in
+            if c.closed { return nil }
+            let k = c.nextSubscriber
+            c.nextSubscriber += 1
+            c.subscribers[k] = continuation
+            return k
+        }
+        if let key {
+            continuation.onTermination = { [weak self] _ in
+                _ = self?.core.withLock { $0.subscribers.removeValue(forKey: key) }
+            }
+        } else {
+            continuation.finish()
+        }
+        return stream
+    }
+}
+
+// MARK: - Handles (for the C ABI and other hosts that hold ids, not objects)
+
+extension InactivityEngine {
+    /// The live engine with this handle; `invalidHandle` for 0, destroyed, stale or forged ones.
+    public static func find(handle: UInt64) throws(InactivityError) -> InactivityEngine {
+        guard let engine = Registry.shared.lookup(handle) else { throw invalidHandle(handle) }
+        return engine
+    }
+
+    /// Activity by handle: lock-free when nothing is due, without retaining the engine.
+    @inline(__always)
+    public static func recordActivity(handle: UInt64, kind: UInt32) throws(InactivityError) {
+        guard ActivityKind(rawValue: kind).isSingleKnownKind else {
+            throw InactivityError(.invalidArgument,
+                                  "kind (0x\(String(kind, radix: 16))) must be exactly one known activity kind")
+        }
+        try Registry.shared.activity(handle, kind: kind)
+    }
+
+    /// Keeps the engine alive until `close()`, for hosts that own the handle, not the object.
+    public func retainUntilClosed() {
+        Registry.shared.retain(handle, self)
+    }
+
+    /// Engines alive in this process.
+    public static var liveEngineCount: Int { Registry.shared.count }
+
+    /// Scheduler thread statistics: wake-ups that found nothing due and thread starts.
+    public static var schedulerIdleWakeups: UInt64 { Scheduler.shared.wakeups.load(ordering: .relaxed) }
+    public static var schedulerThreadStarts: UInt64 { Scheduler.shared.threadStarts.load(ordering: .relaxed) }
+    public static var schedulerIsRunning: Bool { Scheduler.shared.isRunning }
+}

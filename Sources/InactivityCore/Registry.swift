@@ -1,0 +1,131 @@
+// Handles: 64-bit ids with a generation, so that a destroyed, stale or forged handle is
+// rejected and never touches freed memory (DESIGN.md section 5).
+//
+// handle = generation (high 32 bits, never 0) | slot index + 1 (low 32 bits). Each slot owns an
+// ActivityGate in memory that is never freed (slots are reused with a new generation), which
+// is what lets `inact_activity` run without a lock and without retaining the engine.
+
+import Synchronization
+
+final class Registry: @unchecked Sendable {
+    static let shared = Registry()
+
+    static let chunkSize = 1024
+    static let maxChunks = 16_384   // 16.7 million engines at once
+
+    private struct Entry {
+        var generation: UInt32 = 1
+        /// The engine while its handle is owned by a C host (destroyed explicitly).
+        var strong: InactivityEngine?
+        /// The engine while it lives (Swift hosts drop it like any object).
+        weak var weak: InactivityEngine?
+    }
+
+    private struct Table {
+        var entries: [Entry] = []
+        var free: [UInt32] = []
+    }
+
+    private let table = Mutex(Table())
+    /// Chunk pointers (as integers), published with release ordering before any handle into them.
+    private let chunks: UnsafeMutablePointer<Atomic<UInt>>
+
+    private init() {
+        chunks = .allocate(capacity: Registry.maxChunks)
+        for i in 0..<Registry.maxChunks { (chunks + i).initialize(to: Atomic<UInt>(0)) }
+    }
+
+    /// The gate of slot `index`, if its chunk exists.
+    @inline(__always)
+    private func gatePointer(_ index: Int) -> UnsafeMutablePointer<ActivityGate>? {
+        let c = index / Registry.chunkSize
+        guard c < Registry.maxChunks else { return nil }
+        let raw = chunks[c].load(ordering: .acquiring)
+        guard let base = UnsafeMutablePointer<ActivityGate>(bitPattern: raw) else { return nil }
+        return base + (index % Registry.chunkSize)
+    }
+
+    /// Registers `engine`; returns its handle and gate.
+    func register(_ engine: InactivityEngine, now: Int64) throws(InactivityError) -> (UInt64, UnsafeMutablePointer<ActivityGate>) {
+        let result = table.withLock { t -> (UInt64, UnsafeMutablePointer<ActivityGate>)? in
+            let index: Int
+            if let f = t.free.popLast() {
+                index = Int(f)
+            } else {
+                index = t.entries.count
+                if index % Registry.chunkSize == 0 {
+                    let c = index / Registry.chunkSize
+                    guard c < Registry.maxChunks else { return nil }
+                    let chunk = UnsafeMutablePointer<ActivityGate>.allocate(capacity: Registry.chunkSize)
+                    for i in 0..<Registry.chunkSize { (chunk + i).initialize(to: ActivityGate()) }
+                    chunks[c].store(UInt(bitPattern: chunk), ordering: .releasing)
+                }
+                t.entries.append(Entry())
+            }
+            t.entries[index].weak = engine
+            let handle = UInt64(t.entries[index].generation) << 32 | UInt64(index + 1)
+            let gate = gatePointer(index)!
+            gate.pointee.open(handle: handle, now: now)
+            return (handle, gate)
+        }
+        guard let result else { throw InactivityError(.limit, "engines: at most \(Registry.maxChunks * Registry.chunkSize) at once") }
+        return result
+    }
+
+    /// Keeps the engine alive until `release` (C hosts own handles, not objects).
+    func retain(_ handle: UInt64, _ engine: InactivityEngine) {
+        table.withLock { t in
+            guard let i = index(of: handle, in: t) else { return }
+            t.entries[i].strong = engine
+        }
+    }
+
+    /// Frees the slot of a closed engine; its handle is dead from now on.
+    func release(_ handle: UInt64) {
+        let strong = table.withLock { t -> InactivityEngine? in
+            guard let i = index(of: handle, in: t) else { return nil }
+            gatePointer(i)!.pointee.retire()
+            let s = t.entries[i].strong
+            t.entries[i].strong = nil
+            t.entries[i].weak = nil
+            t.entries[i].generation = t.entries[i].generation == .max ? 1 : t.entries[i].generation + 1
+            t.free.append(UInt32(i))
+            return s
+        }
+        _ = strong   // released outside the table lock
+    }
+
+    private func index(of handle: UInt64, in t: Table) -> Int? {
+        let low = handle & 0xFFFF_FFFF
+        let generation = UInt32(truncatingIfNeeded: handle >> 32)
+        guard low != 0, generation != 0 else { return nil }
+        let i = Int(low - 1)
+        guard i < t.entries.count, t.entries[i].generation == generation else { return nil }
+        return i
+    }
+
+    /// The live engine with this handle, or nil.
+    func lookup(_ handle: UInt64) -> InactivityEngine? {
+        table.withLock { t in
+            guard let i = index(of: handle, in: t) else { return nil }
+            return t.entries[i].strong ?? t.entries[i].weak
+        }
+    }
+
+    /// Activity by handle: the lock-free fast path, falling back to the engine's locked path.
+    @inline(__always)
+    func activity(_ handle: UInt64, kind: UInt32) throws(InactivityError) {
+        let low = handle & 0xFFFF_FFFF
+        if low != 0, handle >> 32 != 0, ActivityKind(rawValue: kind).isSingleKnownKind,
+           let gate = gatePointer(Int(low - 1)), gate.pointee.handle.load(ordering: .acquiring) == handle {
+            switch gate.pointee.record(kind: kind, expectedHandle: handle) {
+            case .recorded, .ignored: return
+            case .slow: break
+            }
+        }
+        guard let engine = lookup(handle) else { throw InactivityEngine.invalidHandle(handle) }
+        try engine.recordActivity(ActivityKind(rawValue: kind))
+    }
+
+    var count: Int { table.withLock { $0.entries.count - $0.free.count } }
+}

@@ -1,0 +1,206 @@
+// The session vocabulary: states, reasons, activity kinds, events and errors.
+// Raw values are the C ABI's values (include/inactivity.h); a test pins them.
+
+/// The five states of a session (DESIGN.md section 2).
+public enum SessionState: Int32, Sendable, CaseIterable, CustomStringConvertible {
+    /// Created; the session is not known yet (cold start, tokens being checked).
+    case loading = 0
+    /// A session is running and the user is present.
+    case active = 1
+    /// The idle action is near; a countdown runs.
+    case warning = 2
+    /// The session exists but the user must re-verify.
+    case locked = 3
+    /// The session is over; a full sign-in is needed.
+    case expired = 4
+
+    public var description: String {
+        switch self {
+        case .loading: "LOADING"
+        case .active: "ACTIVE"
+        case .warning: "WARNING"
+        case .locked: "LOCKED"
+        case .expired: "EXPIRED"
+        }
+    }
+}
+
+/// Why the engine entered its current state.
+public enum Reason: Int32, Sendable, CaseIterable, CustomStringConvertible {
+    case none = 0
+    case started = 1
+    case restored = 2
+    case continued = 3
+    case activity = 4
+    case unlocked = 5
+    case extended = 6
+    case idle = 7
+    case idleTimeout = 8
+    case backgroundTimeout = 9
+    case manualLock = 10
+    case untrustedClock = 11
+    case absoluteTimeout = 12
+    case lockedTimeout = 13
+    case unlockFailures = 14
+    case logout = 15
+    case revoked = 16
+    case passwordChanged = 17
+    case restoreFailed = 18
+
+    public var description: String {
+        switch self {
+        case .none: "none"
+        case .started: "started"
+        case .restored: "restored"
+        case .continued: "continued"
+        case .activity: "activity"
+        case .unlocked: "unlocked"
+        case .extended: "extended"
+        case .idle: "idle"
+        case .idleTimeout: "idle-timeout"
+        case .backgroundTimeout: "background-timeout"
+        case .manualLock: "manual-lock"
+        case .untrustedClock: "untrusted-clock"
+        case .absoluteTimeout: "absolute-timeout"
+        case .lockedTimeout: "locked-timeout"
+        case .unlockFailures: "unlock-failures"
+        case .logout: "logout"
+        case .revoked: "revoked"
+        case .passwordChanged: "password-changed"
+        case .restoreFailed: "restore-failed"
+        }
+    }
+
+    /// The reasons an engine may carry in `state` (DESIGN.md section 2, "Reasons").
+    /// `untrustedClock` is also used for EXPIRED when a restore finds the wall clock set back.
+    public static func allowed(in state: SessionState) -> Set<Reason> {
+        switch state {
+        case .loading: [.none]
+        case .active: [.started, .restored, .continued, .activity, .unlocked, .extended]
+        case .warning: [.idle, .restored]
+        case .locked: [.idleTimeout, .backgroundTimeout, .manualLock, .restored, .untrustedClock]
+        case .expired:
+            [.idleTimeout, .absoluteTimeout, .lockedTimeout, .unlockFailures, .logout, .revoked,
+             .passwordChanged, .restoreFailed, .restored, .untrustedClock]
+        }
+    }
+}
+
+/// Kinds of user activity. A policy counts a set of them; an activity call names one.
+public struct ActivityKind: OptionSet, Sendable, Hashable {
+    public let rawValue: UInt32
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+
+    public static let touchDown = ActivityKind(rawValue: 1 << 0)
+    public static let touchUp = ActivityKind(rawValue: 1 << 1)
+    public static let touchMove = ActivityKind(rawValue: 1 << 2)
+    public static let key = ActivityKind(rawValue: 1 << 3)
+    public static let scroll = ActivityKind(rawValue: 1 << 4)
+    public static let pointer = ActivityKind(rawValue: 1 << 5)
+    public static let programmatic = ActivityKind(rawValue: 1 << 6)
+
+    /// Every kind a person produces: the default that a policy counts.
+    public static let user: ActivityKind = [.touchDown, .touchUp, .touchMove, .key, .scroll, .pointer]
+    /// Every defined kind.
+    public static let all: ActivityKind = [.user, .programmatic]
+
+    /// True when this is exactly one known kind (what an activity call must name).
+    public var isSingleKnownKind: Bool {
+        rawValue != 0 && rawValue & (rawValue - 1) == 0 && ActivityKind.all.contains(self)
+    }
+}
+
+/// What happens when the idle timeout is reached.
+public enum IdleAction: Int32, Sendable, CaseIterable {
+    case lock = 0
+    case expire = 1
+}
+
+/// How a token refresh was classified by `refreshResult`.
+public enum RefreshOutcome: Int32, Sendable, CaseIterable {
+    /// 2xx: the session goes on.
+    case ok = 0
+    /// No network, 408, 429, 5xx: nothing changes; retry later.
+    case retry = 1
+    /// 401, or 400 with `invalid_grant`: the session is now EXPIRED (REVOKED).
+    case revoked = 2
+    /// Any other status: nothing changes; retrying will not help.
+    case failed = 3
+}
+
+/// One event delivered to the host.
+public struct SessionEvent: Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: Int32, Sendable { case stateChanged = 1, tick = 2 }
+
+    public var kind: Kind
+    /// The state after the event.
+    public var state: SessionState
+    /// The state the host saw before (equal to `state` for a tick).
+    public var previousState: SessionState
+    public var reason: Reason
+    /// Milliseconds from `nowMs` to the next lock or expiry; `Policy.never` if none.
+    public var remainingMs: Int64
+    /// When the change took effect (the deadline applied), engine clock.
+    public var timeMs: Int64
+    /// When it was evaluated, engine clock (at or after `timeMs`).
+    public var nowMs: Int64
+    /// The engine's handle.
+    public var engine: UInt64
+
+    public init(kind: Kind, state: SessionState, previousState: SessionState, reason: Reason,
+                remainingMs: Int64, timeMs: Int64, nowMs: Int64, engine: UInt64 = 0) {
+        self.kind = kind
+        self.state = state
+        self.previousState = previousState
+        self.reason = reason
+        self.remainingMs = remainingMs
+        self.timeMs = timeMs
+        self.nowMs = nowMs
+        self.engine = engine
+    }
+
+    public var description: String {
+        let rem = remainingMs == SessionPolicy.never ? "never" : "\(remainingMs) ms"
+        switch kind {
+        case .stateChanged:
+            return "\(previousState) -> \(state) (\(reason)) at \(timeMs) ms, remaining \(rem)"
+        case .tick:
+            return "tick \(state) at \(timeMs) ms, remaining \(rem)"
+        }
+    }
+}
+
+/// An error from the engine. `code` matches the C ABI's status codes; `message` names the
+/// argument and the rule that failed.
+public struct InactivityError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Code: Int32, Sendable, CaseIterable {
+        case nullPointer = -1
+        case invalidHandle = -2
+        case invalidArgument = -3
+        case invalidState = -4
+        case structSize = -5
+        case bufferTooSmall = -6
+        case notFound = -7
+        case wrongClock = -8
+        case snapshotTruncated = -9
+        case snapshotChecksum = -10
+        case snapshotVersion = -11
+        case snapshotInvalid = -12
+        case limit = -13
+        case `internal` = -14
+    }
+
+    public var code: Code
+    public var message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+
+    static func invalidState(_ input: String, _ state: SessionState) -> InactivityError {
+        InactivityError(.invalidState, "\(input) is not allowed in state \(state)")
+    }
+}

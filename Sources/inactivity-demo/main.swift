@@ -1,0 +1,2 @@
+import InactivityCore
+print("demo")
