@@ -77,10 +77,10 @@ def test_every_method_raises_after_close() -> None:
         engine.acquire_hold,
         lambda: engine.release_hold(1),
         lambda: engine.set_policy(TEST_POLICY),
-        lambda: engine.state,
-        lambda: engine.reason,
-        lambda: engine.remaining,
-        lambda: engine.policy,
+        lambda: engine.state(),
+        lambda: engine.reason(),
+        lambda: engine.remaining(),
+        lambda: engine.policy(),
         engine.info,
         engine.next_deadline,
         engine.poll,
@@ -113,7 +113,7 @@ def test_a_callback_that_refers_to_its_engine_does_not_keep_it_alive() -> None:
     # the engine strongly (the shared C callback maps to it through a weak reference).
     seen: List[State] = []
     engine = Engine(TEST_POLICY, clock=ManualClock())
-    engine.on_event = lambda event: seen.append(engine.state)
+    engine.on_event = lambda event: seen.append(engine.state())
     engine.start()
     assert seen == [State.ACTIVE]
     handle, ref = engine.handle, weakref.ref(engine)
@@ -181,7 +181,7 @@ def test_an_exception_in_a_callback_goes_to_unraisablehook_and_events_go_on(manu
         engine.advance(50)
         engine.advance(10)
     caught = capture.exceptions
-    assert engine.state == State.LOCKED
+    assert engine.state() == State.LOCKED
     assert [e.state for e in recorder.transitions] == [State.ACTIVE, State.WARNING, State.LOCKED]
     assert [str(e) for e in caught] == ["host bug at ACTIVE", "host bug at WARNING", "host bug at LOCKED"]
     assert all(isinstance(e, RuntimeError) for e in caught)
@@ -195,7 +195,7 @@ def test_on_event_can_be_replaced_and_removed(manual_engine: ManualFactory) -> N
     engine.lock()
     engine.on_event = None
     engine.unlock()
-    assert engine.state == State.ACTIVE
+    assert engine.state() == State.ACTIVE
     assert [e.state for e in first.events] == [State.ACTIVE]
     check_transition(second[0], State.ACTIVE, State.LOCKED, Reason.MANUAL_LOCK, 0)
     assert len(second) == 1

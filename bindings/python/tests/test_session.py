@@ -12,19 +12,18 @@ from inactivity import NEVER, ActivityKind, ClockKind, Delivery, IdleAction, Rea
 
 def test_full_session(manual_engine: ManualFactory, recorder: Recorder) -> None:
     engine = manual_engine(on_event=recorder)
-    assert engine.state == State.LOADING
-    assert engine.reason == Reason.NONE
+    assert (engine.state(), engine.reason()) == (State.LOADING, Reason.NONE)
 
     # start: ACTIVE, delivered before start() returns
     engine.start()
     assert len(recorder) == 1
     check_transition(recorder[0], State.LOADING, State.ACTIVE, Reason.STARTED, 0)
-    assert engine.remaining == timedelta(seconds=60)
+    assert engine.remaining() == timedelta(seconds=60)
 
     # nothing before the warning deadline; WARNING exactly at 50 s
     engine.advance(ms(49_999))
     assert len(recorder) == 1
-    assert engine.state == State.ACTIVE
+    assert engine.state() == State.ACTIVE
     engine.advance(ms(1))
     assert len(recorder) == 2
     check_transition(recorder[1], State.ACTIVE, State.WARNING, Reason.IDLE, 50_000)
@@ -41,11 +40,11 @@ def test_full_session(manual_engine: ManualFactory, recorder: Recorder) -> None:
     engine.continue_()
     assert len(recorder) == 6
     check_transition(recorder[5], State.WARNING, State.ACTIVE, Reason.CONTINUED, 53_000)
-    assert engine.remaining == timedelta(seconds=60)
+    assert engine.remaining() == timedelta(seconds=60)
 
     # idle again: WARNING at 103 s, ticks 9..1 s, LOCKED exactly at 113 s
     engine.advance(ms(59_999))
-    assert engine.state == State.WARNING
+    assert engine.state() == State.WARNING
     assert len(recorder) == 16
     check_transition(recorder[6], State.ACTIVE, State.WARNING, Reason.IDLE, 103_000)
     for i in range(9):
@@ -58,7 +57,7 @@ def test_full_session(manual_engine: ManualFactory, recorder: Recorder) -> None:
     # unlock
     engine.unlock()
     check_transition(recorder[17], State.LOCKED, State.ACTIVE, Reason.UNLOCKED, 113_000)
-    assert engine.remaining == timedelta(seconds=60)
+    assert engine.remaining() == timedelta(seconds=60)
 
     # background past the background timeout: LOCKED on time, still LOCKED in foreground
     engine.background()
@@ -71,7 +70,7 @@ def test_full_session(manual_engine: ManualFactory, recorder: Recorder) -> None:
     check_transition(recorder[18], State.ACTIVE, State.LOCKED, Reason.BACKGROUND_TIMEOUT, 143_000)
     engine.foreground()
     assert len(recorder) == 19
-    assert engine.state == State.LOCKED
+    assert engine.state() == State.LOCKED
     assert engine.info().in_background is False
 
     engine.unlock()
@@ -81,20 +80,20 @@ def test_full_session(manual_engine: ManualFactory, recorder: Recorder) -> None:
     assert engine.refresh_result(503) == RefreshOutcome.RETRY
     assert engine.refresh_result(0) == RefreshOutcome.RETRY
     assert len(recorder) == 20
-    assert engine.state == State.ACTIVE
+    assert engine.state() == State.ACTIVE
 
     # a revoked refresh token: EXPIRED before the call returns
     assert engine.refresh_result(400, "invalid_grant") == RefreshOutcome.REVOKED
     assert len(recorder) == 21
     check_transition(recorder[20], State.ACTIVE, State.EXPIRED, Reason.REVOKED, 143_000)
-    assert engine.remaining == NEVER
+    assert engine.remaining() == NEVER
 
     # and a new sign-in starts a new session
     engine.advance(5)
     engine.start()
     check_transition(recorder[21], State.EXPIRED, State.ACTIVE, Reason.STARTED, 148_000)
     assert engine.info().started_at == ms(148_000)
-    assert engine.remaining == timedelta(seconds=60)
+    assert engine.remaining() == timedelta(seconds=60)
 
     # every event names its engine; time <= now
     assert all(e.engine_id == engine.handle for e in recorder.events)
@@ -118,9 +117,9 @@ def test_activity_postpones_the_idle_deadline(manual_engine: ManualFactory, reco
     engine.advance(30)
     engine.activity(ActivityKind.TOUCH_DOWN)
     assert engine.info().last_activity == ms(30_000)
-    assert engine.remaining == timedelta(seconds=60)
+    assert engine.remaining() == timedelta(seconds=60)
     engine.advance(ms(49_999))
-    assert engine.state == State.ACTIVE
+    assert engine.state() == State.ACTIVE
     engine.advance(ms(1))
     check_transition(recorder[1], State.ACTIVE, State.WARNING, Reason.IDLE, 80_000)
 
@@ -140,7 +139,7 @@ def test_activity_dismisses_the_warning_only_when_the_policy_says(manual_engine:
     strict.start()
     strict.advance(55)
     strict.activity(ActivityKind.KEY)
-    assert strict.state == State.WARNING
+    assert strict.state() == State.WARNING
     assert strict.info().last_activity == ms(0)
 
     lenient = manual_engine(TEST_POLICY.replace(tick=0, activity_dismisses_warning=True), on_event=recorder)
@@ -168,7 +167,7 @@ def test_unlock_failures_expire_at_the_limit(manual_engine: ManualFactory, recor
     engine.lock()
     assert engine.unlock_failed() == 1
     assert engine.unlock_failed() == 2
-    assert engine.state == State.LOCKED
+    assert engine.state() == State.LOCKED
     assert engine.unlock_failed() == 3
     check_transition(recorder[2], State.LOCKED, State.EXPIRED, Reason.UNLOCK_FAILURES, 0)
 
@@ -188,13 +187,13 @@ def test_end_session_with_each_reason(manual_engine: ManualFactory) -> None:
         engine = manual_engine()
         engine.start()
         engine.end(reason)
-        assert (engine.state, engine.reason) == (State.EXPIRED, reason)
+        assert (engine.state(), engine.reason()) == (State.EXPIRED, reason)
         engine.end()  # in EXPIRED a no-op success
-        assert engine.reason == reason
+        assert engine.reason() == reason
     engine = manual_engine()
     engine.start()
     engine.end()
-    assert engine.reason == Reason.LOGOUT
+    assert engine.reason() == Reason.LOGOUT
 
 
 def test_refresh_results_are_classified(manual_engine: ManualFactory) -> None:
@@ -217,7 +216,7 @@ def test_refresh_results_are_classified(manual_engine: ManualFactory) -> None:
         engine = manual_engine()
         engine.start()
         assert engine.refresh_result(status, oauth_error) == expected, (status, oauth_error)
-        assert engine.state == (State.EXPIRED if expected == RefreshOutcome.REVOKED else State.ACTIVE)
+        assert engine.state() == (State.EXPIRED if expected == RefreshOutcome.REVOKED else State.ACTIVE)
         assert isinstance(engine.refresh_result(200), RefreshOutcome)
 
 
@@ -231,7 +230,7 @@ def test_windows_hidden_past_the_grace_are_background_from_the_drop(manual_engin
     info = engine.info()
     assert info.in_background and info.background_since == ms(1000) and info.visible_windows == 0
     engine.advance(ms(30_000 - 700 - 1))
-    assert engine.state == State.ACTIVE
+    assert engine.state() == State.ACTIVE
     engine.advance(ms(1))
     check_transition(recorder[1], State.ACTIVE, State.LOCKED, Reason.BACKGROUND_TIMEOUT, 31_000)
     engine.window_shown()
@@ -253,7 +252,7 @@ def test_scopes_shorten_the_idle_timeout_until_popped(manual_engine: ManualFacto
     # leaving the block popped the last scope: the idle deadline moved later
     check_transition(recorder[2], State.WARNING, State.ACTIVE, Reason.EXTENDED, 20_000)
     assert engine.info().open_scopes == 0
-    assert engine.remaining == timedelta(seconds=40)
+    assert engine.remaining() == timedelta(seconds=40)
 
 
 def test_holds_suspend_idle_and_the_last_release_restarts_it(manual_engine: ManualFactory, recorder: Recorder) -> None:
@@ -264,14 +263,14 @@ def test_holds_suspend_idle_and_the_last_release_restarts_it(manual_engine: Manu
         check_transition(recorder[2], State.WARNING, State.ACTIVE, Reason.EXTENDED, 55_000)
         call = engine.acquire_hold()
         engine.advance(timedelta(hours=2))
-        assert engine.state == State.ACTIVE
+        assert engine.state() == State.ACTIVE
         engine.release_hold(call)
         engine.advance(timedelta(minutes=10))
         assert engine.info().open_holds == 1
     info = engine.info()
     assert info.open_holds == 0
     assert info.last_activity == ms(55_000) + timedelta(hours=2, minutes=10)
-    assert engine.remaining == timedelta(seconds=60)
+    assert engine.remaining() == timedelta(seconds=60)
 
 
 def test_set_policy_recomputes_deadlines_at_once(manual_engine: ManualFactory) -> None:
@@ -280,12 +279,12 @@ def test_set_policy_recomputes_deadlines_at_once(manual_engine: ManualFactory) -
     engine.start()
     engine.advance(40)
     engine.set_policy(policy.replace(idle_timeout=45))
-    assert engine.state == State.WARNING
-    assert engine.remaining == timedelta(seconds=5)
+    assert engine.state() == State.WARNING
+    assert engine.remaining() == timedelta(seconds=5)
     engine.set_policy(policy)
-    assert (engine.state, engine.reason) == (State.ACTIVE, Reason.EXTENDED)
-    assert engine.remaining == timedelta(seconds=20)
-    assert engine.policy == policy
+    assert (engine.state(), engine.reason()) == (State.ACTIVE, Reason.EXTENDED)
+    assert engine.remaining() == timedelta(seconds=20)
+    assert engine.policy() == policy
 
 
 def test_info_without_a_session(manual_engine: ManualFactory) -> None:

@@ -226,7 +226,7 @@ class Engine:
 
     _handle: int
     _key: int
-    _finalizer: weakref.finalize
+    _finalizer: "weakref.finalize[[int, int], Engine]"
 
     def __init__(
         self,
@@ -299,7 +299,7 @@ class Engine:
     def __repr__(self) -> str:
         if self.closed:
             return f"<{type(self).__name__} {self._handle:#x} closed>"
-        return f"<{type(self).__name__} {self._handle:#x} {self.state.name}>"
+        return f"<{type(self).__name__} {self._handle:#x} {self.state().name}>"
 
     def _deliver(self, event: Event) -> None:
         callback = self._on_event
@@ -439,28 +439,25 @@ class Engine:
             raise TypeError(f"policy must be a Policy, not {type(policy).__name__}")
         self._call(_lib.LIB.inact_set_policy, byref(policy._to_c()))
 
-    # -- queries (each evaluates deadlines first, so it may deliver a catch-up event) ----------
+    # -- queries: methods, not properties, because each evaluates deadlines first and so may
+    #    deliver a catch-up event to on_event before it returns ---------------------------------
 
-    @property
     def state(self) -> State:
         value = c_int32()
         self._call(_lib.LIB.inact_get_state, byref(value))
         return _enum(State, value.value)
 
-    @property
     def reason(self) -> Reason:
         value = c_int32()
         self._call(_lib.LIB.inact_get_reason, byref(value))
         return _enum(Reason, value.value)
 
-    @property
     def remaining(self) -> timedelta:
         """Time to the next lock or expiry; NEVER if none is scheduled."""
         value = c_int64()
         self._call(_lib.LIB.inact_get_remaining, byref(value))
         return ms_to_duration(value.value)
 
-    @property
     def policy(self) -> Policy:
         """A copy of the engine's policy (change it with ``set_policy``)."""
         c = _lib.CPolicy()
