@@ -147,3 +147,10 @@ class capture_unraisable:
 
     def __exit__(self, *exc_info: object) -> None:
         sys.unraisablehook = self._saved
+
+
+def pytest_report_header(config: pytest.Config) -> List[str]:
+    return [
+        f"inactivity {inactivity.__version__} from {Path(inactivity.__file__).parent}",
+        f"libinactivity {inactivity.LIBRARY_VERSION} from {inactivity.LIBRARY_PATH}",
+    ]
