@@ -112,6 +112,16 @@ public final class ManualClock: Sendable {
         pollEngines()
     }
 
+    /// Moves time without waking any engine: a frozen host, or a timer that did not fire. The
+    /// next call into an engine catches up. For tests.
+    func advanceSilently(by ms: Int64) {
+        precondition(ms >= 0)
+        reading.withLock { r in
+            r.monotonicMs += ms
+            r.wallMs += ms
+        }
+    }
+
     /// Moves only the wall clock (the user set it); nothing decides on it while the process lives.
     public func jumpWall(by deltaMs: Int64) throws(InactivityError) {
         let ok = reading.withLock { r -> Bool in

@@ -578,6 +578,9 @@ struct SessionMachine {
         if state == .active || state == .warning || (!deadlineApplied && !overridden) {
             reason = .restored
         }
+        if !deadlineApplied && !overridden {
+            changedAt = now   // restored as it was: that happens now
+        }
         changedAt = max(changedAt, snapshotInstant)
         checkInvariants()
     }

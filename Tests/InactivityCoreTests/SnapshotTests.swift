@@ -1,0 +1,192 @@
+import Testing
+@testable import InactivityCore
+
+@Suite("Snapshot and restore")
+struct SnapshotTests {
+    /// A rig whose clock continues `source`'s clock `laterMs` later (same boot: a process restart).
+    static func restarted(from source: Rig, laterMs: Int64, policy: SessionPolicy = smallPolicy()) -> Rig {
+        let r = source.clock.now()
+        let clock = try! ManualClock(monotonicMs: r.monotonicMs + laterMs, wallMs: r.wallMs + laterMs, bootID: r.bootID)
+        return Rig(policy, clock: clock)
+    }
+
+    static func activeSnapshot() -> (Rig, [UInt8]) {
+        let rig = Rig(smallPolicy())
+        try! rig.engine.start()
+        rig.at(2 * second)
+        try! rig.engine.recordActivity(.key)
+        try! rig.engine.enterBackground()
+        return (rig, try! rig.engine.snapshot())
+    }
+
+    @Test func snapshot_round_trips_its_fields() throws {
+        let (_, bytes) = SnapshotTests.activeSnapshot()
+        #expect(bytes.count == Snapshot.byteCount)
+        let s = try Snapshot.decode(bytes)
+        #expect(s.state == .active && s.reason == .started)
+        #expect(s.startedAt == 0 && s.lastActivity == 2 * second && s.backgroundSince == 2 * second)
+        #expect(s.encode() == bytes)
+    }
+
+    @Test func a_quick_restart_restores_active() throws {
+        let (source, bytes) = SnapshotTests.activeSnapshot()
+        let rig = SnapshotTests.restarted(from: source, laterMs: 1 * second)
+        try rig.engine.restore(bytes)
+        #expect(rig.recorder.transitions == [Transition(.active, .restored, 3 * second)])
+        #expect(rig.recorder.changes[0].previousState == .loading)
+        // Activity was at 2 s: the warning still comes at 9 s.
+        rig.at(9 * second)
+        #expect(rig.state == .warning)
+    }
+
+    @Test func restore_after_a_long_background_is_locked_with_its_reason() throws {
+        let (source, bytes) = SnapshotTests.activeSnapshot()
+        let rig = SnapshotTests.restarted(from: source, laterMs: 5 * second)
+        try rig.engine.restore(bytes)
+        #expect(rig.recorder.transitions == [Transition(.locked, .backgroundTimeout, 7 * second)])
+    }
+
+    @Test func time_since_the_snapshot_counts_as_background_even_if_taken_in_foreground() throws {
+        let rig0 = Rig(smallPolicy { $0.idleTimeoutMs = 1 * hour; $0.warningMs = 0 })
+        try rig0.engine.start()
+        let bytes = try rig0.engine.snapshot()   // in foreground
+        let rig = SnapshotTests.restarted(from: rig0, laterMs: 6 * second, policy: smallPolicy { $0.idleTimeoutMs = 1 * hour; $0.warningMs = 0 })
+        try rig.engine.restore(bytes)
+        #expect(rig.recorder.transitions == [Transition(.locked, .backgroundTimeout, 5 * second)])
+    }
+
+    @Test func restore_inside_the_warning_window_is_warning_restored() throws {
+        let rig0 = Rig(smallPolicy { $0.backgroundTimeoutMs = SessionPolicy.never })
+        try rig0.engine.start()
+        let bytes = try rig0.engine.snapshot()
+        let rig = SnapshotTests.restarted(from: rig0, laterMs: 8 * second, policy: smallPolicy { $0.backgroundTimeoutMs = SessionPolicy.never })
+        try rig.engine.restore(bytes)
+        #expect(rig.recorder.transitions == [Transition(.warning, .restored, 7 * second)])
+        #expect(rig.recorder.changes[0].remainingMs == 2 * second)
+        rig.at(10 * second)
+        #expect(rig.recorder.transitions.last == Transition(.locked, .idleTimeout, 10 * second))
+    }
+
+    @Test func locked_and_expired_snapshots_restore_as_they_were() throws {
+        for end in [SessionState.locked, .expired] {
+            let rig0 = Rig(smallPolicy())
+            try rig0.engine.start()
+            if end == .locked { try rig0.engine.lock() } else { try rig0.engine.end(reason: .logout) }
+            let bytes = try rig0.engine.snapshot()
+            let rig = SnapshotTests.restarted(from: rig0, laterMs: 100)
+            try rig.engine.restore(bytes)
+            #expect(rig.state == end)
+            #expect(rig.reason == .restored)
+        }
+    }
+
+    @Test func an_expired_absolute_lifetime_is_applied_on_restore() throws {
+        let (source, bytes) = SnapshotTests.activeSnapshot()
+        let rig = SnapshotTests.restarted(from: source, laterMs: 2 * hour)
+        try rig.engine.restore(bytes)
+        #expect(rig.recorder.transitions == [Transition(.expired, .absoluteTimeout, 1 * hour)])
+    }
+
+    @Test func restore_after_a_reboot_is_never_active() throws {
+        let (source, bytes) = SnapshotTests.activeSnapshot()
+        try source.clock.reboot(downtimeMs: 500)
+        let r = source.clock.now()
+        let rig = Rig(smallPolicy(), clock: try ManualClock(monotonicMs: r.monotonicMs, wallMs: r.wallMs, bootID: r.bootID))
+        try rig.engine.restore(bytes)
+        #expect(rig.state == .locked)
+        #expect(rig.reason == .untrustedClock)
+    }
+
+    @Test func restore_with_a_clock_that_went_back_is_untrusted() throws {
+        let (source, bytes) = SnapshotTests.activeSnapshot()
+        let r = source.clock.now()
+        // Same boot id, but the monotonic clock reads earlier than the snapshot.
+        let rig = Rig(smallPolicy(), clock: try ManualClock(monotonicMs: 0, wallMs: r.wallMs + 100, bootID: r.bootID))
+        try rig.engine.restore(bytes)
+        #expect(rig.state == .locked && rig.reason == .untrustedClock)
+    }
+
+    @Test func restore_after_a_reboot_with_the_wall_clock_set_back_expires() throws {
+        let (source, bytes) = SnapshotTests.activeSnapshot()
+        try source.clock.reboot()
+        try source.clock.jumpWall(by: -1 * hour)
+        let r = source.clock.now()
+        let rig = Rig(smallPolicy(), clock: try ManualClock(monotonicMs: r.monotonicMs, wallMs: r.wallMs, bootID: r.bootID))
+        try rig.engine.restore(bytes)
+        #expect(rig.state == .expired && rig.reason == .untrustedClock)
+    }
+
+    @Test func restore_after_a_reboot_past_the_absolute_lifetime_by_the_wall_clock_expires() throws {
+        let (source, bytes) = SnapshotTests.activeSnapshot()
+        try source.clock.reboot(downtimeMs: 3 * hour)
+        let r = source.clock.now()
+        let rig = Rig(smallPolicy(), clock: try ManualClock(monotonicMs: r.monotonicMs, wallMs: r.wallMs, bootID: r.bootID))
+        try rig.engine.restore(bytes)
+        #expect(rig.state == .expired && rig.reason == .absoluteTimeout)
+    }
+
+    static func corrupt(_ edit: (inout [UInt8]) -> Void, fixChecksum: Bool) -> [UInt8] {
+        var bytes = SnapshotTests.activeSnapshot().1
+        edit(&bytes)
+        if fixChecksum && bytes.count == Snapshot.byteCount {
+            let sum = Snapshot.checksum(bytes[0..<72])
+            withUnsafeBytes(of: sum.littleEndian) { for i in 0..<8 { bytes[72 + i] = $0[i] } }
+        }
+        return bytes
+    }
+
+    static func put(_ v: Int64, at offset: Int, in bytes: inout [UInt8]) {
+        withUnsafeBytes(of: v.littleEndian) { for i in 0..<8 { bytes[offset + i] = $0[i] } }
+    }
+
+    @Test(arguments: [
+        ("empty", corrupt({ $0 = [] }, fixChecksum: false), InactivityError.Code.snapshotTruncated),
+        ("truncated", corrupt({ $0.removeLast(10) }, fixChecksum: false), .snapshotTruncated),
+        ("one byte short", corrupt({ $0.removeLast() }, fixChecksum: false), .snapshotTruncated),
+        ("flipped bit", corrupt({ $0[30] ^= 0x10 }, fixChecksum: false), .snapshotChecksum),
+        ("bad checksum", corrupt({ $0[75] ^= 0xFF }, fixChecksum: false), .snapshotChecksum),
+        ("unknown version", corrupt({ $0[4] = 2 }, fixChecksum: true), .snapshotVersion),
+        ("not a snapshot", corrupt({ $0[0] = 0x58 }, fixChecksum: true), .snapshotInvalid),
+        ("trailing bytes", corrupt({ $0.append(0) }, fixChecksum: false), .snapshotInvalid),
+        ("state LOADING", corrupt({ $0[6] = 0 }, fixChecksum: true), .snapshotInvalid),
+        ("state out of range", corrupt({ $0[6] = 9 }, fixChecksum: true), .snapshotInvalid),
+        ("reason not for state", corrupt({ $0[7] = UInt8(Reason.revoked.rawValue) }, fixChecksum: true), .snapshotInvalid),
+        ("unknown flags", corrupt({ $0[13] = 1 }, fixChecksum: true), .snapshotInvalid),
+        ("activity after snapshot", corrupt({ put(1 << 40, at: 24, in: &$0) }, fixChecksum: true), .snapshotInvalid),
+        ("start after activity", corrupt({ put(5_000, at: 16, in: &$0) }, fixChecksum: true), .snapshotInvalid),
+        ("negative clock", corrupt({ put(-1, at: 56, in: &$0) }, fixChecksum: true), .snapshotInvalid),
+        ("locked-at without LOCKED", corrupt({ $0[12] |= 2; put(1, at: 40, in: &$0) }, fixChecksum: true), .snapshotInvalid),
+    ])
+    func every_corrupt_form_is_rejected_and_expires(name: String, bytes: [UInt8], code: InactivityError.Code) throws {
+        let rig = Rig(smallPolicy())
+        #expect(errorCode { try rig.engine.restore(bytes) } == code, "\(name)")
+        #expect(rig.recorder.transitions == [Transition(.expired, .restoreFailed, 0)], "\(name)")
+    }
+
+    @Test func random_bytes_never_restore_a_session() throws {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<500 {
+            let bytes = (0..<Int.random(in: 0...100, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let rig = Rig(smallPolicy())
+            #expect(errorCode { try rig.engine.restore(bytes) } != nil)
+            #expect(rig.state == .expired)
+        }
+    }
+
+    @Test func snapshot_in_loading_is_refused() throws {
+        let rig = Rig(smallPolicy())
+        #expect(errorCode { _ = try rig.engine.snapshot() } == .invalidState)
+    }
+
+    @Test func scopes_and_holds_are_not_kept() throws {
+        let rig0 = Rig(smallPolicy())
+        try rig0.engine.start()
+        _ = try rig0.engine.pushScope(idleTimeoutMs: 5 * second)
+        _ = try rig0.engine.acquireHold()
+        let bytes = try rig0.engine.snapshot()
+        let rig = SnapshotTests.restarted(from: rig0, laterMs: 0)
+        try rig.engine.restore(bytes)
+        let info = try rig.engine.info()
+        #expect(info.openScopes == 0 && info.openHolds == 0 && info.effectiveIdleTimeoutMs == 10 * second)
+    }
+}
