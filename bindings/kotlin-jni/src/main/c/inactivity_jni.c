@@ -1,0 +1,673 @@
+/*
+ * inactivity_jni.c -- JNI glue between dev.inactivity.NativeBridge and the C ABI in
+ * include/inactivity.h. Glue only: convert arguments, call inact_*, convert results.
+ * No session logic lives here.
+ *
+ * ## Theory of operation
+ * - JNI_OnLoad caches the JavaVM, the classes and the method ids, and registers the
+ *   natives of dev.inactivity.NativeBridge (so a renamed or missing method fails at load,
+ *   not at first use). Every native is static and takes the engine handle as a jlong.
+ * - A failed inact_* call throws the exception built by the Kotlin factory
+ *   InactivityException.fromStatus(status, message); the message is copied from
+ *   inact_last_error() right after the failing call, on the same thread.
+ * - The engine's user_data is a JNI global reference to an EventDispatcher. It is
+ *   released in user_data_free (run once by the library when the engine is destroyed),
+ *   or here when inact_engine_create fails (the library keeps nothing then).
+ * - Events may come from the library's scheduler thread, which the JVM does not know.
+ *   The first upcall on such a thread attaches it (as a daemon, so it never holds the JVM
+ *   open) and stores a marker in a pthread key; the key's destructor detaches it when
+ *   the thread exits. Threads that were attached already (Java threads calling in) are
+ *   never detached by this file.
+ * - After every upcall: ExceptionCheck. The Kotlin dispatcher already catches listener
+ *   exceptions and reports them; anything that still escapes (an Error, a throwing error
+ *   handler) is described, cleared and counted here, so it never leaks into the next
+ *   JNI call and never unwinds through the library.
+ */
+#include <jni.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "inactivity.h"
+
+/* Android's jni.h declares AttachCurrentThread* with JNIEnv**, the JDK's with void**. */
+#if defined(__ANDROID__)
+#define INACT_JNI_ENV_OUT(p) (p)
+#else
+#define INACT_JNI_ENV_OUT(p) ((void **)(p))
+#endif
+
+#define BRIDGE_CLASS "dev/inactivity/NativeBridge"
+#define DISPATCHER_CLASS "dev/inactivity/EventDispatcher"
+#define EXCEPTION_CLASS "dev/inactivity/InactivityException"
+
+/* Layout of the jlong arrays shared with NativeBridge.kt (keep both in step). */
+enum {
+    POLICY_IDLE_ACTION = 0,
+    POLICY_IDLE_TIMEOUT_MS,
+    POLICY_WARNING_MS,
+    POLICY_BACKGROUND_TIMEOUT_MS,
+    POLICY_ABSOLUTE_TIMEOUT_MS,
+    POLICY_LOCKED_TIMEOUT_MS,
+    POLICY_TICK_MS,
+    POLICY_BACKGROUND_GRACE_MS,
+    POLICY_ACTIVITY_KINDS,
+    POLICY_MAX_UNLOCK_FAILURES,
+    POLICY_ACTIVITY_DISMISSES_WARNING,
+    POLICY_PAUSE_IDLE_IN_BACKGROUND,
+    POLICY_FIELDS
+};
+enum {
+    CONFIG_DELIVERY = 0,
+    CONFIG_CLOCK,
+    CONFIG_HAS_MANUAL_START,
+    CONFIG_MANUAL_START_MS,
+    CONFIG_HAS_MANUAL_WALL,
+    CONFIG_MANUAL_WALL_MS,
+    CONFIG_HAS_MANUAL_BOOT_ID,
+    CONFIG_MANUAL_BOOT_ID,
+    CONFIG_FIELDS
+};
+enum {
+    INFO_STATE = 0,
+    INFO_REASON,
+    INFO_DELIVERY,
+    INFO_CLOCK,
+    INFO_IN_BACKGROUND,
+    INFO_VISIBLE_WINDOWS,
+    INFO_OPEN_SCOPES,
+    INFO_OPEN_HOLDS,
+    INFO_UNLOCK_FAILURES,
+    INFO_NOW_MS,
+    INFO_REMAINING_MS,
+    INFO_NEXT_DEADLINE_MS,
+    INFO_EFFECTIVE_IDLE_TIMEOUT_MS,
+    INFO_STARTED_AT_MS,
+    INFO_LAST_ACTIVITY_MS,
+    INFO_BACKGROUND_SINCE_MS,
+    INFO_LOCKED_AT_MS,
+    INFO_FIELDS
+};
+enum { CLOCK_MONOTONIC_MS = 0, CLOCK_WALL_MS, CLOCK_BOOT_ID, CLOCK_FIELDS };
+
+static JavaVM *g_vm;
+static pthread_key_t g_attached_key;
+static jclass g_dispatcher_class;     /* global ref */
+static jmethodID g_dispatcher_on_event; /* void onNativeEvent(IIIIJJJ) */
+static jclass g_exception_class;      /* global ref */
+static jmethodID g_exception_from_status; /* static Throwable fromStatus(int, String) */
+
+/* Diagnostics read by the tests through NativeBridge. */
+static atomic_long g_attach_count;
+static atomic_long g_detach_count;
+static atomic_long g_escaped_exception_count;
+
+/* ---------------------------------------------------------------------------------
+ * Threads and upcalls
+ * ------------------------------------------------------------------------------- */
+
+/* pthread key destructor: runs at exit of a thread this file attached (value != NULL). */
+static void detach_at_thread_exit(void *marker) {
+    (void)marker;
+    if (g_vm != NULL) {
+        (*g_vm)->DetachCurrentThread(g_vm);
+        atomic_fetch_add(&g_detach_count, 1);
+    }
+}
+
+/* The JNIEnv of the calling thread, attaching it once if the JVM does not know it. */
+static JNIEnv *env_for_upcall(void) {
+    JNIEnv *env = NULL;
+    jint rc = (*g_vm)->GetEnv(g_vm, (void **)&env, JNI_VERSION_1_6);
+    if (rc == JNI_OK) return env;
+    if (rc != JNI_EDETACHED) return NULL;
+    JavaVMAttachArgs args = {JNI_VERSION_1_6, "inactivity-native", NULL};
+    if ((*g_vm)->AttachCurrentThreadAsDaemon(g_vm, INACT_JNI_ENV_OUT(&env), &args) != JNI_OK) {
+        return NULL;
+    }
+    if (pthread_setspecific(g_attached_key, (void *)env) != 0) {
+        /* Without the key the thread would never be detached: do not keep it attached. */
+        (*g_vm)->DetachCurrentThread(g_vm);
+        return NULL;
+    }
+    atomic_fetch_add(&g_attach_count, 1);
+    return env;
+}
+
+/* Clears an exception an upcall left pending, after printing it (stderr / logcat). */
+static void clear_escaped_exception(JNIEnv *env) {
+    if ((*env)->ExceptionCheck(env)) {
+        (*env)->ExceptionDescribe(env); /* prints and clears */
+        (*env)->ExceptionClear(env);
+        atomic_fetch_add(&g_escaped_exception_count, 1);
+    }
+}
+
+/* inact_callback: forwards one event to the EventDispatcher held in user_data. */
+static void on_event(const inact_event *event, void *user_data) {
+    if (event == NULL || user_data == NULL) return;
+    if (event->size < offsetof(inact_event, engine) + sizeof(event->engine)) return;
+    JNIEnv *env = env_for_upcall();
+    if (env == NULL) return;
+    /* A Java thread may call in with an exception pending only if a caller broke the JNI
+     * rules; never make an upcall on top of one. */
+    if ((*env)->ExceptionCheck(env)) return;
+    (*env)->CallVoidMethod(env, (jobject)user_data, g_dispatcher_on_event, (jint)event->kind,
+                           (jint)event->state, (jint)event->previous_state, (jint)event->reason,
+                           (jlong)event->remaining_ms, (jlong)event->time_ms,
+                           (jlong)event->now_ms);
+    clear_escaped_exception(env);
+}
+
+/* inact_user_data_free: releases the dispatcher's global reference, once. */
+static void free_dispatcher_ref(void *user_data) {
+    if (user_data == NULL) return;
+    JNIEnv *env = env_for_upcall();
+    if (env == NULL) return; /* cannot happen on a live VM; leaking beats crashing */
+    (*env)->DeleteGlobalRef(env, (jobject)user_data);
+}
+
+/* ---------------------------------------------------------------------------------
+ * Status -> exception
+ * ------------------------------------------------------------------------------- */
+
+/* Throws InactivityException.fromStatus(rc, last_error) when rc is an error; returns 1
+ * if an exception is now pending. */
+static int throw_if_error(JNIEnv *env, int32_t rc) {
+    if (rc >= 0) return 0;
+    const char *detail = inact_last_error();
+    if (detail == NULL || detail[0] == '\0') detail = inact_status_string(rc);
+    jstring message = (*env)->NewStringUTF(env, detail);
+    if (message == NULL) return 1; /* OutOfMemoryError pending */
+    jobject error = (*env)->CallStaticObjectMethod(env, g_exception_class,
+                                                   g_exception_from_status, (jint)rc, message);
+    (*env)->DeleteLocalRef(env, message);
+    if ((*env)->ExceptionCheck(env)) return 1; /* the factory itself threw: keep that */
+    if (error == NULL) {
+        (*env)->ThrowNew(env, g_exception_class, "inactivity: no exception for status");
+        return 1;
+    }
+    (*env)->Throw(env, (jthrowable)error);
+    (*env)->DeleteLocalRef(env, error);
+    return 1;
+}
+
+static void throw_illegal_argument(JNIEnv *env, const char *message) {
+    jclass cls = (*env)->FindClass(env, "java/lang/IllegalArgumentException");
+    if (cls != NULL) {
+        (*env)->ThrowNew(env, cls, message);
+        (*env)->DeleteLocalRef(env, cls);
+    }
+}
+
+/* ---------------------------------------------------------------------------------
+ * Array conversions
+ * ------------------------------------------------------------------------------- */
+
+static int read_longs(JNIEnv *env, jlongArray array, jlong *out, jsize count) {
+    if (array == NULL || (*env)->GetArrayLength(env, array) != count) {
+        throw_illegal_argument(env, "inactivity: array has the wrong length");
+        return 0;
+    }
+    (*env)->GetLongArrayRegion(env, array, 0, count, out);
+    return !(*env)->ExceptionCheck(env);
+}
+
+static int write_longs(JNIEnv *env, jlongArray array, const jlong *values, jsize count) {
+    if (array == NULL || (*env)->GetArrayLength(env, array) != count) {
+        throw_illegal_argument(env, "inactivity: array has the wrong length");
+        return 0;
+    }
+    (*env)->SetLongArrayRegion(env, array, 0, count, values);
+    return !(*env)->ExceptionCheck(env);
+}
+
+static int policy_from_java(JNIEnv *env, jlongArray array, inact_policy *policy) {
+    jlong v[POLICY_FIELDS];
+    if (!read_longs(env, array, v, POLICY_FIELDS)) return 0;
+    memset(policy, 0, sizeof(*policy));
+    policy->size = (uint32_t)sizeof(inact_policy);
+    policy->idle_action = (int32_t)v[POLICY_IDLE_ACTION];
+    policy->idle_timeout_ms = (int64_t)v[POLICY_IDLE_TIMEOUT_MS];
+    policy->warning_ms = (int64_t)v[POLICY_WARNING_MS];
+    policy->background_timeout_ms = (int64_t)v[POLICY_BACKGROUND_TIMEOUT_MS];
+    policy->absolute_timeout_ms = (int64_t)v[POLICY_ABSOLUTE_TIMEOUT_MS];
+    policy->locked_timeout_ms = (int64_t)v[POLICY_LOCKED_TIMEOUT_MS];
+    policy->tick_ms = (int64_t)v[POLICY_TICK_MS];
+    policy->background_grace_ms = (int64_t)v[POLICY_BACKGROUND_GRACE_MS];
+    policy->activity_kinds = (uint32_t)v[POLICY_ACTIVITY_KINDS];
+    policy->max_unlock_failures = (uint32_t)v[POLICY_MAX_UNLOCK_FAILURES];
+    policy->activity_dismisses_warning = (int32_t)v[POLICY_ACTIVITY_DISMISSES_WARNING];
+    policy->pause_idle_in_background = (int32_t)v[POLICY_PAUSE_IDLE_IN_BACKGROUND];
+    return 1;
+}
+
+static int policy_to_java(JNIEnv *env, const inact_policy *policy, jlongArray array) {
+    jlong v[POLICY_FIELDS];
+    v[POLICY_IDLE_ACTION] = policy->idle_action;
+    v[POLICY_IDLE_TIMEOUT_MS] = policy->idle_timeout_ms;
+    v[POLICY_WARNING_MS] = policy->warning_ms;
+    v[POLICY_BACKGROUND_TIMEOUT_MS] = policy->background_timeout_ms;
+    v[POLICY_ABSOLUTE_TIMEOUT_MS] = policy->absolute_timeout_ms;
+    v[POLICY_LOCKED_TIMEOUT_MS] = policy->locked_timeout_ms;
+    v[POLICY_TICK_MS] = policy->tick_ms;
+    v[POLICY_BACKGROUND_GRACE_MS] = policy->background_grace_ms;
+    v[POLICY_ACTIVITY_KINDS] = (jlong)policy->activity_kinds;
+    v[POLICY_MAX_UNLOCK_FAILURES] = (jlong)policy->max_unlock_failures;
+    v[POLICY_ACTIVITY_DISMISSES_WARNING] = policy->activity_dismisses_warning;
+    v[POLICY_PAUSE_IDLE_IN_BACKGROUND] = policy->pause_idle_in_background;
+    return write_longs(env, array, v, POLICY_FIELDS);
+}
+
+/* ---------------------------------------------------------------------------------
+ * Natives: library and policy
+ * ------------------------------------------------------------------------------- */
+
+static jint n_library_version_number(JNIEnv *env, jclass cls) {
+    (void)env; (void)cls;
+    return (jint)inact_version_number();
+}
+
+static jint n_header_version_number(JNIEnv *env, jclass cls) {
+    (void)env; (void)cls;
+    return (jint)INACT_VERSION_NUMBER;
+}
+
+static jstring n_library_version_string(JNIEnv *env, jclass cls) {
+    (void)cls;
+    return (*env)->NewStringUTF(env, inact_version_string());
+}
+
+static jstring n_status_string(JNIEnv *env, jclass cls, jint status) {
+    (void)cls;
+    return (*env)->NewStringUTF(env, inact_status_string((int32_t)status));
+}
+
+static void n_policy_preset(JNIEnv *env, jclass cls, jint preset, jlongArray out) {
+    (void)cls;
+    inact_policy policy;
+    if (throw_if_error(env, inact_policy_preset(&policy, (int32_t)preset))) return;
+    policy_to_java(env, &policy, out);
+}
+
+static void n_policy_validate(JNIEnv *env, jclass cls, jlongArray values) {
+    (void)cls;
+    inact_policy policy;
+    if (!policy_from_java(env, values, &policy)) return;
+    throw_if_error(env, inact_policy_validate(&policy));
+}
+
+/* ---------------------------------------------------------------------------------
+ * Natives: lifecycle
+ * ------------------------------------------------------------------------------- */
+
+static jlong n_create(JNIEnv *env, jclass cls, jlongArray config_values, jlongArray policy_values,
+                      jobject dispatcher) {
+    (void)cls;
+    jlong c[CONFIG_FIELDS];
+    inact_config config;
+    inact_policy policy;
+    if (!read_longs(env, config_values, c, CONFIG_FIELDS)) return 0;
+    if (!policy_from_java(env, policy_values, &policy)) return 0;
+    if (throw_if_error(env, inact_config_init(&config))) return 0;
+    config.delivery = (int32_t)c[CONFIG_DELIVERY];
+    config.clock = (int32_t)c[CONFIG_CLOCK];
+    if (c[CONFIG_HAS_MANUAL_START]) config.manual_start_ms = (int64_t)c[CONFIG_MANUAL_START_MS];
+    if (c[CONFIG_HAS_MANUAL_WALL]) config.manual_wall_ms = (int64_t)c[CONFIG_MANUAL_WALL_MS];
+    if (c[CONFIG_HAS_MANUAL_BOOT_ID]) config.manual_boot_id = (uint64_t)c[CONFIG_MANUAL_BOOT_ID];
+
+    jobject ref = NULL;
+    if (dispatcher != NULL) {
+        ref = (*env)->NewGlobalRef(env, dispatcher);
+        if (ref == NULL) return 0; /* OutOfMemoryError pending */
+    }
+    inact_engine engine = 0;
+    int32_t rc = inact_engine_create(&config, &policy, ref != NULL ? on_event : NULL, ref,
+                                     ref != NULL ? free_dispatcher_ref : NULL, &engine);
+    if (rc != INACT_OK) {
+        /* On failure the library keeps nothing and never calls user_data_free. */
+        if (ref != NULL) (*env)->DeleteGlobalRef(env, ref);
+        throw_if_error(env, rc);
+        return 0;
+    }
+    return (jlong)engine;
+}
+
+static void n_destroy(JNIEnv *env, jclass cls, jlong engine) {
+    (void)cls;
+    throw_if_error(env, inact_destroy((inact_engine)engine));
+}
+
+/* ---------------------------------------------------------------------------------
+ * Natives: inputs
+ * ------------------------------------------------------------------------------- */
+
+#define SIMPLE_INPUT(jname, cname)                                   \
+    static void jname(JNIEnv *env, jclass cls, jlong engine) {       \
+        (void)cls;                                                   \
+        throw_if_error(env, cname((inact_engine)engine));            \
+    }
+
+SIMPLE_INPUT(n_start, inact_start)
+SIMPLE_INPUT(n_continue, inact_continue)
+SIMPLE_INPUT(n_lock, inact_lock)
+SIMPLE_INPUT(n_unlock, inact_unlock)
+SIMPLE_INPUT(n_background, inact_background)
+SIMPLE_INPUT(n_foreground, inact_foreground)
+SIMPLE_INPUT(n_window_shown, inact_window_shown)
+SIMPLE_INPUT(n_window_hidden, inact_window_hidden)
+SIMPLE_INPUT(n_poll, inact_poll)
+
+static void n_restore(JNIEnv *env, jclass cls, jlong engine, jbyteArray bytes) {
+    (void)cls;
+    if (bytes == NULL) {
+        throw_if_error(env, inact_restore((inact_engine)engine, NULL, 1));
+        return;
+    }
+    jsize length = (*env)->GetArrayLength(env, bytes);
+    uint8_t *copy = malloc((size_t)length + 1);
+    if (copy == NULL) {
+        throw_if_error(env, INACT_E_INTERNAL);
+        return;
+    }
+    (*env)->GetByteArrayRegion(env, bytes, 0, length, (jbyte *)copy);
+    int32_t rc = inact_restore((inact_engine)engine, copy, (size_t)length);
+    free(copy);
+    throw_if_error(env, rc);
+}
+
+static void n_activity(JNIEnv *env, jclass cls, jlong engine, jint kind) {
+    (void)cls;
+    throw_if_error(env, inact_activity((inact_engine)engine, (uint32_t)kind));
+}
+
+static jint n_unlock_failed(JNIEnv *env, jclass cls, jlong engine) {
+    (void)cls;
+    uint32_t failures = 0;
+    if (throw_if_error(env, inact_unlock_failed((inact_engine)engine, &failures))) return 0;
+    return (jint)failures;
+}
+
+static void n_end(JNIEnv *env, jclass cls, jlong engine, jint reason) {
+    (void)cls;
+    throw_if_error(env, inact_end((inact_engine)engine, (int32_t)reason));
+}
+
+/* oauth_error arrives as UTF-8 bytes without a terminator (Kotlin rejects embedded NULs). */
+static jint n_refresh_result(JNIEnv *env, jclass cls, jlong engine, jint http_status,
+                             jbyteArray oauth_error) {
+    (void)cls;
+    char *text = NULL;
+    if (oauth_error != NULL) {
+        jsize length = (*env)->GetArrayLength(env, oauth_error);
+        text = malloc((size_t)length + 1);
+        if (text == NULL) {
+            throw_if_error(env, INACT_E_INTERNAL);
+            return 0;
+        }
+        (*env)->GetByteArrayRegion(env, oauth_error, 0, length, (jbyte *)text);
+        text[length] = '\0';
+    }
+    int32_t outcome = 0;
+    int32_t rc = inact_refresh_result((inact_engine)engine, (int32_t)http_status, text, &outcome);
+    free(text);
+    if (throw_if_error(env, rc)) return 0;
+    return (jint)outcome;
+}
+
+static jlong n_scope_push(JNIEnv *env, jclass cls, jlong engine, jlong idle_timeout_ms) {
+    (void)cls;
+    uint64_t id = 0;
+    if (throw_if_error(env, inact_scope_push((inact_engine)engine, (int64_t)idle_timeout_ms, &id))) {
+        return 0;
+    }
+    return (jlong)id;
+}
+
+static void n_scope_pop(JNIEnv *env, jclass cls, jlong engine, jlong scope_id) {
+    (void)cls;
+    throw_if_error(env, inact_scope_pop((inact_engine)engine, (uint64_t)scope_id));
+}
+
+static jlong n_hold_acquire(JNIEnv *env, jclass cls, jlong engine) {
+    (void)cls;
+    uint64_t id = 0;
+    if (throw_if_error(env, inact_hold_acquire((inact_engine)engine, &id))) return 0;
+    return (jlong)id;
+}
+
+static void n_hold_release(JNIEnv *env, jclass cls, jlong engine, jlong hold_id) {
+    (void)cls;
+    throw_if_error(env, inact_hold_release((inact_engine)engine, (uint64_t)hold_id));
+}
+
+static void n_set_policy(JNIEnv *env, jclass cls, jlong engine, jlongArray values) {
+    (void)cls;
+    inact_policy policy;
+    if (!policy_from_java(env, values, &policy)) return;
+    throw_if_error(env, inact_set_policy((inact_engine)engine, &policy));
+}
+
+/* ---------------------------------------------------------------------------------
+ * Natives: queries, host mode, manual clock, snapshot
+ * ------------------------------------------------------------------------------- */
+
+static jint n_get_state(JNIEnv *env, jclass cls, jlong engine) {
+    (void)cls;
+    int32_t state = 0;
+    if (throw_if_error(env, inact_get_state((inact_engine)engine, &state))) return 0;
+    return (jint)state;
+}
+
+static jint n_get_reason(JNIEnv *env, jclass cls, jlong engine) {
+    (void)cls;
+    int32_t reason = 0;
+    if (throw_if_error(env, inact_get_reason((inact_engine)engine, &reason))) return 0;
+    return (jint)reason;
+}
+
+static jlong n_get_remaining(JNIEnv *env, jclass cls, jlong engine) {
+    (void)cls;
+    int64_t remaining = 0;
+    if (throw_if_error(env, inact_get_remaining((inact_engine)engine, &remaining))) return 0;
+    return (jlong)remaining;
+}
+
+static void n_get_info(JNIEnv *env, jclass cls, jlong engine, jlongArray out) {
+    (void)cls;
+    inact_info info;
+    memset(&info, 0, sizeof(info));
+    info.size = (uint32_t)sizeof(inact_info);
+    if (throw_if_error(env, inact_get_info((inact_engine)engine, &info))) return;
+    jlong v[INFO_FIELDS];
+    v[INFO_STATE] = info.state;
+    v[INFO_REASON] = info.reason;
+    v[INFO_DELIVERY] = info.delivery;
+    v[INFO_CLOCK] = info.clock;
+    v[INFO_IN_BACKGROUND] = info.in_background;
+    v[INFO_VISIBLE_WINDOWS] = info.visible_windows;
+    v[INFO_OPEN_SCOPES] = info.open_scopes;
+    v[INFO_OPEN_HOLDS] = info.open_holds;
+    v[INFO_UNLOCK_FAILURES] = (jlong)info.unlock_failures;
+    v[INFO_NOW_MS] = info.now_ms;
+    v[INFO_REMAINING_MS] = info.remaining_ms;
+    v[INFO_NEXT_DEADLINE_MS] = info.next_deadline_ms;
+    v[INFO_EFFECTIVE_IDLE_TIMEOUT_MS] = info.effective_idle_timeout_ms;
+    v[INFO_STARTED_AT_MS] = info.started_at_ms;
+    v[INFO_LAST_ACTIVITY_MS] = info.last_activity_ms;
+    v[INFO_BACKGROUND_SINCE_MS] = info.background_since_ms;
+    v[INFO_LOCKED_AT_MS] = info.locked_at_ms;
+    write_longs(env, out, v, INFO_FIELDS);
+}
+
+static void n_get_policy(JNIEnv *env, jclass cls, jlong engine, jlongArray out) {
+    (void)cls;
+    inact_policy policy;
+    memset(&policy, 0, sizeof(policy));
+    policy.size = (uint32_t)sizeof(inact_policy);
+    if (throw_if_error(env, inact_get_policy((inact_engine)engine, &policy))) return;
+    policy_to_java(env, &policy, out);
+}
+
+static jlong n_next_deadline(JNIEnv *env, jclass cls, jlong engine) {
+    (void)cls;
+    int64_t delay = 0;
+    if (throw_if_error(env, inact_next_deadline((inact_engine)engine, &delay))) return 0;
+    return (jlong)delay;
+}
+
+static void n_clock_advance(JNIEnv *env, jclass cls, jlong engine, jlong ms) {
+    (void)cls;
+    throw_if_error(env, inact_clock_advance((inact_engine)engine, (int64_t)ms));
+}
+
+static void n_clock_jump_wall(JNIEnv *env, jclass cls, jlong engine, jlong delta_ms) {
+    (void)cls;
+    throw_if_error(env, inact_clock_jump_wall((inact_engine)engine, (int64_t)delta_ms));
+}
+
+static void n_clock_reboot(JNIEnv *env, jclass cls, jlong engine, jlong downtime_ms) {
+    (void)cls;
+    throw_if_error(env, inact_clock_reboot((inact_engine)engine, (int64_t)downtime_ms));
+}
+
+static void n_clock_now(JNIEnv *env, jclass cls, jlong engine, jlongArray out) {
+    (void)cls;
+    int64_t monotonic = 0, wall = 0;
+    uint64_t boot = 0;
+    if (throw_if_error(env, inact_clock_now((inact_engine)engine, &monotonic, &wall, &boot))) {
+        return;
+    }
+    jlong v[CLOCK_FIELDS] = {(jlong)monotonic, (jlong)wall, (jlong)boot};
+    write_longs(env, out, v, CLOCK_FIELDS);
+}
+
+static jbyteArray n_snapshot(JNIEnv *env, jclass cls, jlong engine) {
+    (void)cls;
+    uint8_t buffer[INACT_SNAPSHOT_MAX_SIZE];
+    size_t written = 0;
+    if (throw_if_error(env, inact_snapshot_write((inact_engine)engine, buffer, sizeof(buffer),
+                                                 &written))) {
+        return NULL;
+    }
+    jbyteArray bytes = (*env)->NewByteArray(env, (jsize)written);
+    if (bytes == NULL) return NULL;
+    (*env)->SetByteArrayRegion(env, bytes, 0, (jsize)written, (const jbyte *)buffer);
+    return bytes;
+}
+
+/* ---------------------------------------------------------------------------------
+ * Natives: diagnostics for the tests
+ * ------------------------------------------------------------------------------- */
+
+static jlong n_attach_count(JNIEnv *env, jclass cls) {
+    (void)env; (void)cls;
+    return (jlong)atomic_load(&g_attach_count);
+}
+
+static jlong n_detach_count(JNIEnv *env, jclass cls) {
+    (void)env; (void)cls;
+    return (jlong)atomic_load(&g_detach_count);
+}
+
+static jlong n_escaped_exception_count(JNIEnv *env, jclass cls) {
+    (void)env; (void)cls;
+    return (jlong)atomic_load(&g_escaped_exception_count);
+}
+
+/* ---------------------------------------------------------------------------------
+ * Registration
+ * ------------------------------------------------------------------------------- */
+
+#define NATIVE(name, sig, fn) {(char *)(name), (char *)(sig), (void *)(fn)}
+
+static const JNINativeMethod k_natives[] = {
+    NATIVE("libraryVersionNumber", "()I", n_library_version_number),
+    NATIVE("headerVersionNumber", "()I", n_header_version_number),
+    NATIVE("libraryVersionString", "()Ljava/lang/String;", n_library_version_string),
+    NATIVE("statusString", "(I)Ljava/lang/String;", n_status_string),
+    NATIVE("policyPreset", "(I[J)V", n_policy_preset),
+    NATIVE("policyValidate", "([J)V", n_policy_validate),
+    NATIVE("create", "([J[JLjava/lang/Object;)J", n_create),
+    NATIVE("destroy", "(J)V", n_destroy),
+    NATIVE("start", "(J)V", n_start),
+    NATIVE("restore", "(J[B)V", n_restore),
+    NATIVE("activity", "(JI)V", n_activity),
+    NATIVE("continueSession", "(J)V", n_continue),
+    NATIVE("lock", "(J)V", n_lock),
+    NATIVE("unlock", "(J)V", n_unlock),
+    NATIVE("unlockFailed", "(J)I", n_unlock_failed),
+    NATIVE("end", "(JI)V", n_end),
+    NATIVE("refreshResult", "(JI[B)I", n_refresh_result),
+    NATIVE("background", "(J)V", n_background),
+    NATIVE("foreground", "(J)V", n_foreground),
+    NATIVE("windowShown", "(J)V", n_window_shown),
+    NATIVE("windowHidden", "(J)V", n_window_hidden),
+    NATIVE("scopePush", "(JJ)J", n_scope_push),
+    NATIVE("scopePop", "(JJ)V", n_scope_pop),
+    NATIVE("holdAcquire", "(J)J", n_hold_acquire),
+    NATIVE("holdRelease", "(JJ)V", n_hold_release),
+    NATIVE("setPolicy", "(J[J)V", n_set_policy),
+    NATIVE("getState", "(J)I", n_get_state),
+    NATIVE("getReason", "(J)I", n_get_reason),
+    NATIVE("getRemaining", "(J)J", n_get_remaining),
+    NATIVE("getInfo", "(J[J)V", n_get_info),
+    NATIVE("getPolicy", "(J[J)V", n_get_policy),
+    NATIVE("nextDeadline", "(J)J", n_next_deadline),
+    NATIVE("poll", "(J)V", n_poll),
+    NATIVE("clockAdvance", "(JJ)V", n_clock_advance),
+    NATIVE("clockJumpWall", "(JJ)V", n_clock_jump_wall),
+    NATIVE("clockReboot", "(JJ)V", n_clock_reboot),
+    NATIVE("clockNow", "(J[J)V", n_clock_now),
+    NATIVE("snapshot", "(J)[B", n_snapshot),
+    NATIVE("attachCount", "()J", n_attach_count),
+    NATIVE("detachCount", "()J", n_detach_count),
+    NATIVE("escapedExceptionCount", "()J", n_escaped_exception_count),
+};
+
+static jclass global_class(JNIEnv *env, const char *name) {
+    jclass local = (*env)->FindClass(env, name);
+    if (local == NULL) return NULL;
+    jclass global = (jclass)(*env)->NewGlobalRef(env, local);
+    (*env)->DeleteLocalRef(env, local);
+    return global;
+}
+
+JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
+    (void)reserved;
+    JNIEnv *env = NULL;
+    if ((*vm)->GetEnv(vm, (void **)&env, JNI_VERSION_1_6) != JNI_OK) return JNI_ERR;
+    g_vm = vm;
+    if (pthread_key_create(&g_attached_key, detach_at_thread_exit) != 0) return JNI_ERR;
+
+    jclass bridge = (*env)->FindClass(env, BRIDGE_CLASS);
+    if (bridge == NULL) return JNI_ERR;
+    jint registered = (*env)->RegisterNatives(env, bridge, k_natives,
+                                              (jint)(sizeof(k_natives) / sizeof(k_natives[0])));
+    (*env)->DeleteLocalRef(env, bridge);
+    if (registered != JNI_OK) return JNI_ERR;
+
+    g_dispatcher_class = global_class(env, DISPATCHER_CLASS);
+    if (g_dispatcher_class == NULL) return JNI_ERR;
+    g_dispatcher_on_event =
+        (*env)->GetMethodID(env, g_dispatcher_class, "onNativeEvent", "(IIIIJJJ)V");
+    if (g_dispatcher_on_event == NULL) return JNI_ERR;
+
+    g_exception_class = global_class(env, EXCEPTION_CLASS);
+    if (g_exception_class == NULL) return JNI_ERR;
+    g_exception_from_status = (*env)->GetStaticMethodID(
+        env, g_exception_class, "fromStatus", "(ILjava/lang/String;)Ljava/lang/Throwable;");
+    if (g_exception_from_status == NULL) return JNI_ERR;
+    return JNI_VERSION_1_6;
+}
+
+JNIEXPORT void JNICALL JNI_OnUnload(JavaVM *vm, void *reserved) {
+    (void)reserved;
+    JNIEnv *env = NULL;
+    if ((*vm)->GetEnv(vm, (void **)&env, JNI_VERSION_1_6) != JNI_OK) return;
+    if (g_dispatcher_class != NULL) (*env)->DeleteGlobalRef(env, g_dispatcher_class);
+    if (g_exception_class != NULL) (*env)->DeleteGlobalRef(env, g_exception_class);
+    g_dispatcher_class = NULL;
+    g_exception_class = NULL;
+}

@@ -1,0 +1,172 @@
+package dev.inactivity
+
+// Kotlin names for the enumerations of include/inactivity.h. Each entry carries the C value;
+// the values are the contract, the Kotlin names are only spelling.
+
+/** Session states (inact_state). An enum, so a `when` over it is exhaustive. */
+enum class SessionState(val code: Int) {
+    /** Created; the session is not known yet (cold start, tokens being checked). */
+    LOADING(0),
+    /** A session runs and the user is present. */
+    ACTIVE(1),
+    /** The idle action is near; a countdown runs. */
+    WARNING(2),
+    /** The user must re-verify (PIN, biometrics). */
+    LOCKED(3),
+    /** The session is over; a full sign-in is needed. */
+    EXPIRED(4);
+
+    companion object {
+        private val byCode = entries.associateBy { it.code }
+        internal fun of(code: Int): SessionState =
+            byCode[code] ?: throw InactivityException.unknownValue("state", code)
+    }
+}
+
+/** Why the engine entered its current state (inact_reason). */
+enum class Reason(val code: Int) {
+    NONE(0),
+    STARTED(1),
+    RESTORED(2),
+    CONTINUED(3),
+    ACTIVITY(4),
+    UNLOCKED(5),
+    EXTENDED(6),
+    IDLE(7),
+    IDLE_TIMEOUT(8),
+    BACKGROUND_TIMEOUT(9),
+    MANUAL_LOCK(10),
+    UNTRUSTED_CLOCK(11),
+    ABSOLUTE_TIMEOUT(12),
+    LOCKED_TIMEOUT(13),
+    UNLOCK_FAILURES(14),
+    LOGOUT(15),
+    REVOKED(16),
+    PASSWORD_CHANGED(17),
+    RESTORE_FAILED(18);
+
+    companion object {
+        private val byCode = entries.associateBy { it.code }
+        internal fun of(code: Int): Reason =
+            byCode[code] ?: throw InactivityException.unknownValue("reason", code)
+    }
+}
+
+/** Kinds of user activity (inact_activity_kind); a policy says which of them count. */
+enum class ActivityKind(val bit: Int) {
+    TOUCH_DOWN(1 shl 0),
+    TOUCH_UP(1 shl 1),
+    TOUCH_MOVE(1 shl 2),
+    KEY(1 shl 3),
+    SCROLL(1 shl 4),
+    POINTER(1 shl 5),
+    PROGRAMMATIC(1 shl 6);
+
+    companion object {
+        /** Every kind a person produces: all but PROGRAMMATIC (INACT_ACTIVITY_USER). */
+        @JvmField
+        val USER: Set<ActivityKind> = java.util.Collections.unmodifiableSet(
+            java.util.EnumSet.complementOf(java.util.EnumSet.of(PROGRAMMATIC)),
+        )
+
+        internal fun maskOf(kinds: Set<ActivityKind>): Int = kinds.fold(0) { mask, k -> mask or k.bit }
+
+        internal fun setOf(mask: Int): Set<ActivityKind> {
+            val set = java.util.EnumSet.noneOf(ActivityKind::class.java)
+            entries.filterTo(set) { mask and it.bit != 0 }
+            return java.util.Collections.unmodifiableSet(set)
+        }
+    }
+}
+
+/** What happens when the idle timeout is reached (inact_idle_action). */
+enum class IdleAction(val code: Int) {
+    LOCK(0),
+    EXPIRE(1);
+
+    companion object {
+        internal fun of(code: Int): IdleAction =
+            entries.firstOrNull { it.code == code } ?: throw InactivityException.unknownValue("idle action", code)
+    }
+}
+
+/** Named policies (inact_preset); see [Policy.preset]. */
+enum class Preset(val code: Int) {
+    DEFAULT(0),
+    NIST_AAL2(1),
+    NIST_AAL3(2),
+    PCI_DSS(3),
+    BANKING(4),
+}
+
+/** How a token refresh was classified (inact_refresh_outcome). */
+enum class RefreshOutcome(val code: Int) {
+    /** 2xx: the session goes on. */
+    OK(0),
+    /** No network, 408, 429, 5xx: nothing changed; retry later. */
+    RETRY(1),
+    /** 401, or 400 with invalid_grant: the session is now EXPIRED (REVOKED). */
+    REVOKED(2),
+    /** Any other status: nothing changed; retrying will not help. */
+    FAILED(3);
+
+    companion object {
+        internal fun of(code: Int): RefreshOutcome =
+            entries.firstOrNull { it.code == code } ?: throw InactivityException.unknownValue("refresh outcome", code)
+    }
+}
+
+/** How timer-caused events are delivered (inact_delivery). */
+enum class Delivery(val code: Int) {
+    /** One process-wide native scheduler thread delivers timer-caused events. */
+    THREAD(0),
+    /** No thread: the host arms a timer for [InactivityEngine.nextDeadline] and calls [InactivityEngine.poll]. */
+    HOST(1);
+
+    companion object {
+        internal fun of(code: Int): Delivery =
+            entries.firstOrNull { it.code == code } ?: throw InactivityException.unknownValue("delivery", code)
+    }
+}
+
+/** Which clock an engine reads (inact_clock_kind). */
+enum class ClockKind(val code: Int) {
+    /** CLOCK_BOOTTIME: counts deep sleep and cannot be set by the user. */
+    SYSTEM(0),
+    /** Moves only when advanced; for tests and simulation. */
+    MANUAL(1);
+
+    companion object {
+        internal fun of(code: Int): ClockKind =
+            entries.firstOrNull { it.code == code } ?: throw InactivityException.unknownValue("clock", code)
+    }
+}
+
+/** Status codes of the C ABI (inact_status); carried by every [InactivityException]. */
+enum class Status(val code: Int) {
+    OK(0),
+    NULL_POINTER(-1),
+    INVALID_HANDLE(-2),
+    INVALID_ARGUMENT(-3),
+    INVALID_STATE(-4),
+    STRUCT_SIZE(-5),
+    BUFFER_TOO_SMALL(-6),
+    NOT_FOUND(-7),
+    WRONG_CLOCK(-8),
+    SNAPSHOT_TRUNCATED(-9),
+    SNAPSHOT_CHECKSUM(-10),
+    SNAPSHOT_VERSION(-11),
+    SNAPSHOT_INVALID(-12),
+    LIMIT(-13),
+    INTERNAL(-14),
+
+    /** A code this binding does not know (a newer library). */
+    UNKNOWN(Int.MIN_VALUE);
+
+    /** The library's static description of this status (inact_status_string). */
+    val description: String get() = NativeBridge.statusString(code)
+
+    companion object {
+        internal fun of(code: Int): Status = entries.firstOrNull { it.code == code && it != UNKNOWN } ?: UNKNOWN
+    }
+}

@@ -1,0 +1,323 @@
+package dev.inactivity
+
+import java.util.concurrent.CopyOnWriteArrayList
+import java.util.concurrent.Executor
+import java.util.concurrent.atomic.AtomicBoolean
+import java.util.concurrent.atomic.AtomicLong
+import kotlin.time.Duration
+
+/**
+ * One session-inactivity engine: the Kotlin face of an `inact_engine` of libinactivity.
+ * The engine decides; this class converts arguments and results and maps failures to
+ * exceptions ([InactivityException] subclasses carrying the library's message).
+ *
+ * ## Ownership and concurrency guarantees
+ * The engine owns a native handle, released by [close]. Close is idempotent (a
+ * compare-and-set on the handle) and every other method throws [IllegalStateException] after
+ * it. Every method may be called from any thread. A close racing with a call on another
+ * thread is safe: the library rejects the stale handle and this class reports the close.
+ * There is no finalizer: the listeners are held by a JNI global reference until close, so a
+ * garbage-collector safety net could never fire for an engine whose listener refers to it.
+ * Close the engine (`use { }`), or keep it for the life of the process (an Android app).
+ *
+ * ## Delivery
+ * Events reach every listener serialized and in order: on the calling thread before the
+ * call returns (unless another thread is delivering at that moment), on the native scheduler
+ * thread for timer-caused events in [Delivery.THREAD] mode, or through a listener's executor.
+ * The native scheduler thread is attached to the JVM once and detached when it exits.
+ *
+ * ## Reentrance
+ * A listener may call any method of its engine; the events that causes are delivered after
+ * the listener returns. [close] from inside a listener takes effect when it returns. [close]
+ * from another thread waits for a listener in progress: do not call it while holding a lock
+ * that a listener takes.
+ */
+class InactivityEngine private constructor(
+    handle: Long,
+    private val dispatcher: EventDispatcher,
+) : AutoCloseable {
+    private val handle = AtomicLong(handle)
+    private val closeActions = CopyOnWriteArrayList<() -> Unit>()
+
+    companion object {
+        /**
+         * Creates an engine in state LOADING.
+         * @param onListenerError receives every exception a listener throws (default: printed
+         *   to System.err, which is logcat on Android); delivery goes on.
+         */
+        @JvmStatic
+        @JvmOverloads
+        fun create(
+            policy: Policy = Policy.defaults(),
+            config: EngineConfig = EngineConfig(),
+            listener: InactivityListener? = null,
+            onListenerError: (Throwable) -> Unit = ::printListenerError,
+        ): InactivityEngine {
+            val dispatcher = EventDispatcher(onListenerError)
+            listener?.let { dispatcher.add(it, null) }
+            val handle = NativeBridge.create(config.toWire(), policy.toWire(), dispatcher)
+            return InactivityEngine(handle, dispatcher)
+        }
+
+        /** The library's version string ("1.0.0"). */
+        @JvmStatic
+        val libraryVersion: String get() = NativeBridge.libraryVersionString()
+
+        private fun printListenerError(t: Throwable) {
+            System.err.println("inactivity: a listener threw; the engine carries on")
+            t.printStackTrace()
+        }
+    }
+
+    /** True once [close] ran. */
+    val isClosed: Boolean get() = handle.get() == 0L
+
+    /**
+     * Destroys the native engine. Idempotent. After it returns no listener of this engine runs
+     * again (from inside a listener: when that listener returns). Runs the [addCloseHandler] actions.
+     */
+    override fun close() {
+        while (true) {
+            val h = handle.get()
+            if (h == 0L) return
+            if (handle.compareAndSet(h, 0L)) {
+                try {
+                    NativeBridge.destroy(h)
+                } finally {
+                    for (action in closeActions) runCatching(action)
+                    closeActions.clear()
+                }
+                return
+            }
+        }
+    }
+
+    /** Runs [action] once when the engine closes (at once if it is closed already). */
+    fun addCloseHandler(action: () -> Unit): Registration {
+        closeActions.add(action)
+        if (isClosed && closeActions.remove(action)) action()
+        return Registration { closeActions.remove(action) }
+    }
+
+    /** Adds a listener; with an [executor], its events are posted there (in order). */
+    @JvmOverloads
+    fun addListener(executor: Executor? = null, listener: InactivityListener): Registration {
+        checkOpen()
+        return dispatcher.add(listener, executor)
+    }
+
+    // ----- inputs ---------------------------------------------------------------------------
+
+    /** Starts a session (signed in): LOADING or EXPIRED -> ACTIVE (STARTED). */
+    fun start() = call { NativeBridge.start(it) }
+
+    /** Restores a snapshot from [snapshot]; LOADING only. Corrupt bytes throw [SnapshotException]. */
+    fun restore(bytes: ByteArray) = call { NativeBridge.restore(it, bytes) }
+
+    /** Records user activity of one kind; ignored where the policy or the state says so. */
+    @JvmOverloads
+    fun activity(kind: ActivityKind = ActivityKind.TOUCH_DOWN) = call { NativeBridge.activity(it, kind.bit) }
+
+    /** The user chose Continue: WARNING -> ACTIVE (CONTINUED). */
+    fun continueSession() = call { NativeBridge.continueSession(it) }
+
+    /** Locks now: ACTIVE/WARNING -> LOCKED (MANUAL_LOCK); a no-op in LOCKED. */
+    fun lock() = call { NativeBridge.lock(it) }
+
+    /** The host verified the user: LOCKED -> ACTIVE (UNLOCKED). */
+    fun unlock() = call { NativeBridge.unlock(it) }
+
+    /** A re-verification failed (LOCKED only); returns the failures in a row after this call. */
+    fun unlockFailed(): Int = call { NativeBridge.unlockFailed(it) }
+
+    /** Ends the session with [reason] (LOGOUT, REVOKED or PASSWORD_CHANGED) -> EXPIRED. */
+    @JvmOverloads
+    fun end(reason: Reason = Reason.LOGOUT) = call { NativeBridge.end(it, reason.code) }
+
+    /**
+     * Reports a token refresh result: [httpStatus] 0 for "no response", else 100..599;
+     * [oauthError] the OAuth "error" field. Only [RefreshOutcome.REVOKED] changes the engine.
+     */
+    @JvmOverloads
+    fun refreshResult(httpStatus: Int, oauthError: String? = null): RefreshOutcome {
+        require(oauthError == null || oauthError.indexOf('\u0000') < 0) { "oauthError must not contain NUL" }
+        val utf8 = oauthError?.toByteArray(Charsets.UTF_8)
+        return RefreshOutcome.of(call { NativeBridge.refreshResult(it, httpStatus, utf8) })
+    }
+
+    /** The app went to background. */
+    fun background() = call { NativeBridge.background(it) }
+
+    /** The app came to foreground; a too-long background locks before this returns. */
+    fun foreground() = call { NativeBridge.foreground(it) }
+
+    /** A window (an Android activity) became visible. */
+    fun windowShown() = call { NativeBridge.windowShown(it) }
+
+    /** A window was hidden; background follows after the policy's grace with none shown. */
+    fun windowHidden() = call { NativeBridge.windowHidden(it) }
+
+    /** Opens a scope with a stricter idle timeout; close the returned [Scope] to pop it. */
+    fun pushScope(idleTimeout: Duration): Scope {
+        val id = call { NativeBridge.scopePush(it, idleTimeout.toWireMs()) }
+        return Scope(this, id)
+    }
+
+    /** Pops a scope by id, in any order. */
+    fun popScope(scopeId: Long) = call { NativeBridge.scopePop(it, scopeId) }
+
+    /** Suspends the idle countdown until the returned [Hold] is closed (a video plays). */
+    fun acquireHold(): Hold = Hold(this, call { NativeBridge.holdAcquire(it) })
+
+    /** Releases a hold by id. */
+    fun releaseHold(holdId: Long) = call { NativeBridge.holdRelease(it, holdId) }
+
+    /** The engine's policy; setting it recomputes every deadline at once. */
+    var policy: Policy
+        get() {
+            val v = LongArray(NativeBridge.POLICY_FIELDS)
+            call { NativeBridge.getPolicy(it, v) }
+            return Policy.fromWire(v)
+        }
+        set(value) {
+            val wire = value.toWire()
+            call { NativeBridge.setPolicy(it, wire) }
+        }
+
+    // ----- queries (each evaluates deadlines first, so it may deliver a catch-up event) -----
+
+    val state: SessionState get() = SessionState.of(call { NativeBridge.getState(it) })
+
+    val reason: Reason get() = Reason.of(call { NativeBridge.getReason(it) })
+
+    /** State and reason read together. */
+    val status: SessionStatus get() = info().let { SessionStatus(it.state, it.reason) }
+
+    /** Time to the next lock or expiry; [Duration.INFINITE] if none is scheduled. */
+    val remaining: Duration get() = call { NativeBridge.getRemaining(it) }.wireMsToDuration()
+
+    /** A full view of the engine. */
+    fun info(): EngineInfo {
+        val v = LongArray(NativeBridge.INFO_FIELDS)
+        call { NativeBridge.getInfo(it, v) }
+        return EngineInfo.fromWire(v)
+    }
+
+    // ----- host-mode delivery -----------------------------------------------------------------
+
+    /** Time until the engine next needs [poll]: zero when due, INFINITE when nothing is scheduled. */
+    fun nextDeadline(): Duration = call { NativeBridge.nextDeadline(it) }.wireMsToDuration()
+
+    /** Evaluates deadlines now and delivers due events on this thread. Early or late is harmless. */
+    fun poll() = call { NativeBridge.poll(it) }
+
+    // ----- manual clock (other clocks throw WrongClockException) ------------------------------
+
+    /** Moves the manual clock forward; every due event is delivered inside the call, in order. */
+    fun advanceClock(by: Duration) = call { NativeBridge.clockAdvance(it, by.toWireMs()) }
+
+    /** Moves only the manual wall clock (negative: the user set it back). */
+    fun jumpWallClock(by: Duration) = call { NativeBridge.clockJumpWall(it, by.toWireMs()) }
+
+    /** Simulates a reboot: new boot id, monotonic clock at 0, wall clock forward by [downtime]. */
+    fun rebootClock(downtime: Duration) = call { NativeBridge.clockReboot(it, downtime.toWireMs()) }
+
+    /** Reads the engine's clock (any clock kind). */
+    fun clockNow(): ClockReading {
+        val v = LongArray(NativeBridge.CLOCK_FIELDS)
+        call { NativeBridge.clockNow(it, v) }
+        return ClockReading(v[0], v[1], v[2])
+    }
+
+    // ----- snapshot ------------------------------------------------------------------------------
+
+    /** The session as bytes, to persist when the app goes to background; not in LOADING. */
+    fun snapshot(): ByteArray = call { NativeBridge.snapshot(it) }
+
+    // ----- plumbing -----------------------------------------------------------------------------
+
+    private fun checkOpen(): Long {
+        val h = handle.get()
+        check(h != 0L) { "InactivityEngine is closed" }
+        return h
+    }
+
+    private inline fun <T> call(block: (Long) -> T): T {
+        val h = checkOpen()
+        try {
+            return block(h)
+        } catch (e: InvalidHandleException) {
+            // Closed by another thread between the check and the call: report it as a close.
+            if (isClosed) throw IllegalStateException("InactivityEngine is closed", e)
+            throw e
+        }
+    }
+
+    override fun toString(): String = if (isClosed) "InactivityEngine(closed)" else "InactivityEngine(${handle.get()})"
+}
+
+/** An open scope; [close] pops it (once). */
+class Scope internal constructor(private val engine: InactivityEngine, val id: Long) : AutoCloseable {
+    private val open = AtomicBoolean(true)
+    override fun close() {
+        if (open.compareAndSet(true, false)) engine.popScope(id)
+    }
+}
+
+/** An open hold; [close] releases it (once). */
+class Hold internal constructor(private val engine: InactivityEngine, val id: Long) : AutoCloseable {
+    private val open = AtomicBoolean(true)
+    override fun close() {
+        if (open.compareAndSet(true, false)) engine.releaseHold(id)
+    }
+}
+
+/** The engine's clock: monotonic ms, wall ms since 1970, boot id. */
+data class ClockReading(val monotonicMs: Long, val wallMs: Long, val bootId: Long)
+
+/**
+ * A full view of an engine (inact_info). Instants are engine-clock ms, null when none;
+ * durations are [Duration.INFINITE] when nothing is scheduled.
+ */
+data class EngineInfo(
+    val state: SessionState,
+    val reason: Reason,
+    val delivery: Delivery,
+    val clock: ClockKind,
+    val inBackground: Boolean,
+    val visibleWindows: Int,
+    val openScopes: Int,
+    val openHolds: Int,
+    val unlockFailures: Int,
+    val nowMs: Long,
+    val remaining: Duration,
+    /** The next engine-clock instant the engine must be evaluated at; null if none. */
+    val nextDeadlineAtMs: Long?,
+    val effectiveIdleTimeout: Duration,
+    val startedAtMs: Long?,
+    val lastActivityMs: Long?,
+    val backgroundSinceMs: Long?,
+    val lockedAtMs: Long?,
+) {
+    internal companion object {
+        fun fromWire(v: LongArray) = EngineInfo(
+            state = SessionState.of(v[NativeBridge.I_STATE].toInt()),
+            reason = Reason.of(v[NativeBridge.I_REASON].toInt()),
+            delivery = Delivery.of(v[NativeBridge.I_DELIVERY].toInt()),
+            clock = ClockKind.of(v[NativeBridge.I_CLOCK].toInt()),
+            inBackground = v[NativeBridge.I_IN_BACKGROUND] != 0L,
+            visibleWindows = v[NativeBridge.I_VISIBLE_WINDOWS].toInt(),
+            openScopes = v[NativeBridge.I_OPEN_SCOPES].toInt(),
+            openHolds = v[NativeBridge.I_OPEN_HOLDS].toInt(),
+            unlockFailures = v[NativeBridge.I_UNLOCK_FAILURES].toInt(),
+            nowMs = v[NativeBridge.I_NOW_MS],
+            remaining = v[NativeBridge.I_REMAINING_MS].wireMsToDuration(),
+            nextDeadlineAtMs = v[NativeBridge.I_NEXT_DEADLINE_MS].wireInstantOrNull(),
+            effectiveIdleTimeout = v[NativeBridge.I_EFFECTIVE_IDLE_TIMEOUT_MS].wireMsToDuration(),
+            startedAtMs = v[NativeBridge.I_STARTED_AT_MS].wireInstantOrNull(),
+            lastActivityMs = v[NativeBridge.I_LAST_ACTIVITY_MS].wireInstantOrNull(),
+            backgroundSinceMs = v[NativeBridge.I_BACKGROUND_SINCE_MS].wireInstantOrNull(),
+            lockedAtMs = v[NativeBridge.I_LOCKED_AT_MS].wireInstantOrNull(),
+        )
+    }
+}

@@ -1,0 +1,154 @@
+package dev.inactivity
+
+import org.junit.Assert.assertEquals
+import org.junit.Assert.assertThrows
+import org.junit.Assert.assertTrue
+import org.junit.Test
+import kotlin.time.Duration
+import kotlin.time.Duration.Companion.days
+import kotlin.time.Duration.Companion.minutes
+import kotlin.time.Duration.Companion.seconds
+
+/**
+ * Every bad input the Kotlin API can express: the library rejects it with its status and its
+ * message (mapped to an exception), and the engine is unchanged.
+ */
+class BadInputTest {
+    private inline fun <reified T : Throwable> rejects(engine: InactivityEngine?, vararg words: String, noinline call: () -> Unit): T {
+        val before = engine?.info()
+        val e = assertThrows(T::class.java) { call() }
+        val message = e.message ?: ""
+        assertTrue("empty message for ${T::class.simpleName}", message.isNotBlank())
+        for (w in words) assertTrue("message '$message' should mention '$w'", message.contains(w, ignoreCase = true))
+        if (engine != null && before != null) {
+            val after = engine.info()
+            assertEquals("engine changed by a failed call", before.copy(nowMs = 0, remaining = Duration.ZERO), after.copy(nowMs = 0, remaining = Duration.ZERO))
+        }
+        return e
+    }
+
+    private val d = Policy.defaults()
+
+    @Test
+    fun invalid_policies_are_rejected_with_a_message_naming_the_field() {
+        rejects<InvalidArgumentException>(null, "idle") { d.copy(idleTimeout = Duration.ZERO).validate() }
+        rejects<InvalidArgumentException>(null, "warning") { d.copy(warning = 15.minutes).validate() }
+        rejects<InvalidArgumentException>(null, "warning") { d.copy(warning = 20.minutes).validate() }
+        rejects<InvalidArgumentException>(null, "background") { d.copy(backgroundTimeout = (-1).seconds).validate() }
+        rejects<InvalidArgumentException>(null, "tick") { d.copy(tick = (-1).ms).validate() }
+        rejects<InvalidArgumentException>(null, "grace") { d.copy(backgroundGrace = (-1).ms).validate() }
+        rejects<InvalidArgumentException>(null, "absolute") { d.copy(absoluteTimeout = -Duration.INFINITE).validate() }
+        rejects<InvalidArgumentException>(null, "idle") { d.copy(idleTimeout = (101 * 366).days).validate() }
+        val e = rejects<InvalidArgumentException>(null, "warning") {
+            InactivityEngine.create(d.copy(warning = 15.minutes), EngineConfig.manual(), Recorder())
+        }
+        assertEquals(Status.INVALID_ARGUMENT, e.status)
+        assertThrows(IllegalArgumentException::class.java) { d.copy(maxUnlockFailures = -1) }
+    }
+
+    @Test
+    fun invalid_configs_are_rejected() {
+        rejects<InvalidArgumentException>(null) { InactivityEngine.create(d, EngineConfig.manual(startMs = -1)) }
+        rejects<InvalidArgumentException>(null) { InactivityEngine.create(d, EngineConfig.manual(bootId = 0)) }
+    }
+
+    @Test
+    fun inputs_the_state_does_not_allow_change_nothing() {
+        manualEngine().use { engine ->
+            // LOADING
+            rejects<InvalidStateException>(engine) { engine.continueSession() }
+            rejects<InvalidStateException>(engine) { engine.lock() }
+            rejects<InvalidStateException>(engine) { engine.unlock() }
+            rejects<InvalidStateException>(engine) { engine.unlockFailed() }
+            rejects<InvalidStateException>(engine) { engine.snapshot() }
+            engine.start()
+            // ACTIVE
+            rejects<InvalidStateException>(engine) { engine.start() }
+            rejects<InvalidStateException>(engine) { engine.continueSession() }
+            rejects<InvalidStateException>(engine) { engine.unlock() }
+            rejects<InvalidStateException>(engine) { engine.unlockFailed() }
+            rejects<InvalidStateException>(engine) { engine.restore(engine.snapshot()) }
+            rejects<InvalidStateException>(engine) { engine.windowHidden() }
+            engine.end()
+            // EXPIRED
+            rejects<InvalidStateException>(engine) { engine.lock() }
+            assertEquals(SessionStatus(SessionState.EXPIRED, Reason.LOGOUT), engine.status)
+        }
+    }
+
+    @Test
+    fun out_of_range_arguments_change_nothing() {
+        manualEngine().use { engine ->
+            engine.start()
+            rejects<InvalidArgumentException>(engine) { engine.end(Reason.IDLE_TIMEOUT) }
+            rejects<InvalidArgumentException>(engine) { engine.end(Reason.NONE) }
+            rejects<InvalidArgumentException>(engine) { engine.refreshResult(99) }
+            rejects<InvalidArgumentException>(engine) { engine.refreshResult(600) }
+            rejects<InvalidArgumentException>(engine) { engine.refreshResult(-1) }
+            assertThrows(IllegalArgumentException::class.java) { engine.refreshResult(400, "invalid_grant\u0000x") }
+            rejects<InvalidArgumentException>(engine) { engine.pushScope(Duration.ZERO) }
+            rejects<InvalidArgumentException>(engine) { engine.pushScope(30.seconds) } // not above warning
+            rejects<InvalidArgumentException>(engine) { engine.pushScope(-(1.seconds)) }
+            rejects<InvalidArgumentException>(engine) { engine.pushScope(Duration.INFINITE) }
+            rejects<NotFoundException>(engine) { engine.popScope(12345) }
+            rejects<NotFoundException>(engine) { engine.releaseHold(12345) }
+            rejects<InvalidArgumentException>(engine, "warning") { engine.policy = d.copy(warning = d.idleTimeout) }
+            rejects<InvalidArgumentException>(engine) { engine.advanceClock((-1).ms) }
+            rejects<InvalidArgumentException>(engine) { engine.rebootClock((-1).ms) }
+            val scope = engine.pushScope(2.minutes)
+            // warning must stay shorter than every open scope's idle timeout
+            rejects<InvalidArgumentException>(engine) { engine.policy = d.copy(warning = 3.minutes) }
+            scope.close()
+            rejects<NotFoundException>(engine) { engine.popScope(scope.id) }
+            assertEquals(SessionStatus(SessionState.ACTIVE, Reason.STARTED), engine.status)
+        }
+    }
+
+    @Test
+    fun manual_clock_calls_on_the_system_clock_are_wrong_clock() {
+        InactivityEngine.create(d, EngineConfig(delivery = Delivery.HOST)).use { engine ->
+            val e = rejects<WrongClockException>(engine) { engine.advanceClock(1.seconds) }
+            assertEquals(Status.WRONG_CLOCK, e.status)
+            rejects<WrongClockException>(engine) { engine.jumpWallClock(1.seconds) }
+            rejects<WrongClockException>(engine) { engine.rebootClock(1.seconds) }
+            assertTrue(engine.clockNow().bootId != 0L) // reading works for every clock
+        }
+    }
+
+    @Test
+    fun corrupt_snapshots_are_rejected_and_fail_secure() {
+        val good = manualEngine().use { it.start(); it.snapshot() }
+        fun restoreExpect(bytes: ByteArray, status: Status) {
+            manualEngine().use { engine ->
+                val e = assertThrows(SnapshotException::class.java) { engine.restore(bytes) }
+                assertEquals(status, e.status)
+                assertTrue(e.message!!.isNotBlank())
+                assertEquals(SessionStatus(SessionState.EXPIRED, Reason.RESTORE_FAILED), engine.status)
+            }
+        }
+        restoreExpect(ByteArray(0), Status.SNAPSHOT_TRUNCATED)
+        restoreExpect(good.copyOf(good.size - 1), Status.SNAPSHOT_TRUNCATED)
+        restoreExpect(good.copyOf().also { it[it.size / 2] = (it[it.size / 2] + 1).toByte() }, Status.SNAPSHOT_CHECKSUM)
+    }
+
+    @Test
+    fun forged_and_stale_handles_are_rejected_by_the_library() {
+        assertThrows(InvalidHandleException::class.java) { NativeBridge.getState(0x1234_5678_9abcL) }
+        assertThrows(InvalidHandleException::class.java) { NativeBridge.getState(0L) }
+        assertThrows(InvalidHandleException::class.java) { NativeBridge.destroy(0x1234_5678_9abcL) }
+        NativeBridge.destroy(0L) // handle 0: a documented no-op
+        val engine = manualEngine()
+        val h = engine.toString().substringAfter('(').substringBefore(')').toLong()
+        engine.close()
+        assertThrows(InvalidHandleException::class.java) { NativeBridge.start(h) }
+        assertThrows(InvalidHandleException::class.java) { NativeBridge.destroy(h) }
+    }
+
+    @Test
+    fun unknown_status_codes_map_to_a_plain_inactivity_exception() {
+        val e = InactivityException.fromStatus(-999, "boom") as InactivityException
+        assertEquals(Status.UNKNOWN, e.status)
+        assertTrue(e.message!!.contains("-999"))
+        assertEquals(Status.LIMIT, (InactivityException.fromStatus(-13, "x") as LimitException).status)
+    }
+}
