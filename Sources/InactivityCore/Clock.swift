@@ -79,8 +79,8 @@ public enum SystemClock {
 /// A clock that moves only when told: for tests, simulations and hosts that replay time.
 /// Advancing it delivers every due event of every engine that uses it, inside the call.
 public final class ManualClock: Sendable {
-    private let reading: Mutex<ClockReading>
-    private let engines = Mutex<[WeakEngine]>([])
+    private let reading: Locked<ClockReading>
+    private let engines = Locked<[WeakEngine]>([])
 
     /// - Parameters: monotonicMs >= 0; bootID != 0.
     public init(monotonicMs: Int64 = 0, wallMs: Int64 = 1_700_000_000_000, bootID: UInt64 = 1) throws(InactivityError) {
@@ -90,7 +90,7 @@ public final class ManualClock: Sendable {
         guard bootID != 0 else {
             throw InactivityError(.invalidArgument, "manual_boot_id must not be 0")
         }
-        reading = Mutex(ClockReading(monotonicMs: monotonicMs, wallMs: wallMs, bootID: bootID))
+        reading = Locked(ClockReading(monotonicMs: monotonicMs, wallMs: wallMs, bootID: bootID))
     }
 
     public func now() -> ClockReading { reading.withLock { $0 } }

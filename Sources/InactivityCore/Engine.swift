@@ -62,7 +62,7 @@ public final class InactivityEngine: @unchecked Sendable {
 
     /// This engine's slot in the registry's gate memory. Set once, during init.
     private var gate: UnsafeMutablePointer<ActivityGate> = InactivityEngine.placeholderGate
-    private let core: Mutex<Core>
+    private let core: Locked<Core>
     private let onEvent: (@Sendable (SessionEvent) -> Void)?
     private let onClose: (@Sendable () -> Void)?
     private let finalized = Atomic<Bool>(false)
@@ -98,7 +98,7 @@ public final class InactivityEngine: @unchecked Sendable {
         self.onEvent = onEvent
         self.onClose = onClose
         self.usesScheduler = delivery == .thread && !clock.isManual
-        self.core = Mutex(Core(machine: SessionMachine(policy: policy, now: now)))
+        self.core = Locked(Core(machine: SessionMachine(policy: policy, now: now)))
         // Registration needs `self`, so the handle and gate are assigned after it.
         do {
             (handle, gate) = try Registry.shared.register(self, now: now)

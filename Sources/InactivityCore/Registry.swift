@@ -26,7 +26,7 @@ final class Registry: @unchecked Sendable {
         var free: [UInt32] = []
     }
 
-    private let table = Mutex(Table())
+    private let table = Locked(Table())
     /// Chunk pointers (as integers), published with release ordering before any handle into them.
     private let chunks: UnsafeMutablePointer<Atomic<UInt>>
 

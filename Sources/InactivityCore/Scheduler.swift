@@ -38,7 +38,7 @@ final class Scheduler: @unchecked Sendable {
         var timerAt: Int64?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// Wake-ups of the scheduler thread (for benchmarks: none while nothing is due).
     let wakeups = Atomic<UInt64>(0)
     /// Times the scheduler thread was started.
