@@ -1,2 +1,146 @@
+// inactivity-demo: shows what the engine does, runs scenario files, and drives an engine live.
+//
+//   inactivity-demo                       the built-in demo on a manual clock (about a second)
+//   inactivity-demo --scenario FILE       run a scenario file; exit 1 if an expectation fails
+//   inactivity-demo --live [--preset P]   the real clock in a terminal
+//
+// Exit codes: 0 success, 1 an expectation failed, 2 bad input (usage, file, scenario text).
+
+import Foundation
 import InactivityCore
-print("demo")
+
+enum Exit {
+    static let ok: Int32 = 0
+    static let failed: Int32 = 1
+    static let badInput: Int32 = 2
+}
+
+let usage = """
+    usage: inactivity-demo [--no-ticks] [--quiet]
+           inactivity-demo --scenario FILE [--no-ticks] [--quiet]
+           inactivity-demo --check FILE...
+           inactivity-demo --live [--preset NAME]
+
+      (no arguments)    play the built-in banking demo on a manual clock
+      --scenario FILE   play a scenario file (format: docs/scenarios.md); exit 1 if an
+                        expectation fails, 2 if the file cannot be read or parsed
+      --check FILE...   parse scenario files only
+      --live            drive an engine on the real clock from the keyboard
+      --preset NAME     the policy for --live: \(Names.list(Names.presets.map(\.0))), or demo (default: short timeouts)
+      --no-ticks        leave countdown ticks out of the timeline
+      --quiet           print only failures and the summary
+      --help            this text
+    """
+
+func standardError(_ text: String) {
+    FileHandle.standardError.write((text + "\n").data(using: .utf8)!)
+}
+
+/// A one-line error for bad input, exit 2.
+func badInput(_ message: String) -> Never {
+    standardError("inactivity-demo: \(message)")
+    exit(Exit.badInput)
+}
+
+struct Arguments {
+    enum Mode { case demo, scenario(String), check([String]), live }
+    var mode = Mode.demo
+    var options = RunOptions()
+    var preset: String?
+
+    static func parse(_ args: [String]) -> Arguments {
+        var result = Arguments()
+        var i = 0
+        func value(_ flag: String) -> String {
+            i += 1
+            guard i < args.count, !args[i].hasPrefix("--") else { badInput("\(flag) needs a value (see --help)") }
+            return args[i]
+        }
+        var modeSet = false
+        func setMode(_ mode: Mode, _ flag: String) {
+            if modeSet { badInput("\(flag) cannot be combined with another mode (see --help)") }
+            modeSet = true
+            result.mode = mode
+        }
+        while i < args.count {
+            let arg = args[i]
+            switch arg {
+            case "--help", "-h":
+                print(usage)
+                exit(Exit.ok)
+            case "--scenario": setMode(.scenario(value(arg)), arg)
+            case "--check":
+                var files: [String] = []
+                while i + 1 < args.count, !args[i + 1].hasPrefix("--") { i += 1; files.append(args[i]) }
+                if files.isEmpty { badInput("--check needs at least one file") }
+                setMode(.check(files), arg)
+            case "--live": setMode(.live, arg)
+            case "--preset": result.preset = value(arg)
+            case "--no-ticks": result.options.showTicks = false
+            case "--quiet": result.options.quiet = true
+            default:
+                badInput(arg.hasPrefix("-") ? "unknown option '\(arg)' (see --help)" : "unexpected argument '\(arg)' (see --help)")
+            }
+            i += 1
+        }
+        if result.preset != nil, case .live = result.mode {} else if result.preset != nil {
+            badInput("--preset applies to --live only")
+        }
+        return result
+    }
+}
+
+func loadScenario(_ path: String) -> Scenario {
+    let text: String
+    do {
+        text = try String(contentsOfFile: path, encoding: .utf8)
+    } catch {
+        let reason = FileManager.default.fileExists(atPath: path) ? "cannot be read as UTF-8 text" : "no such file"
+        badInput("\(path): \(reason)")
+    }
+    do throws(ScenarioError) {
+        return try ScenarioParser.parse(text, source: path)
+    } catch {
+        badInput(error.line.map { "\(path):\($0): \(error.message)" } ?? "\(path): \(error.message)")
+    }
+}
+
+/// Plays a scenario, prints the timeline and a summary; returns the exit code.
+func play(_ scenario: Scenario, options: RunOptions, label: String) -> Int32 {
+    let runner = ScenarioRunner(scenario, options: options) { print($0) }
+    let result = runner.run()
+    if !options.quiet { print("") }
+    if result.passed {
+        print("\(label): \(result.checksPassed) expectations met")
+        return Exit.ok
+    }
+    for f in result.failures {
+        standardError("inactivity-demo: \(scenario.source):\(f.line): \(f.message)")
+    }
+    print("\(label): \(result.failures.count) failed, \(result.checksPassed) met")
+    return Exit.failed
+}
+
+let arguments = Arguments.parse(Array(CommandLine.arguments.dropFirst()))
+switch arguments.mode {
+case .demo:
+    let scenario: Scenario
+    do throws(ScenarioError) {
+        scenario = try ScenarioParser.parse(DemoScenario.text, source: "built-in demo")
+    } catch {
+        fatalError("the built-in demo does not parse: \(error)")
+    }
+    var options = arguments.options
+    options.showChecks = false
+    exit(play(scenario, options: options, label: "demo"))
+case .scenario(let path):
+    exit(play(loadScenario(path), options: arguments.options, label: path))
+case .check(let paths):
+    for path in paths {
+        let s = loadScenario(path)
+        print("\(path): ok (\(s.steps.count) steps)")
+    }
+    exit(Exit.ok)
+case .live:
+    exit(LiveMode.run(presetName: arguments.preset))
+}

@@ -1,0 +1,148 @@
+// A scenario: an initial policy and a list of timed steps (inputs, process events, checks).
+// The text format is documented in docs/scenarios.md; ScenarioParser reads it and
+// ScenarioRunner plays it on a manual clock.
+
+import InactivityCore
+
+struct Scenario {
+    var name: String?
+    /// Where the text came from, for messages ("scenarios/banking.scenario" or "built-in demo").
+    var source: String
+    var policy: SessionPolicy
+    /// How the policy was written: the preset's name, plus "+ overrides" when `set` lines follow.
+    var policyLabel: String
+    /// In time order (ties keep source order).
+    var steps: [Step]
+}
+
+struct Step {
+    /// Scenario time (ms since the scenario began).
+    var timeMs: Int64
+    /// 1-based line in the source text.
+    var line: Int
+    var command: Command
+    /// The text of the command as written (for the timeline), without the time prefix.
+    var text: String
+    /// An error this input must fail with (`expect error ...` on the next line), and that line.
+    var expectedError: (code: InactivityError.Code, line: Int)?
+    /// A later occurrence of a repeated line (`every ... until ...`): printed only when
+    /// something happens.
+    var isRepeat = false
+}
+
+enum Command {
+    // Engine inputs.
+    case start
+    case activity(ActivityKind)
+    case continueSession
+    case lock
+    case unlock
+    case unlockFailed
+    case end(Reason)
+    case refresh(status: Int32, oauthError: String?)
+    case background
+    case foreground
+    case windowShown
+    case windowHidden
+    case pushScope(name: String, idleTimeoutMs: Int64)
+    case popScope(name: String)
+    case hold(name: String)
+    case release(name: String)
+    case setPolicy(SessionPolicy)
+    case restore(corrupt: Bool)
+    // The process and the device.
+    case save
+    case kill
+    case launch
+    case reboot
+    case wallJump(Int64)
+    case freeze(Int64)
+    // Narrative and checks.
+    case note(String)
+    case expect(Expectation)
+
+    /// True for the calls that go to the engine (and may fail with a status).
+    var isEngineInput: Bool {
+        switch self {
+        case .save, .kill, .launch, .reboot, .wallJump, .freeze, .note, .expect: false
+        default: true
+        }
+    }
+}
+
+enum Expectation {
+    /// The state, optionally the reason, optionally the instant of the last state change.
+    case state(SessionState, Reason?, sinceMs: Int64?)
+    /// Milliseconds to the next lock or expiry (SessionPolicy.never for none).
+    case remaining(Int64)
+    /// The outcome of the most recent `refresh`.
+    case refresh(RefreshOutcome)
+    case unlockFailures(UInt32)
+    case background(Bool)
+    /// The effective idle timeout (the policy's and every open scope's minimum).
+    case idleTimeout(Int64)
+    /// Countdown ticks delivered since the last state change.
+    case ticks(Int)
+}
+
+/// A scenario that cannot be run: a one-line message with the line it applies to.
+struct ScenarioError: Error, CustomStringConvertible {
+    var line: Int?
+    var message: String
+
+    var description: String { line.map { "line \($0): \(message)" } ?? message }
+}
+
+// MARK: - Names used in scenario files and in the timeline
+
+enum Names {
+    static let presets: [(String, SessionPolicy.Preset)] = [
+        ("default", .default), ("nist-aal2", .nistAAL2), ("nist-aal3", .nistAAL3),
+        ("pci-dss", .pciDSS), ("banking", .banking),
+    ]
+
+    static let activityKinds: [(String, ActivityKind)] = [
+        ("touch-down", .touchDown), ("touch-up", .touchUp), ("touch-move", .touchMove),
+        ("key", .key), ("scroll", .scroll), ("pointer", .pointer), ("programmatic", .programmatic),
+    ]
+
+    static let refreshOutcomes: [(String, RefreshOutcome)] = [
+        ("ok", .ok), ("retry", .retry), ("revoked", .revoked), ("failed", .failed),
+    ]
+
+    static let endReasons: [(String, Reason)] = [
+        ("logout", .logout), ("revoked", .revoked), ("password-changed", .passwordChanged),
+    ]
+
+    static func state(_ text: String) -> SessionState? {
+        SessionState.allCases.first { $0.description == text.uppercased() }
+    }
+
+    /// Reasons are written as the core prints them: `idle-timeout`, `manual-lock`, ...
+    static func reason(_ text: String) -> Reason? {
+        Reason.allCases.first { $0.description == text.lowercased() }
+    }
+
+    static func errorCode(_ text: String) -> InactivityError.Code? {
+        InactivityError.Code.allCases.first { errorCodeName($0) == text.lowercased() }
+    }
+
+    /// `invalidState` -> `invalid-state`.
+    static func errorCodeName(_ code: InactivityError.Code) -> String {
+        var out = ""
+        for ch in "\(code)" {
+            if ch.isUppercase { out += "-" + ch.lowercased() } else { out.append(ch) }
+        }
+        return out
+    }
+
+    static func refreshOutcome(_ outcome: RefreshOutcome) -> String {
+        refreshOutcomes.first { $0.1 == outcome }!.0
+    }
+
+    static func preset(_ preset: SessionPolicy.Preset) -> String {
+        presets.first { $0.1 == preset }!.0
+    }
+
+    static func list(_ names: [String]) -> String { names.joined(separator: ", ") }
+}

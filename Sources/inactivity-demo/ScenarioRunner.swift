@@ -1,0 +1,380 @@
+// Plays a Scenario on a manual clock and prints its timeline.
+//
+// The runner stands for the host app and its device: it owns the clock while the app is
+// "killed", creates a new engine on "launch", and moves time. Between two steps it lets time
+// run the way it runs for a live process: it advances the manual clock to each of the engine's
+// deadlines in turn (as the scheduler thread wakes at each one), so the WARNING and every
+// countdown tick show up at their own instant. `freeze` is the exception: it jumps the clock
+// in one call, as when the OS suspends the process, and the engine catches up in one event.
+
+import InactivityCore
+import Synchronization
+
+/// Events arrive on the calling thread inside each engine call (manual clock), and are
+/// collected here until the runner prints them.
+final class EventInbox: Sendable {
+    private let events = Mutex<[SessionEvent]>([])
+
+    func push(_ event: SessionEvent) { events.withLock { $0.append(event) } }
+
+    func drain() -> [SessionEvent] {
+        events.withLock { list in
+            defer { list.removeAll() }
+            return list
+        }
+    }
+}
+
+struct RunOptions {
+    /// Print each expectation as it is checked (scenario files), or only failed ones (the demo).
+    var showChecks = true
+    /// Print countdown ticks.
+    var showTicks = true
+    /// Print nothing but failures and the summary.
+    var quiet = false
+}
+
+struct RunResult {
+    var checksPassed = 0
+    /// (line, message) for each failed expectation or unexpected engine error.
+    var failures: [(line: Int, message: String)] = []
+    var passed: Bool { failures.isEmpty }
+}
+
+final class ScenarioRunner {
+    let scenario: Scenario
+    let options: RunOptions
+    private let emit: (String) -> Void
+    private var result = RunResult()
+
+    // The device and the app.
+    private var clock: ManualClock?
+    /// The device clock while no app runs.
+    private var deviceClock = ClockReading(monotonicMs: 0, wallMs: 1_700_000_000_000, bootID: 1)
+    /// Scenario time = engine clock + offset (changes only on reboot).
+    private var offsetMs: Int64 = 0
+    private var engine: InactivityEngine?
+    private let inbox = EventInbox()
+    private var policy: SessionPolicy
+    private var nowMs: Int64 = 0
+    private var savedSnapshot: [UInt8]?
+
+    // What the host remembers.
+    private var scopes: [String: UInt64] = [:]
+    private var holds: [String: UInt64] = [:]
+    private var lastRefresh: RefreshOutcome?
+    private var ticksSinceChange = 0
+    private var lastChangeMs: Int64?
+
+    init(_ scenario: Scenario, options: RunOptions = RunOptions(), emit: @escaping (String) -> Void) {
+        self.scenario = scenario
+        self.options = options
+        self.emit = emit
+        self.policy = scenario.policy
+    }
+
+    func run() -> RunResult {
+        printHeader()
+        launchEngine()
+        for step in scenario.steps {
+            advance(to: step.timeMs, line: step.line)
+            execute(step)
+        }
+        return result
+    }
+
+    // MARK: Time
+
+    /// Lets time run to `target` as it runs for a live process: wake at every deadline.
+    private func advance(to target: Int64, line: Int) {
+        while nowMs < target {
+            guard let engine else {
+                deviceClock.monotonicMs += target - nowMs
+                deviceClock.wallMs += target - nowMs
+                nowMs = target
+                return
+            }
+            var stepTo = target
+            if let info = query(line, { try engine.info() }), info.nextDeadlineMs != SessionPolicy.never {
+                let due = info.nextDeadlineMs + offsetMs
+                if due > nowMs && due < target { stepTo = due }
+            }
+            call(line) { try engine.advanceClock(byMs: stepTo - nowMs) }
+            nowMs = stepTo
+            printEvents(inbox.drain())
+        }
+    }
+
+    // MARK: Steps
+
+    private func execute(_ step: Step) {
+        switch step.command {
+        case .note(let text):
+            if !text.isEmpty && !options.quiet { emit(ScenarioRunner.timeColumn(nowMs) + "-- " + text) }
+        case .expect(let expectation):
+            check(expectation, step: step)
+        case .save:
+            if let bytes = query(step.line, { try engine!.snapshot() }) {
+                savedSnapshot = bytes
+                printInput(step, [], note: "snapshot of \(bytes.count) bytes stored")
+            }
+        case .kill:
+            if let clock { deviceClock = clock.now() }
+            engine?.close()
+            engine = nil
+            clock = nil
+            scopes = [:]
+            holds = [:]
+            printInput(step, [], note: "the process dies")
+        case .launch:
+            launchEngine()
+            printInput(step, [], note: "cold start: a new engine")
+        case .reboot:
+            deviceClock.bootID = deviceClock.bootID &* 0x9E37_79B9_7F4A_7C15 &+ 0x6A09_E667
+            if deviceClock.bootID == 0 { deviceClock.bootID = 1 }
+            deviceClock.monotonicMs = 0
+            offsetMs = nowMs
+            printInput(step, [], note: "new boot id; the monotonic clock restarts")
+        case .wallJump(let ms):
+            if let engine {
+                call(step.line) { try engine.jumpWallClock(byMs: ms) }
+            } else {
+                deviceClock.wallMs += ms
+            }
+            printInput(step, [], note: "only the wall clock moves")
+        case .freeze(let ms):
+            if !options.quiet { emit(row(nowMs, "> " + step.text, note: "suspended: no timer runs")) }
+            call(step.line) { try engine!.advanceClock(byMs: ms) }
+            nowMs += ms
+            printEvents(inbox.drain())
+        default:
+            input(step)
+        }
+    }
+
+    /// An engine input: call it, compare any error with the expected one, print the result.
+    private func input(_ step: Step) {
+        guard let engine else { return }   // the parser guarantees a running app
+        var note: String? = nil
+        var failure: InactivityError? = nil
+        do throws(InactivityError) {
+            switch step.command {
+            case .start: try engine.start()
+            case .activity(let kind): try engine.recordActivity(kind)
+            case .continueSession: try engine.continueSession()
+            case .lock: try engine.lock()
+            case .unlock: try engine.unlock()
+            case .unlockFailed:
+                let n = try engine.unlockFailed()
+                note = "\(n) in a row"
+            case .end(let reason): try engine.end(reason: reason)
+            case .refresh(let status, let oauthError):
+                let outcome = try engine.refreshResult(httpStatus: status, oauthError: oauthError)
+                lastRefresh = outcome
+                note = "=> \(Names.refreshOutcome(outcome))"
+            case .background: try engine.enterBackground()
+            case .foreground: try engine.enterForeground()
+            case .windowShown: try engine.windowShown()
+            case .windowHidden: try engine.windowHidden()
+            case .pushScope(let name, let ms): scopes[name] = try engine.pushScope(idleTimeoutMs: ms)
+            case .popScope(let name):
+                // An unknown name is passed as id 0, which no scope has: the engine says NOT_FOUND.
+                try engine.popScope(scopes[name] ?? 0)
+                scopes[name] = nil
+            case .hold(let name): holds[name] = try engine.acquireHold()
+            case .release(let name):
+                try engine.releaseHold(holds[name] ?? 0)
+                holds[name] = nil
+            case .setPolicy(let newPolicy):
+                try engine.setPolicy(newPolicy)
+                policy = newPolicy
+            case .restore(let corrupt):
+                var bytes = savedSnapshot ?? []
+                if corrupt && !bytes.isEmpty { bytes[bytes.count / 2] ^= 0x5A }
+                try engine.restore(bytes)
+            default:
+                return
+            }
+        } catch {
+            failure = error
+        }
+        let events = inbox.drain()
+
+        switch (failure, step.expectedError) {
+        case (nil, nil):
+            break
+        case (let error?, let expected?) where error.code == expected.code:
+            result.checksPassed += 1
+            note = "error \(Names.errorCodeName(error.code)) (expected): \(error.message)"
+        case (let error?, let expected):
+            note = "error \(Names.errorCodeName(error.code)): \(error.message)"
+            let wanted = expected.map { ", expected \(Names.errorCodeName($0.code))" } ?? ""
+            fail(step.line, "'\(step.text)' failed with \(Names.errorCodeName(error.code)): \(error.message)\(wanted)")
+        case (nil, let expected?):
+            fail(expected.line, "expected '\(step.text)' (line \(step.line)) to fail with \(Names.errorCodeName(expected.code)), but it succeeded")
+        }
+        printInput(step, events, note: note)
+    }
+
+    private func launchEngine() {
+        do throws(InactivityError) {
+            let manual = try ManualClock(monotonicMs: deviceClock.monotonicMs, wallMs: deviceClock.wallMs,
+                                         bootID: deviceClock.bootID)
+            let inbox = self.inbox
+            engine = try InactivityEngine(policy: policy, clock: .manual(manual), onEvent: { inbox.push($0) })
+            clock = manual
+            ticksSinceChange = 0
+            lastChangeMs = nil
+        } catch {
+            fail(0, "cannot create an engine: \(error.message)")
+        }
+    }
+
+    // MARK: Expectations
+
+    private func check(_ expectation: Expectation, step: Step) {
+        guard let engine, let info = query(step.line, { try engine.info() }) else { return }
+        printEvents(inbox.drain())
+        let problem: String?
+        switch expectation {
+        case .state(let state, let reason, let since):
+            let sinceText = lastChangeMs.map { " since \(TimeText.clock($0))" } ?? ""
+            if info.state != state || (reason != nil && info.reason != reason) || (since != nil && lastChangeMs != since) {
+                problem = "got \(info.state) \(info.reason)\(sinceText)"
+            } else {
+                problem = nil
+            }
+        case .remaining(let ms):
+            problem = info.remainingMs == ms ? nil : "got \(TimeText.remaining(info.remainingMs))"
+        case .refresh(let outcome):
+            problem = lastRefresh == outcome ? nil
+                : "got \(lastRefresh.map(Names.refreshOutcome) ?? "no refresh yet")"
+        case .unlockFailures(let n):
+            problem = info.unlockFailures == n ? nil : "got \(info.unlockFailures)"
+        case .background(let yes):
+            problem = info.inBackground == yes ? nil : "got \(info.inBackground ? "yes" : "no")"
+        case .idleTimeout(let ms):
+            problem = info.effectiveIdleTimeoutMs == ms ? nil : "got \(TimeText.duration(info.effectiveIdleTimeoutMs))"
+        case .ticks(let n):
+            problem = ticksSinceChange == n ? nil : "got \(ticksSinceChange)"
+        }
+        if let problem {
+            fail(step.line, "at \(TimeText.clock(nowMs)): \(step.text): \(problem)")
+            if !options.quiet { emit(row(nowMs, "  " + step.text, note: "FAILED: \(problem)")) }
+        } else {
+            result.checksPassed += 1
+            if options.showChecks && !options.quiet { emit(row(nowMs, "  " + step.text, note: "ok")) }
+        }
+    }
+
+    private func fail(_ line: Int, _ message: String) {
+        result.failures.append((line, message))
+    }
+
+    // MARK: Engine calls that should not fail
+
+    private func call(_ line: Int, _ body: () throws -> Void) {
+        _ = query(line, body)
+    }
+
+    private func query<T>(_ line: Int, _ body: () throws -> T) -> T? {
+        do { return try body() } catch {
+            fail(line, "engine call failed: \((error as? InactivityError)?.message ?? "\(error)")")
+            return nil
+        }
+    }
+
+    // MARK: Printing
+
+    static let header = "   time      " + "event".rightPad(whatWidth) + " state    reason             remaining"
+    static let whatWidth = 44
+
+    /// `  0:03:40   ` or `  0:03:40.250`: the time column, 13 wide.
+    static func timeColumn(_ ms: Int64) -> String {
+        let text = TimeText.clock(ms)
+        let whole = text.split(separator: ".").first.map(String.init) ?? text
+        return (String(repeating: " ", count: max(0, 9 - whole.count)) + text).rightPad(13)
+    }
+
+    private func printHeader() {
+        guard !options.quiet else { return }
+        emit("Inactivity: \(scenario.name ?? scenario.source)")
+        emit("policy \(scenario.policyLabel): \(PolicyText.summary(scenario.policy))")
+        emit("manual clock: virtual time, nothing waits")
+        emit("")
+        emit(ScenarioRunner.header)
+    }
+
+    /// One input line; an input that caused exactly one transition, right now, shares its line.
+    private func printInput(_ step: Step, _ events: [SessionEvent], note: String? = nil) {
+        guard !options.quiet else { recordEvents(events); return }
+        if step.isRepeat && events.isEmpty && !(note?.hasPrefix("error") ?? false) { return }
+        var what = "> " + step.text
+        var rest = events
+        if let first = events.first, events.count == 1, first.kind == .stateChanged, first.timeMs == first.nowMs {
+            what += "  " + "\(first.previousState) -> \(first.state)"
+            recordEvents([first])
+            rest = []
+        }
+        emit(row(nowMs, what, note: note))
+        printEvents(rest)
+    }
+
+    private func printEvents(_ events: [SessionEvent]) {
+        recordEvents(events)
+        guard !options.quiet else { return }
+        for e in events {
+            let at = e.nowMs + offsetMs
+            switch e.kind {
+            case .stateChanged:
+                let late = e.timeMs < e.nowMs ? "took effect at \(TimeText.clock(e.timeMs + offsetMs))" : nil
+                emit(row(at, "  \(e.previousState) -> \(e.state)", state: e.state, reason: e.reason,
+                         remainingMs: e.remainingMs, note: late))
+            case .tick:
+                if options.showTicks {
+                    emit(row(at, "  tick", state: e.state, reason: e.reason, remainingMs: e.remainingMs))
+                }
+            }
+        }
+    }
+
+    private func recordEvents(_ events: [SessionEvent]) {
+        for e in events {
+            switch e.kind {
+            case .stateChanged:
+                ticksSinceChange = 0
+                lastChangeMs = e.timeMs + offsetMs
+            case .tick:
+                ticksSinceChange += 1
+            }
+        }
+    }
+
+    /// A timeline row with the engine's state now (or "-" when no app runs).
+    private func row(_ timeMs: Int64, _ what: String, note: String? = nil) -> String {
+        if let engine, let info = try? engine.info() {
+            printEvents(inbox.drain())   // a query may deliver a catch-up event; none is expected here
+            return row(timeMs, what, state: info.state, reason: info.reason, remainingMs: info.remainingMs, note: note)
+        }
+        return format(timeMs, what, "-", "-", "-", note)
+    }
+
+    private func row(_ timeMs: Int64, _ what: String, state: SessionState, reason: Reason, remainingMs: Int64,
+                     note: String? = nil) -> String {
+        format(timeMs, what, "\(state)", "\(reason)", TimeText.remaining(remainingMs), note)
+    }
+
+    private func format(_ timeMs: Int64, _ what: String, _ state: String, _ reason: String, _ remaining: String,
+                        _ note: String?) -> String {
+        var line = ScenarioRunner.timeColumn(timeMs) + what.rightPad(ScenarioRunner.whatWidth) + " "
+            + state.rightPad(8) + " " + reason.rightPad(18) + " " + remaining.rightPad(8)
+        if let note { line += "  " + note }
+        while line.hasSuffix(" ") { line.removeLast() }
+        return line
+    }
+}
+
+extension String {
+    func leftPad(_ width: Int) -> String { count >= width ? self : String(repeating: " ", count: width - count) + self }
+    func rightPad(_ width: Int) -> String { count >= width ? self : self + String(repeating: " ", count: width - count) }
+}
