@@ -227,5 +227,18 @@ def test_durations_accept_timedelta_seconds_and_never() -> None:
 def test_versions() -> None:
     assert inactivity.__version__ == "1.0.0"
     assert inactivity.LIBRARY_VERSION_NUMBER // 10000 == 1
-    assert inactivity.LIBRARY_VERSION.split(".")[0] == "1"
+    number = inactivity.LIBRARY_VERSION_NUMBER
+    assert inactivity.LIBRARY_VERSION == f"{number // 10000}.{number // 100 % 100}.{number % 100}"
     assert Path(inactivity.LIBRARY_PATH).name.startswith("libinactivity")
+
+
+def test_errors_carry_status_and_message_and_pickle() -> None:
+    import pickle
+
+    from inactivity import EngineClosedError, InvalidStateError
+
+    for error in (InvalidStateError(Status.E_INVALID_STATE, "lock is not allowed in LOADING"), EngineClosedError()):
+        copy = pickle.loads(pickle.dumps(error))
+        assert type(copy) is type(error)
+        assert (copy.status, copy.message, str(copy)) == (error.status, error.message, str(error))
+    assert str(InvalidStateError(Status.E_INVALID_STATE, "lock is not allowed")) == "lock is not allowed [E_INVALID_STATE]"

@@ -92,6 +92,9 @@ class EngineClosedError(InvalidHandleError):
     def __init__(self, message: str = "the engine is closed") -> None:
         super().__init__(Status.E_INVALID_HANDLE, message)
 
+    def __reduce__(self) -> tuple[type, tuple[str]]:
+        return (type(self), (self.message,))
+
 
 _BY_STATUS: dict[int, type[InactivityError]] = {
     Status.E_NULL_POINTER: InvalidArgumentError,
