@@ -114,6 +114,9 @@ final class Scheduler: @unchecked Sendable {
     }
 
     private func run() {
+        #if os(Linux)
+        _ = pthread_setname_np(pthread_self(), "inactivity")   // visible in top -H, /proc/<pid>/task
+        #endif
         while true {
             let due = state.withLock { s -> [Entry]? in
                 if s.engines == 0 {

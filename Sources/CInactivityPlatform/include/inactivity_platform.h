@@ -2,6 +2,9 @@
  * (timerfd). No code lives here. */
 #ifndef INACTIVITY_PLATFORM_H
 #define INACTIVITY_PLATFORM_H
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE 1 /* pthread_setname_np */
+#endif
 #if defined(__linux__)
 #include <sys/timerfd.h>
 #endif
