@@ -83,6 +83,8 @@ enum Expectation {
     case idleTimeout(Int64)
     /// Countdown ticks delivered since the last state change.
     case ticks(Int)
+    /// Events (state changes and ticks) delivered since the previous expectation.
+    case events(Int)
 }
 
 /// A scenario that cannot be run: a one-line message with the line it applies to.

@@ -41,6 +41,8 @@ private struct ParseState {
     var runningPolicy = SessionPolicy()
     /// An open group of adjacent `policy`/`set` lines at one instant (one set-policy call).
     var policyGroup: (stepIndex: Int, firstLine: Int, fieldLines: [String: Int])?
+    /// The policy before the latest group, restored when that group must fail (`expect error`).
+    var policyBefore: (stepIndex: Int, policy: SessionPolicy)?
 
     var steps: [(step: Step, order: Int, repeatOf: (everyMs: Int64, untilMs: Int64)?)] = []
     var previousTimeMs: Int64 = 0
@@ -99,7 +101,7 @@ private struct ParseState {
         if word == "policy" || word == "set" {
             try parsePolicyChange(word, args, timeMs: timeMs, line: line)
             previousTimeMs = timeMs
-            previousInputStep = nil
+            previousInputStep = policyGroup?.stepIndex
             return
         }
         try closeAndValidatePolicyGroup()
@@ -114,6 +116,10 @@ private struct ParseState {
                 throw ScenarioError(line: line, message: "'expect error' must directly follow the engine input it is about, at the same time")
             }
             steps[input].step.expectedError = (code, line)
+            if let before = policyBefore, before.stepIndex == input {
+                // A policy change that must fail leaves the policy as it was.
+                runningPolicy = before.policy
+            }
             previousInputStep = nil
             return
         }
@@ -145,7 +151,7 @@ private struct ParseState {
         if case .restore = command, repeatSpec != nil {
             throw ScenarioError(line: line, message: "'restore' cannot repeat")
         }
-        var text = ([word] + commandTokens).joined(separator: " ")
+        var text = ([word] + args).joined(separator: " ")   // with any repeat suffix
         if case .note(let note) = command { text = note }
         let index = append(Step(timeMs: timeMs, line: line, command: command, text: text), line: line, repeatOf: repeatSpec)
         previousInputStep = command.isEngineInput ? index : nil
@@ -201,6 +207,7 @@ private struct ParseState {
             try closeAndValidatePolicyGroup()
         }
         if policyGroup == nil {
+            policyBefore = (steps.count, runningPolicy)
             let index = append(Step(timeMs: timeMs, line: line, command: .setPolicy(runningPolicy), text: ""), line: line)
             policyGroup = (index, line, [:])
         }
@@ -330,7 +337,7 @@ private struct ParseState {
 
     static func expectation(_ args: [String], line: Int) throws(ScenarioError) -> Expectation {
         let usage = "expect STATE [REASON] [since TIME] | remaining D | refresh OUTCOME | unlock-failures N"
-            + " | background yes|no | idle-timeout D | ticks N | error CODE"
+            + " | background yes|no | idle-timeout D | ticks N | events N | error CODE"
         guard let first = args.first else { throw ScenarioError(line: line, message: "usage: \(usage)") }
         func one() throws(ScenarioError) -> String {
             guard args.count == 2 else { throw ScenarioError(line: line, message: "usage: expect \(first) VALUE") }
@@ -388,6 +395,9 @@ private struct ParseState {
         case "ticks":
             guard let n = Int(try one()), n >= 0 else { throw bad("a count") }
             return .ticks(n)
+        case "events":
+            guard let n = Int(try one()), n >= 0 else { throw bad("a count") }
+            return .events(n)
         default:
             throw ScenarioError(line: line, message: "unknown expectation '\(first)' (usage: \(usage))")
         }

@@ -64,6 +64,7 @@ final class ScenarioRunner {
     private var holds: [String: UInt64] = [:]
     private var lastRefresh: RefreshOutcome?
     private var ticksSinceChange = 0
+    private var eventsSinceCheck = 0
     private var lastChangeMs: Int64?
 
     init(_ scenario: Scenario, options: RunOptions = RunOptions(), emit: @escaping (String) -> Void) {
@@ -257,7 +258,10 @@ final class ScenarioRunner {
             problem = info.effectiveIdleTimeoutMs == ms ? nil : "got \(TimeText.duration(info.effectiveIdleTimeoutMs))"
         case .ticks(let n):
             problem = ticksSinceChange == n ? nil : "got \(ticksSinceChange)"
+        case .events(let n):
+            problem = eventsSinceCheck == n ? nil : "got \(eventsSinceCheck)"
         }
+        eventsSinceCheck = 0
         if let problem {
             fail(step.line, "at \(TimeText.clock(nowMs)): \(step.text): \(problem)")
             if !options.quiet { emit(row(nowMs, "  " + step.text, note: "FAILED: \(problem)")) }
@@ -286,14 +290,14 @@ final class ScenarioRunner {
 
     // MARK: Printing
 
-    static let header = "   time      " + "event".rightPad(whatWidth) + " state    reason             remaining"
+    static let header = "  time       " + "event".rightPad(whatWidth) + " state    reason             remaining"
     static let whatWidth = 44
 
-    /// `  0:03:40   ` or `  0:03:40.250`: the time column, 13 wide.
+    /// ` 0:03:40     ` or ` 0:03:40.250 `: the time column, 13 wide.
     static func timeColumn(_ ms: Int64) -> String {
         let text = TimeText.clock(ms)
         let whole = text.split(separator: ".").first.map(String.init) ?? text
-        return (String(repeating: " ", count: max(0, 9 - whole.count)) + text).rightPad(13)
+        return (String(repeating: " ", count: max(0, 8 - whole.count)) + text).rightPad(13)
     }
 
     private func printHeader() {
@@ -339,6 +343,7 @@ final class ScenarioRunner {
     }
 
     private func recordEvents(_ events: [SessionEvent]) {
+        eventsSinceCheck += events.count
         for e in events {
             switch e.kind {
             case .stateChanged:

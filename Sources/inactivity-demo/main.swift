@@ -36,6 +36,11 @@ func standardError(_ text: String) {
     FileHandle.standardError.write((text + "\n").data(using: .utf8)!)
 }
 
+/// Unbuffered, so that the timeline and the failure messages on stderr stay in order.
+func standardOutput(_ text: String) {
+    FileHandle.standardOutput.write((text + "\n").data(using: .utf8)!)
+}
+
 /// A one-line error for bad input, exit 2.
 func badInput(_ message: String) -> Never {
     standardError("inactivity-demo: \(message)")
@@ -95,7 +100,9 @@ func loadScenario(_ path: String) -> Scenario {
     do {
         text = try String(contentsOfFile: path, encoding: .utf8)
     } catch {
-        let reason = FileManager.default.fileExists(atPath: path) ? "cannot be read as UTF-8 text" : "no such file"
+        var isDirectory: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+        let reason = !exists ? "no such file" : isDirectory.boolValue ? "is a directory" : "cannot be read as UTF-8 text"
         badInput("\(path): \(reason)")
     }
     do throws(ScenarioError) {
@@ -107,17 +114,17 @@ func loadScenario(_ path: String) -> Scenario {
 
 /// Plays a scenario, prints the timeline and a summary; returns the exit code.
 func play(_ scenario: Scenario, options: RunOptions, label: String) -> Int32 {
-    let runner = ScenarioRunner(scenario, options: options) { print($0) }
+    let runner = ScenarioRunner(scenario, options: options) { standardOutput($0) }
     let result = runner.run()
-    if !options.quiet { print("") }
+    if !options.quiet { standardOutput("") }
     if result.passed {
-        print("\(label): \(result.checksPassed) expectations met")
+        standardOutput("\(label): \(result.checksPassed) expectations met")
         return Exit.ok
     }
     for f in result.failures {
         standardError("inactivity-demo: \(scenario.source):\(f.line): \(f.message)")
     }
-    print("\(label): \(result.failures.count) failed, \(result.checksPassed) met")
+    standardOutput("\(label): \(result.failures.count) failed, \(result.checksPassed) met")
     return Exit.failed
 }
 
@@ -138,7 +145,7 @@ case .scenario(let path):
 case .check(let paths):
     for path in paths {
         let s = loadScenario(path)
-        print("\(path): ok (\(s.steps.count) steps)")
+        standardOutput("\(path): ok (\(s.steps.count) steps)")
     }
     exit(Exit.ok)
 case .live:
