@@ -13,14 +13,19 @@
 
 static int64_t generous_ms(void) { return harness_slow() ? 20000 : 5000; }
 
-/* A short real-clock policy: idle 400 ms, warning 200 ms, no ticks, background 100 ms. */
+/* Real-clock durations, stretched 5x under valgrind so that a slow first call cannot
+ * reach a deadline before the test expects it. */
+#define T(ms) ((int64_t)(ms) * (harness_slow() ? 5 : 1))
+
+/* A short real-clock policy: idle 400 ms, warning 200 ms, no ticks, background 100 ms
+ * (times T). */
 static inact_policy real_clock_policy(void) {
     inact_policy policy = test_policy();
-    policy.idle_timeout_ms = 400;
-    policy.warning_ms = 200;
+    policy.idle_timeout_ms = T(400);
+    policy.warning_ms = T(200);
     policy.tick_ms = 0;
-    policy.background_timeout_ms = 100;
-    policy.background_grace_ms = 50;
+    policy.background_timeout_ms = T(100);
+    policy.background_grace_ms = T(50);
     return policy;
 }
 
@@ -98,19 +103,19 @@ TEST(host_mode_poll_delivers_due_events_on_the_calling_thread) {
     REQUIRE_OK(inact_start(engine));
     started = info_of(engine).started_at_ms;
     REQUIRE_OK(inact_next_deadline(engine, &delay));
-    CHECK(delay > 0 && delay <= 200);
-    sleep_ms(delay + 30);
+    CHECK(delay > 0 && delay <= T(200));
+    sleep_ms(delay + T(30));
     /* host mode starts no thread: nothing arrives until the host calls in */
     CHECK_EQ(recorder_count(&rec), 1);
     REQUIRE_OK(inact_poll(engine));
     REQUIRE(recorder_count(&rec) == 2);
     warning = recorder_at(&rec, 1);
     CHECK_TRANSITION(&rec, 1, INACT_STATE_ACTIVE, INACT_STATE_WARNING, INACT_REASON_IDLE,
-                     started + 200);
+                     started + T(200));
     CHECK(warning.event.now_ms >= warning.event.time_ms);
     CHECK(pthread_equal(warning.thread, pthread_self()));
     REQUIRE_OK(inact_next_deadline(engine, &delay));
-    CHECK(delay > 0 && delay <= 200);
+    CHECK(delay > 0 && delay <= T(200));
     REQUIRE_OK(inact_destroy(engine));
     recorder_deinit(&rec);
 }
@@ -124,14 +129,14 @@ TEST(host_mode_late_poll_folds_catch_up_into_one_event) {
     engine = make_system_engine(&rec, &policy, INACT_DELIVERY_HOST);
     REQUIRE_OK(inact_start(engine));
     started = info_of(engine).started_at_ms;
-    sleep_ms(700); /* the warning (200 ms) and the lock (400 ms) both fell due */
+    sleep_ms(T(700)); /* the warning (200 ms) and the lock (400 ms) both fell due */
     CHECK_EQ(recorder_count(&rec), 1);
     REQUIRE_OK(inact_poll(engine));
     CHECK_EQ(recorder_count(&rec), 2);
     /* no stale WARNING: one transition from what the host saw to the final state */
     CHECK_TRANSITION(&rec, 1, INACT_STATE_ACTIVE, INACT_STATE_LOCKED, INACT_REASON_IDLE_TIMEOUT,
-                     started + 400);
-    CHECK(recorder_at(&rec, 1).event.now_ms >= started + 700);
+                     started + T(400));
+    CHECK(recorder_at(&rec, 1).event.now_ms >= started + T(700));
     REQUIRE_OK(inact_destroy(engine));
     recorder_deinit(&rec);
 }
@@ -148,13 +153,13 @@ TEST(background_past_timeout_locks_on_foreground_before_it_returns) {
     REQUIRE_OK(inact_start(engine));
     REQUIRE_OK(inact_background(engine));
     since = info_of(engine).background_since_ms;
-    sleep_ms(300);
+    sleep_ms(T(300));
     CHECK_EQ(recorder_count(&rec), 1);
     REQUIRE_OK(inact_foreground(engine));
     /* the lock screen comes before any content: delivered inside inact_foreground */
     CHECK_EQ(recorder_count(&rec), 2);
     CHECK_TRANSITION(&rec, 1, INACT_STATE_ACTIVE, INACT_STATE_LOCKED,
-                     INACT_REASON_BACKGROUND_TIMEOUT, since + 100);
+                     INACT_REASON_BACKGROUND_TIMEOUT, since + T(100));
     CHECK(pthread_equal(recorder_at(&rec, 1).thread, pthread_self()));
     REQUIRE_OK(inact_destroy(engine));
     recorder_deinit(&rec);
@@ -199,14 +204,14 @@ TEST(thread_mode_delivers_timed_events_on_the_scheduler_thread) {
     warning = recorder_at(&rec, 1);
     locked = recorder_at(&rec, 2);
     CHECK_TRANSITION(&rec, 1, INACT_STATE_ACTIVE, INACT_STATE_WARNING, INACT_REASON_IDLE,
-                     started + 200);
+                     started + T(200));
     CHECK_TRANSITION(&rec, 2, INACT_STATE_WARNING, INACT_STATE_LOCKED, INACT_REASON_IDLE_TIMEOUT,
-                     started + 400);
+                     started + T(400));
     CHECK(!pthread_equal(warning.thread, pthread_self()));
     CHECK(pthread_equal(warning.thread, locked.thread));
     /* never early (1 ms slack between CLOCK_BOOTTIME and CLOCK_MONOTONIC readings) */
-    CHECK(warning.wall_ns / 1000000 - t0 >= 199);
-    CHECK(locked.wall_ns / 1000000 - t0 >= 399);
+    CHECK(warning.wall_ns / 1000000 - t0 >= T(200) - 1);
+    CHECK(locked.wall_ns / 1000000 - t0 >= T(400) - 1);
     CHECK(locked.event.now_ms >= locked.event.time_ms);
     CHECK_EQ(state_of(engine), INACT_STATE_LOCKED);
     REQUIRE_OK(inact_destroy(engine));
@@ -221,8 +226,8 @@ TEST(one_scheduler_thread_serves_every_engine) {
     int i;
     for (i = 0; i < N; i++) {
         inact_policy policy = real_clock_policy();
-        policy.idle_timeout_ms = 300 + 50 * i;
-        policy.warning_ms = 100;
+        policy.idle_timeout_ms = T(300 + 50 * i);
+        policy.warning_ms = T(100);
         recorder_init(&recs[i]);
         engines[i] = make_system_engine(&recs[i], &policy, INACT_DELIVERY_THREAD);
         REQUIRE_OK(inact_start(engines[i]));
@@ -248,7 +253,7 @@ TEST(destroyed_thread_engine_never_calls_back_again) {
     engine = make_system_engine(&rec, &policy, INACT_DELIVERY_THREAD);
     REQUIRE_OK(inact_start(engine));
     REQUIRE_OK(inact_destroy(engine));
-    sleep_ms(600);
+    sleep_ms(T(600));
     CHECK_EQ(recorder_count(&rec), 1);
     CHECK_EQ(recorder_frees(&rec), 1);
     recorder_deinit(&rec);
@@ -266,7 +271,7 @@ static void sleep_in_warning(recorder *rec, const inact_event *event) {
     pthread_mutex_lock(&slow->mutex);
     slow->inside = 1;
     pthread_mutex_unlock(&slow->mutex);
-    sleep_ms(300);
+    sleep_ms(T(300));
     pthread_mutex_lock(&slow->mutex);
     slow->inside = 0;
     slow->finished = 1;
@@ -300,7 +305,7 @@ TEST(destroy_from_another_thread_waits_for_the_running_callback) {
     pthread_mutex_unlock(&slow.mutex);
     CHECK_EQ(finished, 1); /* destroy returned only after the callback did */
     CHECK_EQ(recorder_frees(&rec), 1);
-    sleep_ms(300); /* past the lock deadline: no LOCKED for a destroyed engine */
+    sleep_ms(T(300)); /* past the lock deadline: no LOCKED for a destroyed engine */
     CHECK_EQ(recorder_count(&rec), 2);
     pthread_mutex_destroy(&slow.mutex);
     recorder_deinit(&rec);
