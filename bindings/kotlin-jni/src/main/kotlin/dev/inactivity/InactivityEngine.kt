@@ -69,6 +69,9 @@ class InactivityEngine private constructor(
         }
     }
 
+    /** The native handle (0 once closed); for the binding's own tests. */
+    internal val nativeHandle: Long get() = handle.get()
+
     /** True once [close] ran. */
     val isClosed: Boolean get() = handle.get() == 0L
 

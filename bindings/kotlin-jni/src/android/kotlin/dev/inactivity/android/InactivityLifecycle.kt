@@ -41,7 +41,8 @@ class InactivityLifecycle private constructor(
     override fun onActivityCreated(activity: Activity, savedInstanceState: Bundle?) {
         if (tracker.shouldTrackInputOf(activity, trackInput)) {
             val window = activity.window ?: return
-            window.callback = InactivityWindowCallback(window.callback, tracker)
+            val callback = window.callback ?: return // an activity's window always has one
+            if (callback !is InactivityWindowCallback) window.callback = InactivityWindowCallback(callback, tracker)
         }
     }
 
