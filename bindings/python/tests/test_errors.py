@@ -10,6 +10,7 @@ from conftest import TEST_POLICY, ManualFactory, Recorder
 
 import inactivity
 from inactivity import (
+    NEVER,
     ActivityKind,
     Engine,
     IdleAction,
@@ -95,6 +96,18 @@ def test_bad_arguments_raise_value_errors(manual_engine: ManualFactory, recorder
     assert "status" in str(expect_rejected(engine, recorder, InvalidArgumentError, lambda: engine.refresh_result(600)))
     # both kinds of error are ValueErrors / LookupErrors to generic handlers
     assert issubclass(InvalidArgumentError, ValueError) and issubclass(NotFoundError, LookupError)
+
+
+def test_clock_moves_that_would_overflow_are_rejected(manual_engine: ManualFactory, recorder: Recorder) -> None:
+    engine = manual_engine(on_event=recorder)
+    engine.start()
+    engine.advance(1)
+    for call, word in (
+        (lambda: engine.advance(NEVER), "ms"),
+        (lambda: engine.reboot(NEVER), "downtime_ms"),
+        (lambda: engine.jump_wall(NEVER), "delta_ms"),
+    ):
+        expect_rejected(engine, recorder, InvalidArgumentError, call, word)
 
 
 @pytest.mark.parametrize(
