@@ -9,8 +9,8 @@
 #include <string.h>
 
 TEST(full_session_through_the_abi) {
-    /* Steps of at most one deadline each, so that this test does not depend on how one
-     * long advance is delivered (one_long_advance_delivers_every_deadline_in_time_order). */
+    /* Steps of at most one deadline each: a longer advance folds what fell due into one
+     * transition (one_long_advance_folds_every_due_deadline_into_one_transition). */
     recorder rec;
     inact_policy policy = test_policy();
     inact_engine engine;
@@ -137,7 +137,9 @@ TEST(full_session_through_the_abi) {
     recorder_deinit(&rec);
 }
 
-TEST(advance_through_the_warning_delivers_every_tick) {
+TEST(past_ticks_are_not_replayed_after_a_long_advance) {
+    /* One inact_clock_advance is one jump of the clock, evaluated once, like a process
+     * that was frozen: of the ticks that fell due only the latest is delivered. */
     recorder rec;
     inact_policy policy = test_policy();
     inact_engine engine;
@@ -146,13 +148,13 @@ TEST(advance_through_the_warning_delivers_every_tick) {
     REQUIRE_OK(inact_start(engine));
     advance(engine, 50000);
     REQUIRE(state_of(engine) == INACT_STATE_WARNING);
-    /* header: inact_clock_advance "delivers every due event inside the call, in time
-     * order, exactly as on the real clock" */
     advance(engine, 3500);
-    CHECK_EQ(recorder_count(&rec), 5);
-    CHECK_TICK(&rec, 2, 9000, 51000);
-    CHECK_TICK(&rec, 3, 8000, 52000);
-    CHECK_TICK(&rec, 4, 7000, 53000);
+    CHECK_EQ(recorder_count(&rec), 3);
+    /* the tick of 53 s, seen at 53.5 s: remaining counts from now */
+    CHECK_EQ(recorder_at(&rec, 2).event.kind, INACT_EVENT_TICK);
+    CHECK_EQ(recorder_at(&rec, 2).event.time_ms, 53000);
+    CHECK_EQ(recorder_at(&rec, 2).event.now_ms, 53500);
+    CHECK_EQ(recorder_at(&rec, 2).event.remaining_ms, 6500);
     REQUIRE_OK(inact_destroy(engine));
     recorder_deinit(&rec);
 }
@@ -327,7 +329,11 @@ TEST(locked_timeout_expires_a_locked_session) {
     recorder_deinit(&rec);
 }
 
-TEST(one_long_advance_delivers_every_deadline_in_time_order) {
+TEST(one_long_advance_folds_every_due_deadline_into_one_transition) {
+    /* A process frozen for 10 minutes: WARNING (50 s), LOCKED (60 s) and the locked
+     * timeout (60 s + 1 min) all fell due. Deadlines apply in time order (the locked
+     * timeout runs from the lock, not from now), and the host sees one transition from
+     * what it saw to the final state, carrying the last deadline's reason and time. */
     recorder rec;
     inact_policy policy = test_policy();
     inact_engine engine;
@@ -337,13 +343,31 @@ TEST(one_long_advance_delivers_every_deadline_in_time_order) {
     engine = make_manual_engine(&rec, &policy, INACT_DELIVERY_THREAD);
     REQUIRE_OK(inact_start(engine));
     advance(engine, 10 * MINUTE_MS);
-    CHECK_EQ(recorder_count(&rec), 4);
-    CHECK_TRANSITION(&rec, 1, INACT_STATE_ACTIVE, INACT_STATE_WARNING, INACT_REASON_IDLE, 50000);
-    CHECK_TRANSITION(&rec, 2, INACT_STATE_WARNING, INACT_STATE_LOCKED, INACT_REASON_IDLE_TIMEOUT,
-                     60000);
-    CHECK_TRANSITION(&rec, 3, INACT_STATE_LOCKED, INACT_STATE_EXPIRED,
+    CHECK_EQ(recorder_count(&rec), 2);
+    CHECK_TRANSITION(&rec, 1, INACT_STATE_ACTIVE, INACT_STATE_EXPIRED,
                      INACT_REASON_LOCKED_TIMEOUT, 120000);
-    CHECK_EQ(recorder_at(&rec, 3).event.now_ms, 120000);
+    CHECK_EQ(recorder_at(&rec, 1).event.now_ms, 10 * MINUTE_MS);
+    REQUIRE_OK(inact_destroy(engine));
+    recorder_deinit(&rec);
+}
+
+TEST(catch_up_stops_at_the_state_the_deadlines_reach) {
+    /* Frozen 75 min - 1 ms with a 1 h locked timeout: locked at 15 min, not yet expired. */
+    recorder rec;
+    inact_policy policy;
+    inact_engine engine;
+    recorder_init(&rec);
+    REQUIRE_OK(inact_policy_init(&policy));
+    policy.locked_timeout_ms = HOUR_MS;
+    engine = make_manual_engine(&rec, &policy, INACT_DELIVERY_HOST);
+    REQUIRE_OK(inact_start(engine));
+    advance(engine, 75 * MINUTE_MS - 1);
+    CHECK_EQ(recorder_count(&rec), 2);
+    CHECK_TRANSITION(&rec, 1, INACT_STATE_ACTIVE, INACT_STATE_LOCKED, INACT_REASON_IDLE_TIMEOUT,
+                     15 * MINUTE_MS);
+    advance(engine, 1);
+    CHECK_TRANSITION(&rec, 2, INACT_STATE_LOCKED, INACT_STATE_EXPIRED,
+                     INACT_REASON_LOCKED_TIMEOUT, 75 * MINUTE_MS);
     REQUIRE_OK(inact_destroy(engine));
     recorder_deinit(&rec);
 }
