@@ -50,8 +50,8 @@ enum LiveMode {
 
     static let keys = "s sign in  c continue  l lock  u unlock  x wrong PIN  b/f back/foreground  p payment screen  n/r refresh: network error/revoked  o log out  q quit  (any key = activity)"
 
-    static func run(presetName: String?) -> Int32 {
-        let policy: SessionPolicy
+    static func run(presetName: String?, sets: [String]) -> Int32 {
+        var policy: SessionPolicy
         switch presetName {
         case nil, "demo"?: policy = demoPolicy
         case let name?:
@@ -59,6 +59,20 @@ enum LiveMode {
                 badInput("unknown preset '\(name)' (one of: demo, \(Names.list(Names.presets.map(\.0))))")
             }
             policy = SessionPolicy(preset: preset)
+        }
+        for assignment in sets {
+            let parts = assignment.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2 else { badInput("--set \(assignment): write FIELD=VALUE (idle-timeout=1m)") }
+            do throws(ScenarioError) {
+                _ = try ScenarioParserSupport.applySet(parts, to: &policy)
+            } catch {
+                badInput("--set \(assignment): \(error.message)")
+            }
+        }
+        do throws(InactivityError) {
+            try policy.validate()
+        } catch {
+            badInput("invalid policy: \(error.message)")
         }
         guard isatty(STDIN_FILENO) == 1, tcgetattr(STDIN_FILENO, &savedTerminal) == 0 else {
             badInput("--live needs a terminal on standard input")

@@ -27,6 +27,14 @@ enum ScenarioParser {
     }
 }
 
+/// What other modes share with the parser.
+enum ScenarioParserSupport {
+    /// Applies `[FIELD, VALUE]` as a `set` line would; returns the field's name.
+    static func applySet(_ args: [String], to policy: inout SessionPolicy) throws(ScenarioError) -> String {
+        try ParseState.applySet(args, to: &policy, line: 0)
+    }
+}
+
 private struct ParseState {
     var name: String?
     var initialPolicy = SessionPolicy()

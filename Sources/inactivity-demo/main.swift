@@ -2,7 +2,7 @@
 //
 //   inactivity-demo                       the built-in demo on a manual clock (about a second)
 //   inactivity-demo --scenario FILE       run a scenario file; exit 1 if an expectation fails
-//   inactivity-demo --live [--preset P]   the real clock in a terminal
+//   inactivity-demo --live [--preset P] [--set FIELD=VALUE]...   the real clock in a terminal
 //
 // Exit codes: 0 success, 1 an expectation failed, 2 bad input (usage, file, scenario text).
 
@@ -19,7 +19,7 @@ let usage = """
     usage: inactivity-demo [--no-ticks] [--quiet]
            inactivity-demo --scenario FILE [--no-ticks] [--quiet]
            inactivity-demo --check FILE...
-           inactivity-demo --live [--preset NAME]
+           inactivity-demo --live [--preset NAME] [--set FIELD=VALUE]...
 
       (no arguments)    play the built-in banking demo on a manual clock
       --scenario FILE   play a scenario file (format: docs/scenarios.md); exit 1 if an
@@ -27,6 +27,7 @@ let usage = """
       --check FILE...   parse scenario files only
       --live            drive an engine on the real clock from the keyboard
       --preset NAME     the policy for --live: \(Names.list(Names.presets.map(\.0))), or demo (default: short timeouts)
+      --set FIELD=VALUE change one policy field for --live (as 'set' in a scenario: idle-timeout=1m)
       --no-ticks        leave countdown ticks out of the timeline
       --quiet           print only failures and the summary
       --help            this text
@@ -52,6 +53,7 @@ struct Arguments {
     var mode = Mode.demo
     var options = RunOptions()
     var preset: String?
+    var sets: [String] = []
 
     static func parse(_ args: [String]) -> Arguments {
         var result = Arguments()
@@ -81,6 +83,7 @@ struct Arguments {
                 setMode(.check(files), arg)
             case "--live": setMode(.live, arg)
             case "--preset": result.preset = value(arg)
+            case "--set": result.sets.append(value(arg))
             case "--no-ticks": result.options.showTicks = false
             case "--quiet": result.options.quiet = true
             default:
@@ -88,8 +91,8 @@ struct Arguments {
             }
             i += 1
         }
-        if result.preset != nil, case .live = result.mode {} else if result.preset != nil {
-            badInput("--preset applies to --live only")
+        if case .live = result.mode {} else if result.preset != nil || !result.sets.isEmpty {
+            badInput("--preset and --set apply to --live only")
         }
         return result
     }
@@ -149,5 +152,5 @@ case .check(let paths):
     }
     exit(Exit.ok)
 case .live:
-    exit(LiveMode.run(presetName: arguments.preset))
+    exit(LiveMode.run(presetName: arguments.preset, sets: arguments.sets))
 }
