@@ -387,3 +387,111 @@ TEST(activity_from_many_threads_at_once) {
     CHECK(remaining_of(engine) > 50000);
     REQUIRE_OK(inact_destroy(engine));
 }
+
+static void destroy_on_scheduler_warning(recorder *rec, const inact_event *event) {
+    if (event->state == INACT_STATE_WARNING) {
+        int32_t *status = (int32_t *)rec->hook_context;
+        *status = inact_destroy(event->engine);
+    }
+}
+
+TEST(destroy_from_a_scheduler_thread_callback_does_not_deadlock) {
+    recorder rec;
+    inact_policy policy = real_clock_policy();
+    inact_engine engine;
+    int32_t destroy_status = -99, state = -1;
+    int64_t give_up;
+    recorder_init(&rec);
+    rec.hook = destroy_on_scheduler_warning;
+    rec.hook_context = &destroy_status;
+    engine = make_system_engine(&rec, &policy, INACT_DELIVERY_THREAD);
+    REQUIRE_OK(inact_start(engine));
+    give_up = monotonic_ms() + generous_ms();
+    while (recorder_frees(&rec) == 0 && monotonic_ms() < give_up) sleep_ms(5);
+    CHECK_EQ(recorder_frees(&rec), 1);
+    CHECK_STATUS(destroy_status, INACT_OK);
+    CHECK(!pthread_equal(recorder_at(&rec, 1).thread, pthread_self()));
+    sleep_ms(T(300)); /* past the lock deadline */
+    CHECK_EQ(recorder_count(&rec), 2);
+    CHECK_STATUS(inact_get_state(engine, &state), INACT_E_INVALID_HANDLE);
+    recorder_deinit(&rec);
+}
+
+static void continue_on_first_warning(recorder *rec, const inact_event *event) {
+    int *budget = (int *)rec->hook_context;
+    if (event->state == INACT_STATE_WARNING && event->kind == INACT_EVENT_STATE_CHANGED &&
+        (*budget)-- > 0)
+        inact_continue(event->engine);
+}
+
+TEST(scheduler_thread_callback_may_call_into_its_engine) {
+    recorder rec;
+    inact_policy policy = real_clock_policy();
+    inact_engine engine;
+    int budget = 1, i;
+    recorder_init(&rec);
+    rec.hook = continue_on_first_warning;
+    rec.hook_context = &budget;
+    engine = make_system_engine(&rec, &policy, INACT_DELIVERY_THREAD);
+    REQUIRE_OK(inact_start(engine));
+    /* STARTED, WARNING, CONTINUED (queued by the callback), WARNING, LOCKED */
+    CHECK_EQ(recorder_wait(&rec, 5, generous_ms()), 5);
+    CHECK_TRANSITION(&rec, 1, INACT_STATE_ACTIVE, INACT_STATE_WARNING, INACT_REASON_IDLE, -1);
+    CHECK_TRANSITION(&rec, 2, INACT_STATE_WARNING, INACT_STATE_ACTIVE, INACT_REASON_CONTINUED,
+                     -1);
+    CHECK_TRANSITION(&rec, 3, INACT_STATE_ACTIVE, INACT_STATE_WARNING, INACT_REASON_IDLE, -1);
+    CHECK_TRANSITION(&rec, 4, INACT_STATE_WARNING, INACT_STATE_LOCKED, INACT_REASON_IDLE_TIMEOUT,
+                     -1);
+    for (i = 1; i < 5; i++) CHECK(!pthread_equal(recorder_at(&rec, i).thread, pthread_self()));
+    CHECK_EQ(rec.recursions, 0);
+    REQUIRE_OK(inact_destroy(engine));
+    recorder_deinit(&rec);
+}
+
+typedef struct racing_user {
+    inact_engine engine;
+    int ok_after_invalid; /* an OK after the handle was seen invalid: must stay 0 */
+    int unexpected;       /* any status but OK / INVALID_HANDLE */
+    int calls;
+} racing_user;
+
+static void *use_until_destroyed(void *arg) {
+    racing_user *user = (racing_user *)arg;
+    int seen_invalid = 0, i;
+    for (i = 0; i < 2000000 && seen_invalid < 100; i++) {
+        int32_t state, status;
+        status = (i % 2) ? inact_activity(user->engine, INACT_ACTIVITY_KEY)
+                         : inact_get_state(user->engine, &state);
+        user->calls++;
+        if (status == INACT_E_INVALID_HANDLE) seen_invalid++;
+        else if (status == INACT_OK) {
+            if (seen_invalid) user->ok_after_invalid++;
+        } else {
+            user->unexpected++;
+        }
+    }
+    return NULL;
+}
+
+TEST(destroy_while_other_threads_use_the_engine) {
+    enum { THREADS = 3 };
+    pthread_t threads[THREADS];
+    racing_user users[THREADS];
+    inact_policy policy = test_policy();
+    inact_engine engine = make_system_engine(NULL, &policy, INACT_DELIVERY_THREAD);
+    int i;
+    REQUIRE_OK(inact_start(engine));
+    for (i = 0; i < THREADS; i++) {
+        memset(&users[i], 0, sizeof users[i]);
+        users[i].engine = engine;
+        REQUIRE(pthread_create(&threads[i], NULL, use_until_destroyed, &users[i]) == 0);
+    }
+    sleep_ms(T(50));
+    REQUIRE_OK(inact_destroy(engine));
+    for (i = 0; i < THREADS; i++) {
+        pthread_join(threads[i], NULL);
+        CHECK(users[i].calls > 0);
+        CHECK_EQ(users[i].unexpected, 0);
+        CHECK_EQ(users[i].ok_after_invalid, 0);
+    }
+}
