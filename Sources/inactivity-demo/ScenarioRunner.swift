@@ -291,7 +291,7 @@ final class ScenarioRunner {
     // MARK: Printing
 
     static let header = "  time       " + "event".rightPad(whatWidth) + " state    reason             remaining"
-    static let whatWidth = 44
+    static let whatWidth = 47
 
     /// ` 0:03:40     ` or ` 0:03:40.250 `: the time column, 13 wide.
     static func timeColumn(_ ms: Int64) -> String {
