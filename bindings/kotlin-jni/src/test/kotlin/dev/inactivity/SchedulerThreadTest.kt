@@ -39,9 +39,13 @@ class SchedulerThreadTest {
         assertEquals("inactivity-native", scheduler.name)
         assertTrue(scheduler.isDaemon)
         assertEquals(attachesBefore + 1, NativeBridge.attachCount())
+        val startedAt = rec.changes().first().timeMs
         val lock = rec.changes().last()
         assertEquals(Reason.IDLE_TIMEOUT, lock.reason)
-        assertTrue("lock before its deadline", lock.timeMs >= 400)
+        assertEquals("lock at its deadline", startedAt + 400, lock.timeMs)
+        assertTrue(lock.nowMs >= lock.timeMs)
+        val warning = rec.changes()[1]
+        assertEquals(startedAt + 100, warning.timeMs)
         val states = rec.changes().map { it.state }
         assertEquals(listOf(SessionState.ACTIVE, SessionState.WARNING, SessionState.LOCKED), states)
 
@@ -65,6 +69,7 @@ class SchedulerThreadTest {
         val rec = Recorder()
         InactivityEngine.create(fast.copy(warning = Duration.ZERO), EngineConfig(delivery = Delivery.HOST), rec).use { engine ->
             engine.start()
+            val startedAt = rec.changes().single().timeMs
             val delay = engine.nextDeadline()
             assertTrue("next deadline $delay", delay > Duration.ZERO && delay <= 400.milliseconds)
             Thread.sleep(delay.inWholeMilliseconds + 50)
@@ -72,7 +77,8 @@ class SchedulerThreadTest {
             engine.poll()
             assertEquals(SessionStatus(SessionState.LOCKED, Reason.IDLE_TIMEOUT), engine.status)
             assertTrue(rec.threads.all { it === Thread.currentThread() })
-            assertTrue(engine.info().nowMs >= 400)
+            assertTrue(engine.info().nowMs >= startedAt + 400)
+            assertEquals(startedAt + 400, rec.changes().last().timeMs)
         }
     }
 }
