@@ -242,3 +242,14 @@ def test_errors_carry_status_and_message_and_pickle() -> None:
         assert type(copy) is type(error)
         assert (copy.status, copy.message, str(copy)) == (error.status, error.message, str(error))
     assert str(InvalidStateError(Status.E_INVALID_STATE, "lock is not allowed")) == "lock is not allowed [E_INVALID_STATE]"
+
+
+def test_wall_times_beyond_datetime_are_clamped() -> None:
+    from datetime import datetime, timezone
+
+    from inactivity._time import INT64_MAX, INT64_MIN, ms_to_wall, wall_to_ms
+
+    assert ms_to_wall(INT64_MAX) == datetime.max.replace(tzinfo=timezone.utc)
+    assert ms_to_wall(INT64_MIN) == datetime.min.replace(tzinfo=timezone.utc)
+    moment = datetime(2031, 5, 6, 7, 8, 9, 123000, tzinfo=timezone.utc)
+    assert ms_to_wall(wall_to_ms(moment, "t")) == moment

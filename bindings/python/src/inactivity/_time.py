@@ -89,8 +89,17 @@ def wall_to_ms(value: datetime, what: str) -> int:
     return ms
 
 
+_WALL_MIN: Final = datetime.min.replace(tzinfo=timezone.utc)
+_WALL_MAX: Final = datetime.max.replace(tzinfo=timezone.utc)
+
+
 def ms_to_wall(ms: int) -> datetime:
-    """An aware UTC datetime for milliseconds since 1970."""
+    """An aware UTC datetime for milliseconds since 1970, clamped to datetime's range (years
+    1..9999): a manual wall clock can be moved beyond it."""
+    if ms <= _timedelta_to_ms(_WALL_MIN - _EPOCH):
+        return _WALL_MIN
+    if ms >= _timedelta_to_ms(_WALL_MAX - _EPOCH):
+        return _WALL_MAX
     return _EPOCH + timedelta(milliseconds=ms)
 
 
