@@ -216,7 +216,11 @@ class InactivityEngine private constructor(
 
     // ----- manual clock (other clocks throw WrongClockException) ------------------------------
 
-    /** Moves the manual clock forward; every due event is delivered inside the call, in order. */
+    /**
+     * Moves the manual clock forward and delivers what fell due inside the call. Like a process
+     * that was frozen for that long, deadlines passed in one advance are applied in time order
+     * and delivered as one catch-up transition; advance in steps to see each one.
+     */
     fun advanceClock(by: Duration) = call { NativeBridge.clockAdvance(it, by.toWireMs()) }
 
     /** Moves only the manual wall clock (negative: the user set it back). */
