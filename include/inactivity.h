@@ -304,6 +304,8 @@ INACT_EXPORT const char *inact_status_string(int32_t status);
  * Returns the message of the most recent failed call on the calling thread, naming the
  * argument and the rule ("policy.warning_ms (60000) must be shorter than
  * policy.idle_timeout_ms (30000)"); "" if no call failed yet on this thread.
+ * It is set when the failing call returns, after any callbacks that call delivered, so a
+ * callback's own failures never replace it.
  * Ownership: thread-local storage of the library, valid until the next failed call on this
  * thread; copy it to keep it. Thread: any (per-thread).
  */
@@ -540,16 +542,25 @@ INACT_EXPORT int32_t inact_poll(inact_engine engine);
  * Manual clock (INACT_CLOCK_MANUAL engines; others get INACT_E_WRONG_CLOCK).
  * ------------------------------------------------------------------------------- */
 
-/** Moves the monotonic and wall clocks forward by `ms` (>= 0) and delivers every due
- *  event inside the call, in time order, exactly as on the real clock. */
+/** Moves the monotonic and wall clocks forward by `ms` (>= 0) as on the real clock while the
+ *  process lives: the engine wakes at each deadline on the way, so every event (WARNING, each
+ *  tick, LOCKED, ...) is delivered inside the call, in time order, at its own time.
+ *  Returns INACT_OK, INACT_E_INVALID_ARGUMENT (ms < 0, or the clock would pass 1000 years),
+ *  INACT_E_WRONG_CLOCK. */
 INACT_EXPORT int32_t inact_clock_advance(inact_engine engine, int64_t ms);
+
+/** Moves the monotonic and wall clocks forward by `ms` (>= 0) as for a frozen or suspended
+ *  process: nothing is delivered now. The next call into the engine catches up: every due
+ *  deadline is applied in time order and the host sees one transition to the final state. */
+INACT_EXPORT int32_t inact_clock_freeze(inact_engine engine, int64_t ms);
 
 /** Moves only the wall clock by `delta_ms` (may be negative: the user set it back).
  *  Nothing decides on the wall clock while the process lives. */
 INACT_EXPORT int32_t inact_clock_jump_wall(inact_engine engine, int64_t delta_ms);
 
 /** Simulates a reboot: a new boot id, the monotonic clock restarts at 0, and the wall
- *  clock moves forward by `downtime_ms` (>= 0). For restore tests. */
+ *  clock moves forward by `downtime_ms` (>= 0; INACT_E_INVALID_ARGUMENT if the wall clock would
+ *  overflow). Nothing is delivered. For restore tests. */
 INACT_EXPORT int32_t inact_clock_reboot(inact_engine engine, int64_t downtime_ms);
 
 /** Reads the engine's clock: monotonic ms, wall ms and boot id (each pointer may be NULL).

@@ -418,6 +418,11 @@ public func inact_clock_advance(_ engine: inact_engine, _ ms: Int64) -> Int32 {
 }
 
 @c @implementation
+public func inact_clock_freeze(_ engine: inact_engine, _ ms: Int64) -> Int32 {
+    withEngine(engine) { e throws(InactivityError) in try e.freezeClock(forMs: ms) }
+}
+
+@c @implementation
 public func inact_clock_jump_wall(_ engine: inact_engine, _ deltaMs: Int64) -> Int32 {
     withEngine(engine) { e throws(InactivityError) in try e.jumpWallClock(byMs: deltaMs) }
 }

@@ -95,30 +95,49 @@ public final class ManualClock: Sendable {
 
     public func now() -> ClockReading { reading.withLock { $0 } }
 
-    /// Moves the monotonic and wall clocks forward by `ms` (>= 0) and delivers due events.
+    /// The furthest a manual clock may go: 1000 years of milliseconds.
+    public static let limitMs: Int64 = SessionPolicy.maxFiniteMs * 10
+
+    /// Moves time forward by `ms` (>= 0) as on the real clock while the process lives: every
+    /// attached engine wakes at each of its deadlines on the way (WARNING, each countdown tick,
+    /// LOCKED, ...), so events are delivered inside this call, in time order, at their times.
     public func advance(by ms: Int64) throws(InactivityError) {
-        guard ms >= 0 else {
-            throw InactivityError(.invalidArgument, "ms (\(ms)) must be >= 0: a monotonic clock never goes back")
+        let target = try checkedTarget(ms, "ms")
+        while true {
+            let current = now().monotonicMs
+            let attached = engines.withLock { $0.compactMap(\.engine) }
+            let next = attached.compactMap { $0.pendingWake() }.filter { $0 > current }.min()
+            let step = min(next ?? target, target)
+            move(by: step - current)
+            for engine in attached { engine.timerFired() }
+            if step >= target { return }
         }
-        let ok = reading.withLock { r -> Bool in
-            guard r.monotonicMs <= SessionPolicy.maxFiniteMs * 10 - min(ms, SessionPolicy.maxFiniteMs * 10) else { return false }
-            r.monotonicMs += ms
-            r.wallMs = r.wallMs.addingReportingOverflow(ms).overflow ? .max : r.wallMs + ms
-            return true
-        }
-        guard ok else {
-            throw InactivityError(.invalidArgument, "ms (\(ms)) would move the manual clock past 1000 years")
-        }
-        pollEngines()
     }
 
-    /// Moves time without waking any engine: a frozen host, or a timer that did not fire. The
-    /// next call into an engine catches up. For tests.
-    func advanceSilently(by ms: Int64) {
-        precondition(ms >= 0)
+    /// Moves time forward by `ms` (>= 0) as for a frozen or suspended process: nothing is
+    /// delivered now; the next call into an engine (or `advance`) catches up, with one transition
+    /// to the final state.
+    public func freeze(for ms: Int64) throws(InactivityError) {
+        let target = try checkedTarget(ms, "ms")
+        move(by: target - now().monotonicMs)
+    }
+
+    private func checkedTarget(_ ms: Int64, _ name: String) throws(InactivityError) -> Int64 {
+        guard ms >= 0 else {
+            throw InactivityError(.invalidArgument, "\(name) (\(ms)) must be >= 0: a monotonic clock never goes back")
+        }
+        let current = now().monotonicMs
+        guard ms <= ManualClock.limitMs - current else {
+            throw InactivityError(.invalidArgument,
+                                  "\(name) (\(ms)) would move the manual clock past 1000 years (\(ManualClock.limitMs) ms)")
+        }
+        return current + ms
+    }
+
+    private func move(by ms: Int64) {
         reading.withLock { r in
             r.monotonicMs += ms
-            r.wallMs += ms
+            r.wallMs = r.wallMs.addingReportingOverflow(ms).overflow ? .max : r.wallMs + ms
         }
     }
 
@@ -139,13 +158,18 @@ public final class ManualClock: Sendable {
         guard downtimeMs >= 0 else {
             throw InactivityError(.invalidArgument, "downtime_ms (\(downtimeMs)) must be >= 0")
         }
-        reading.withLock { r in
+        let ok = reading.withLock { r -> Bool in
+            let (wall, overflow) = r.wallMs.addingReportingOverflow(downtimeMs)
+            if overflow { return false }
             r.monotonicMs = 0
-            r.wallMs = r.wallMs.addingReportingOverflow(downtimeMs).overflow ? .max : r.wallMs + downtimeMs
+            r.wallMs = wall
             r.bootID = r.bootID &* 0x9E37_79B9_7F4A_7C15 &+ 0x6A09_E667
             if r.bootID == 0 { r.bootID = 1 }
+            return true
         }
-        pollEngines()
+        guard ok else {
+            throw InactivityError(.invalidArgument, "downtime_ms (\(downtimeMs)) overflows the wall clock")
+        }
     }
 
     func attach(_ engine: InactivityEngine) {
@@ -159,10 +183,6 @@ public final class ManualClock: Sendable {
         engines.withLock { list in list.removeAll { $0.engine == nil || $0.engine === engine } }
     }
 
-    private func pollEngines() {
-        let attached = engines.withLock { $0.compactMap(\.engine) }
-        for engine in attached { engine.timerFired() }
-    }
 }
 
 struct WeakEngine: @unchecked Sendable {

@@ -232,6 +232,11 @@ extension InactivityEngine {
         _ = try? perform { _, _ in }
     }
 
+    /// The next instant this engine must be evaluated (evaluating due deadlines first).
+    func pendingWake() -> Int64? {
+        (try? perform { m, _ in m.nextWake }) ?? nil
+    }
+
     /// Frees the handle, stops scheduling, finishes streams and runs `onClose` exactly once.
     private func finalize() {
         guard !finalized.exchange(true, ordering: .acquiringAndReleasing) else { return }
@@ -480,9 +485,16 @@ extension InactivityEngine {
         return m
     }
 
-    /// Manual clock: moves time forward and delivers every due event inside the call.
+    /// Manual clock: moves time forward as on the real clock; every deadline on the way is
+    /// delivered inside the call, in time order.
     public func advanceClock(byMs ms: Int64) throws(InactivityError) {
         try manualClock().advance(by: ms)
+    }
+
+    /// Manual clock: moves time forward as for a frozen process; nothing is delivered until the
+    /// next call, which catches up with one transition.
+    public func freezeClock(forMs ms: Int64) throws(InactivityError) {
+        try manualClock().freeze(for: ms)
     }
 
     public func jumpWallClock(byMs ms: Int64) throws(InactivityError) {

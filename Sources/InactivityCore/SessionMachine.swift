@@ -581,6 +581,12 @@ struct SessionMachine {
         if !deadlineApplied && !overridden {
             changedAt = now   // restored as it was: that happens now
         }
+        // With an unknown elapsed time a lock is never attributed to a deadline judged on the
+        // wall-clock estimate: the clock is the reason.
+        if !trusted && state == .locked && reason != .untrustedClock {
+            reason = .untrustedClock
+            changedAt = now
+        }
         changedAt = max(changedAt, snapshotInstant)
         checkInvariants()
     }

@@ -27,6 +27,30 @@ struct DeadlineTests {
         #expect(rig.recorder.transitions.last == Transition(.expired, .idleTimeout, 10 * second))
     }
 
+    @Test func one_advance_delivers_every_deadline_on_the_way_in_time_order() throws {
+        let rig = Rig(smallPolicy { $0.lockedTimeoutMs = 20 * second })
+        try rig.engine.start()
+        rig.recorder.clear()
+        rig.advance(1 * minute)
+        #expect(rig.recorder.events.map { "\($0.kind == .tick ? "tick" : $0.state.description)@\($0.timeMs)" } == [
+            "WARNING@7000", "tick@8000", "tick@9000", "LOCKED@10000", "EXPIRED@30000",
+        ])
+        #expect(rig.recorder.events.allSatisfy { $0.nowMs == $0.timeMs })
+    }
+
+    @Test func manual_clock_moves_are_checked() throws {
+        let rig = Rig(smallPolicy())
+        #expect(errorCode { try rig.clock.advance(by: -1) } == .invalidArgument)
+        #expect(errorCode { try rig.clock.advance(by: .max) } == .invalidArgument)
+        #expect(errorCode { try rig.clock.freeze(for: -5) } == .invalidArgument)
+        #expect(errorCode { try rig.clock.reboot(downtimeMs: .max) } == .invalidArgument)
+        #expect(errorCode { try rig.clock.jumpWall(by: .max) } == .invalidArgument)
+        #expect(rig.clock.now() == ClockReading(monotonicMs: 0, wallMs: 1_700_000_000_000, bootID: 1))
+        let system = try InactivityEngine(policy: smallPolicy(), clock: .system, delivery: .host)
+        #expect(errorCode { try system.advanceClock(byMs: 1) } == .wrongClock)
+        system.close()
+    }
+
     @Test func countdown_ticks_are_aligned_to_the_remaining_time() throws {
         let rig = Rig(smallPolicy { $0.warningMs = 3_500 })
         try rig.engine.start()
@@ -49,9 +73,9 @@ struct DeadlineTests {
     @Test func past_ticks_are_not_replayed() throws {
         let rig = Rig(smallPolicy { $0.idleTimeoutMs = 2 * minute; $0.warningMs = 1 * minute })
         try rig.engine.start()
-        rig.at(61 * second)   // WARNING at 60 s
+        rig.at(60 * second)   // WARNING at 60 s
         rig.recorder.clear()
-        rig.at(90 * second)   // 29 ticks were due: only the latest is delivered
+        rig.freezeThenPoll(30 * second)   // 30 ticks came due while frozen: only the latest is delivered
         #expect(rig.recorder.events.count == 1)
         #expect(rig.recorder.ticks.first?.remainingMs == 30 * second)
         #expect(rig.recorder.ticks.first?.timeMs == 90 * second)
@@ -61,7 +85,7 @@ struct DeadlineTests {
         let rig = Rig(SessionPolicy())
         try rig.engine.start()
         rig.recorder.clear()
-        rig.advance(2 * hour)
+        rig.freezeThenPoll(2 * hour)
         #expect(rig.recorder.events.count == 1)
         // No stale WARNING, the lock carries its own time.
         #expect(rig.recorder.transitions == [Transition(.locked, .idleTimeout, 15 * minute)])
@@ -74,7 +98,7 @@ struct DeadlineTests {
         let rig = Rig(SessionPolicy { $0.lockedTimeoutMs = 1 * hour })
         try rig.engine.start()
         rig.recorder.clear()
-        rig.advance(75 * minute - 1)
+        rig.freezeThenPoll(75 * minute - 1)
         #expect(rig.recorder.transitions == [Transition(.locked, .idleTimeout, 15 * minute)])
         rig.recorder.clear()
         rig.at(75 * minute)
@@ -85,7 +109,7 @@ struct DeadlineTests {
         let rig = Rig(SessionPolicy { $0.lockedTimeoutMs = 1 * hour })
         try rig.engine.start()
         rig.recorder.clear()
-        rig.advance(3 * hour)
+        rig.freezeThenPoll(3 * hour)
         #expect(rig.recorder.changes.count == 1)
         #expect(rig.recorder.changes[0].previousState == .active)
         #expect(rig.recorder.transitions == [Transition(.expired, .lockedTimeout, 75 * minute)])
@@ -95,7 +119,7 @@ struct DeadlineTests {
         let rig = Rig(smallPolicy { $0.absoluteTimeoutMs = 10 * second })
         try rig.engine.start()
         rig.recorder.clear()
-        rig.advance(10 * second)
+        rig.freezeThenPoll(10 * second)
         #expect(rig.recorder.transitions == [Transition(.expired, .absoluteTimeout, 10 * second)])
     }
 
@@ -117,7 +141,7 @@ struct DeadlineTests {
         try rig.engine.start()
         try rig.engine.enterBackground()
         rig.recorder.clear()
-        rig.advance(20 * second)
+        rig.freezeThenPoll(20 * second)
         #expect(rig.recorder.transitions == [Transition(.expired, .absoluteTimeout, 12 * second)])
     }
 
@@ -136,7 +160,7 @@ struct DeadlineTests {
         let rig = Rig(smallPolicy())
         try rig.engine.start()
         // The clock passed the lock while nothing looked (a frozen process, a timer that did not fire).
-        rig.clock.advanceSilently(by: 11 * second)
+        try rig.clock.freeze(for: 11 * second)
         try rig.engine.recordActivity(.key)
         #expect(rig.state == .locked)
     }
@@ -202,7 +226,7 @@ struct DeadlineTests {
         try rig.engine.start()
         rig.recorder.clear()
         // A host that missed the timer calls continue 8 s in: WARNING is applied first, then continue.
-        rig.clock.advanceSilently(by: 8 * second)
+        try rig.clock.freeze(for: 8 * second)
         try rig.engine.continueSession()
         #expect(rig.recorder.transitions == [Transition(.warning, .idle, 7 * second),
                                               Transition(.active, .continued, 8 * second)])

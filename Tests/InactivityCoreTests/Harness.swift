@@ -53,6 +53,12 @@ struct Rig {
     }
 
     func advance(_ ms: Int64) { try! clock.advance(by: ms) }
+
+    /// Moves time as for a frozen process (nothing delivered), then makes one call: catch-up.
+    func freezeThenPoll(_ ms: Int64) {
+        try! clock.freeze(for: ms)
+        try! engine.poll()
+    }
 }
 
 /// A small test policy: idle 10 s, warning 3 s, tick 1 s, background 5 s, grace 700 ms.

@@ -22,7 +22,7 @@ struct LifecycleTests {
         let rig = Rig(smallPolicy { $0.idleTimeoutMs = 1 * hour; $0.warningMs = 0 })
         try rig.engine.start()
         try rig.engine.enterBackground()
-        rig.clock.advanceSilently(by: 2 * minute)   // the process was frozen
+        try rig.clock.freeze(for: 2 * minute)   // the process was frozen
         rig.recorder.clear()
         try rig.engine.enterForeground()
         #expect(rig.recorder.transitions == [Transition(.locked, .backgroundTimeout, 5 * second)])

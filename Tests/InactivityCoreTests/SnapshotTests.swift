@@ -190,3 +190,15 @@ struct SnapshotTests {
         #expect(info.openScopes == 0 && info.openHolds == 0 && info.effectiveIdleTimeoutMs == 10 * second)
     }
 }
+
+@Suite("Untrusted restores")
+struct UntrustedRestoreTests {
+    @Test func a_lock_after_a_reboot_is_attributed_to_the_clock_not_to_a_wall_clock_estimate() throws {
+        let (source, bytes) = SnapshotTests.activeSnapshot()
+        try source.clock.reboot(downtimeMs: 2 * minute)   // longer than the background timeout
+        let r = source.clock.now()
+        let rig = Rig(smallPolicy(), clock: try ManualClock(monotonicMs: r.monotonicMs, wallMs: r.wallMs, bootID: r.bootID))
+        try rig.engine.restore(bytes)
+        #expect(rig.recorder.transitions == [Transition(.locked, .untrustedClock, r.monotonicMs)])
+    }
+}
