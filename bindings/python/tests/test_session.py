@@ -181,6 +181,17 @@ def test_one_long_advance_delivers_every_deadline_in_time_order(manual_engine: M
     assert recorder[3].now == ms(120_000)
 
 
+def test_a_frozen_process_catches_up_with_one_transition(manual_engine: ManualFactory, recorder: Recorder) -> None:
+    engine = manual_engine(TEST_POLICY.replace(tick=0, locked_timeout=60), on_event=recorder)
+    engine.start()
+    engine.freeze(timedelta(minutes=10))
+    assert len(recorder) == 1  # nothing is delivered while frozen
+    assert engine.state() == State.EXPIRED  # the next call catches up
+    assert len(recorder) == 2
+    check_transition(recorder[1], State.ACTIVE, State.EXPIRED, Reason.LOCKED_TIMEOUT, 120_000)
+    assert recorder[1].now == ms(600_000)
+
+
 def test_unlock_failures_expire_at_the_limit(manual_engine: ManualFactory, recorder: Recorder) -> None:
     engine = manual_engine(TEST_POLICY.replace(max_unlock_failures=3), on_event=recorder)
     engine.start()

@@ -169,6 +169,7 @@ _TABLE: Sequence[Tuple[str, Sequence[Any], Any]] = (
     ("inact_poll", (_engine,), _STATUS),
     # manual clock
     ("inact_clock_advance", (_engine, c_int64), _STATUS),
+    ("inact_clock_freeze", (_engine, c_int64), _STATUS),
     ("inact_clock_jump_wall", (_engine, c_int64), _STATUS),
     ("inact_clock_reboot", (_engine, c_int64), _STATUS),
     ("inact_clock_now", (_engine, _P(c_int64), _P(c_int64), _P(c_uint64)), _STATUS),

@@ -488,8 +488,14 @@ class Engine:
     # -- manual clock (engines created with clock=ManualClock(...); others: WrongClockError) ---
 
     def advance(self, by: Duration) -> None:
-        """Moves the clock forward and delivers every due event inside this call, in time order."""
+        """Moves the clock forward as on the real clock: the engine wakes at every deadline on the
+        way, so every event (WARNING, each tick, LOCKED, ...) is delivered inside this call."""
         self._call(_lib.LIB.inact_clock_advance, duration_to_ms(by, "by"))
+
+    def freeze(self, by: Duration) -> None:
+        """Moves the clock forward as for a frozen process: nothing is delivered now; the next
+        call catches up with one transition to the final state."""
+        self._call(_lib.LIB.inact_clock_freeze, duration_to_ms(by, "by"))
 
     def jump_wall(self, by: Duration) -> None:
         """Moves only the wall clock (negative: the user set it back)."""
