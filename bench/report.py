@@ -1,0 +1,286 @@
+"""Collects the benchmark outputs of one scripts/bench run, computes the ratios against the
+same-run baselines and the targets of issue 8, prints the table and writes results.json.
+
+Usage: python3 report.py RESULTS_DIR OUTPUT_JSON
+
+RESULTS_DIR holds what scripts/bench wrote: c_activity.json, scale_<mode>_<n>.json (one per
+repeated run), python.json, jvm.json, footprint.json, machine.json; a part that could not run
+leaves <part>.skipped with the reason instead, and is reported as "not measured".
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import statistics
+import sys
+from typing import Any, Dict, List, Optional
+
+KIB = 1024
+
+
+def load(path: str) -> Optional[Any]:
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return json.load(f)
+
+
+def skipped(results: str, part: str) -> Optional[str]:
+    path = os.path.join(results, f"{part}.skipped")
+    if os.path.exists(path):
+        with open(path) as f:
+            return f.read().strip() or "skipped"
+    return None
+
+
+def runs_of(results: str, mode: str) -> List[Dict[str, Any]]:
+    out = []
+    for path in sorted(glob.glob(os.path.join(results, f"scale_{mode}_*.json"))):
+        out.append(load(path))
+    return out
+
+
+def med(values: List[float]) -> float:
+    return statistics.median(values)
+
+
+class Table:
+    def __init__(self) -> None:
+        self.rows: List[List[str]] = []
+        self.targets: List[Dict[str, Any]] = []
+
+    def section(self, title: str) -> None:
+        self.rows.append(["", "", "", ""])
+        self.rows.append([f"== {title}", "", "", ""])
+
+    def row(self, name: str, value: str, note: str = "", status: str = "") -> None:
+        self.rows.append([name, value, note, status])
+
+    def target(self, name: str, goal: str, value: Optional[float], ok: Optional[bool], shown: str) -> str:
+        status = "not measured" if ok is None else ("met" if ok else "MISSED")
+        self.targets.append({"target": name, "goal": goal, "value": value, "shown": shown, "status": status})
+        return status
+
+    def print(self) -> None:
+        widths = [max(len(r[i]) for r in self.rows if not r[0].startswith("== ")) for i in range(4)]
+        for r in self.rows:
+            if r[0].startswith("== "):
+                print(r[0])
+                continue
+            if not any(r):
+                print()
+                continue
+            print(f"  {r[0]:<{widths[0]}}  {r[1]:>{widths[1]}}  {r[3]:<{widths[3]}}  {r[2]}".rstrip())
+
+
+def fmt_ns(ns: float) -> str:
+    return f"{ns:,.1f} ns" if ns < 10_000 else f"{ns / 1000:,.1f} us"
+
+
+def main() -> int:
+    results, output = sys.argv[1], sys.argv[2]
+    t = Table()
+    out: Dict[str, Any] = {"machine": load(os.path.join(results, "machine.json"))}
+
+    # ---- C -------------------------------------------------------------------------------
+    c = load(os.path.join(results, "c_activity.json"))
+    t.section("C: inact_activity (ns per call, median of runs)")
+    if c is None:
+        t.row("not measured", skipped(results, "c_activity") or "no output")
+        t.target("C activity <= 1.5x floor", "<= 1.5", None, None, "not measured")
+        t.target("C activity >= 10x faster than timerfd re-arm", ">= 10", None, None, "not measured")
+    else:
+        b = c["benchmarks"]
+        fl, act, tfd, hp = b["floor"], b["activity"], b["timerfd_rearm"], b["heap_reinsert"]
+        r_floor = act["single_ns"] / fl["single_ns"]
+        r_tfd = tfd["single_ns"] / act["single_ns"]
+        r_heap = hp["single_ns"] / act["single_ns"]
+        s1 = t.target("C activity <= 1.5x floor (1 thread)", "<= 1.5", r_floor, r_floor <= 1.5, f"{r_floor:.2f}x")
+        s2 = t.target("C activity >= 10x faster than timerfd re-arm (1 thread)", ">= 10", r_tfd, r_tfd >= 10,
+                      f"{r_tfd:.1f}x")
+        t.row("1 thread: floor (BOOTTIME read + relaxed store)", fmt_ns(fl["single_ns"]))
+        t.row("1 thread: inact_activity", fmt_ns(act["single_ns"]), f"{r_floor:.2f}x floor (goal <= 1.5x)", s1)
+        t.row("1 thread: timerfd_settime per event", fmt_ns(tfd["single_ns"]),
+              f"activity is {r_tfd:.1f}x faster (goal >= 10x)", s2)
+        t.row("1 thread: heap re-insert per event (mutex)", fmt_ns(hp["single_ns"]),
+              f"activity is {r_heap:.1f}x faster")
+        r4_floor = act["threads4_cpu_ns"] / fl["threads4_cpu_ns"]
+        r4_tfd = tfd["threads4_cpu_ns"] / act["threads4_cpu_ns"]
+        r4_heap = hp["threads4_cpu_ns"] / act["threads4_cpu_ns"]
+        s3 = t.target("C activity <= 1.5x floor (4 threads, one engine)", "<= 1.5", r4_floor, r4_floor <= 1.5,
+                      f"{r4_floor:.2f}x")
+        s4 = t.target("C activity >= 10x faster than timerfd re-arm (4 threads)", ">= 10", r4_tfd, r4_tfd >= 10,
+                      f"{r4_tfd:.1f}x")
+        t.row("4 threads: floor (CPU ns per call)", fmt_ns(fl["threads4_cpu_ns"]),
+              f"{fl['threads4_wall_mcalls_per_s']:.1f} Mcalls/s wall")
+        t.row("4 threads: inact_activity", fmt_ns(act["threads4_cpu_ns"]),
+              f"{r4_floor:.2f}x floor; {act['threads4_wall_mcalls_per_s']:.1f} Mcalls/s wall", s3)
+        t.row("4 threads: timerfd_settime per event", fmt_ns(tfd["threads4_cpu_ns"]),
+              f"activity is {r4_tfd:.1f}x faster; {tfd['threads4_wall_mcalls_per_s']:.2f} Mcalls/s wall", s4)
+        t.row("4 threads: heap re-insert per event", fmt_ns(hp["threads4_cpu_ns"]),
+              f"activity is {r4_heap:.1f}x faster; {hp['threads4_wall_mcalls_per_s']:.1f} Mcalls/s wall")
+        out["c"] = {**c, "ratios": {"activity_over_floor": r_floor, "timerfd_over_activity": r_tfd,
+                                    "heap_over_activity": r_heap, "threads4_activity_over_floor": r4_floor,
+                                    "threads4_timerfd_over_activity": r4_tfd,
+                                    "threads4_heap_over_activity": r4_heap}}
+
+    # ---- Python ----------------------------------------------------------------------------
+    py = load(os.path.join(results, "python.json"))
+    t.section("Python: activity (ns per call, median of runs)")
+    if py is None:
+        t.row("not measured", skipped(results, "python") or "no output")
+        t.target("Python binding <= 1.3x bare ctypes", "<= 1.3", None, None, "not measured")
+    else:
+        b = py["benchmarks"]
+        r = b["binding"]["ns"] / b["ctypes"]["ns"]
+        r_timer = b["timer"]["ns"] / b["binding"]["ns"]
+        s = t.target("Python binding <= 1.3x bare ctypes", "<= 1.3", r, r <= 1.3, f"{r:.2f}x")
+        t.row("bare ctypes inact_activity(h, kind)", fmt_ns(b["ctypes"]["ns"]))
+        t.row("Engine.activity(ActivityKind.TOUCH_MOVE)", fmt_ns(b["binding"]["ns"]),
+              f"{r:.2f}x bare ctypes (goal <= 1.3x)", s)
+        t.row("threading.Timer cancel + start per event", fmt_ns(b["timer"]["ns"]),
+              f"binding is {r_timer:.0f}x faster")
+        out["python"] = {**py, "ratios": {"binding_over_ctypes": r, "timer_over_binding": r_timer}}
+
+    # ---- JVM -------------------------------------------------------------------------------
+    jvm = load(os.path.join(results, "jvm.json"))
+    t.section("JVM: activity (ns per call, median of runs)")
+    if jvm is None:
+        t.row("not measured", skipped(results, "jvm") or "no output")
+        t.target("JVM binding <= 1.5x empty JNI call", "<= 1.5", None, None, "not measured")
+        t.target("JVM binding >= 5x faster than executor cancel+schedule", ">= 5", None, None, "not measured")
+    else:
+        b = jvm["benchmarks"]
+        r = b["binding"]["ns"] / b["emptyJni"]["ns"]
+        r_ex = b["executor"]["ns"] / b["binding"]["ns"]
+        s1 = t.target("JVM binding <= 1.5x empty JNI call", "<= 1.5", r, r <= 1.5, f"{r:.2f}x")
+        s2 = t.target("JVM binding >= 5x faster than executor cancel+schedule", ">= 5", r_ex, r_ex >= 5,
+                      f"{r_ex:.1f}x")
+        t.row("empty static native (J I)V", fmt_ns(b["emptyJni"]["ns"]))
+        t.row("NativeBridge.activity (glue only)", fmt_ns(b["glue"]["ns"]),
+              f"{b['glue']['ns'] / b['emptyJni']['ns']:.2f}x empty JNI")
+        t.row("InactivityEngine.activity(TOUCH_MOVE)", fmt_ns(b["binding"]["ns"]),
+              f"{r:.2f}x empty JNI (goal <= 1.5x)", s1)
+        t.row("ScheduledExecutor cancel + schedule per event", fmt_ns(b["executor"]["ns"]),
+              f"binding is {r_ex:.1f}x faster (goal >= 5x)", s2)
+        out["jvm"] = {**jvm, "ratios": {"binding_over_empty_jni": r, "executor_over_binding": r_ex}}
+
+    # ---- Scale -----------------------------------------------------------------------------
+    t.section("Scale (median over separate processes)")
+    mem = runs_of(results, "memory")
+    if mem:
+        per = med([m["bytes_per_engine"] for m in mem])
+        per_created = med([m["bytes_per_engine_created"] for m in mem])
+        s = t.target("<= 256 bytes per engine at 1e6 engines", "<= 256", per, per <= 256, f"{per:.0f} B")
+        t.row(f"resident memory per engine ({mem[0]['engines']:,} engines, started)", f"{per:.0f} B",
+              f"{per_created:.0f} B after create, before start (goal <= 256 B)", s)
+        t.row("create rate", f"{med([m['create_per_s'] for m in mem]) / 1e6:.2f} M/s")
+        t.row("start rate", f"{med([m['start_per_s'] for m in mem]) / 1e6:.2f} M/s")
+        t.row("destroy rate", f"{med([m['destroy_per_s'] for m in mem]) / 1e6:.2f} M/s")
+        out["scale_memory"] = {"bytes_per_engine": per, "bytes_per_engine_created": per_created,
+                               "create_per_s": med([m["create_per_s"] for m in mem]),
+                               "start_per_s": med([m["start_per_s"] for m in mem]),
+                               "destroy_per_s": med([m["destroy_per_s"] for m in mem]), "runs": mem}
+    else:
+        t.row("memory: not measured", skipped(results, "scale_memory") or "no output")
+        t.target("<= 256 bytes per engine at 1e6 engines", "<= 256", None, None, "not measured")
+
+    wk = runs_of(results, "wakeups")
+    if wk:
+        idle_max = max(max(w["nothing_due"]["wakeups_during_activity"], w["nothing_due"]["wakeups_while_idle"])
+                       for w in wk)
+        s = t.target("0 scheduler wake-ups while nothing is due", "== 0", idle_max, idle_max == 0, str(idle_max))
+        n = wk[0]["engines"]
+        t.row(f"wake-ups, nothing due, {n:,} engines under activity", str(max(w['nothing_due']['wakeups_during_activity'] for w in wk)),
+              f"while {med([w['nothing_due']['activity_calls_per_s'] for w in wk]) / 1e6:.1f} M activity calls/s", s)
+        t.row("wake-ups, nothing due, no calls", str(max(w["nothing_due"]["wakeups_while_idle"] for w in wk)),
+              "(max over runs)", s)
+        mv_rate = med([w["moving_deadlines"]["wakeups_per_s"] for w in wk])
+        mv_calls = med([w["moving_deadlines"]["activity_calls_per_s"] for w in wk])
+        t.row(f"wake-ups/s, {n:,} engines, 2 s idle kept moving by activity", f"{mv_rate:.1f}/s",
+              f"vs {mv_calls / 1e6:.1f} M timer re-arms/s if re-armed per event; "
+              f"scheduler CPU {med([w['moving_deadlines']['scheduler_cpu_s'] for w in wk]):.2f} s"
+              f" in {wk[0]['moving_deadlines']['seconds']:.1f} s")
+        out["scale_wakeups"] = {"nothing_due_max": idle_max, "moving_wakeups_per_s": mv_rate,
+                                "moving_activity_calls_per_s": mv_calls, "runs": wk}
+    else:
+        t.row("wake-ups: not measured", skipped(results, "scale_wakeups") or "no output")
+        t.target("0 scheduler wake-ups while nothing is due", "== 0", None, None, "not measured")
+
+    lt = runs_of(results, "lateness")
+    if lt:
+        p50 = med([x["lateness_ms"]["p50"] for x in lt])
+        p99 = med([x["lateness_ms"]["p99"] for x in lt])
+        mx = max(x["lateness_ms"]["max"] for x in lt)
+        early = sum(x["early"] + x["event_time_not_deadline"] for x in lt)
+        load1 = (out.get("machine") or {}).get("load_before", [None])[0]
+        s = t.target("lateness p99 <= 2 ms (idle machine)", "<= 2 ms", p99, p99 <= 2.0, f"{p99:.3f} ms")
+        s2 = t.target("transitions never early", "== 0", early, early == 0, str(early))
+        t.row(f"lateness, {lt[0]['engines']:,} engines over {lt[0]['spread_ms']} ms: p50", f"{p50:.3f} ms")
+        t.row("  p99", f"{p99:.3f} ms", f"goal <= 2 ms on an idle machine (1-min load before: {load1})", s)
+        t.row("  max (over runs)", f"{mx:.3f} ms")
+        t.row("  early transitions", str(early), "arrival before deadline or event time != deadline", s2)
+        out["scale_lateness"] = {"p50_ms": p50, "p99_ms": p99, "max_ms": mx, "early": early, "runs": lt}
+    else:
+        t.row("lateness: not measured", skipped(results, "scale_lateness") or "no output")
+        t.target("lateness p99 <= 2 ms (idle machine)", "<= 2 ms", None, None, "not measured")
+    burst = runs_of(results, "burst")
+    if burst:
+        t.row(f"burst: {burst[0]['engines']:,} engines due within {med([b['start_window_ms'] for b in burst]):.0f} ms: p50",
+              f"{med([b['lateness_ms']['p50'] for b in burst]):.3f} ms")
+        t.row("  p99 / max", f"{med([b['lateness_ms']['p99'] for b in burst]):.3f} ms",
+              f"max {max(b['lateness_ms']['max'] for b in burst):.3f} ms (the cost of delivering them all in a row)")
+        out["scale_burst"] = {"p50_ms": med([b["lateness_ms"]["p50"] for b in burst]),
+                              "p99_ms": med([b["lateness_ms"]["p99"] for b in burst]),
+                              "max_ms": max(b["lateness_ms"]["max"] for b in burst), "runs": burst}
+
+    # ---- Footprint -------------------------------------------------------------------------
+    fp = load(os.path.join(results, "footprint.json"))
+    t.section("Footprint (stripped, strip --strip-all)")
+    if fp is None:
+        t.row("not measured", skipped(results, "footprint") or "no output")
+        t.target("dynamic library <= 300 KiB stripped", "<= 300 KiB", None, None, "not measured")
+        t.target("self-contained library <= 1.1x empty self-contained baseline", "<= 1.1", None, None, "not measured")
+    else:
+        dyn, sta = fp["dynamic"], fp["static"]
+        edyn, esta = fp["empty_dynamic"], fp["empty_static"]
+        r = sta["stripped_bytes"] / esta["stripped_bytes"]
+        s1 = t.target("dynamic library <= 300 KiB stripped", "<= 300 KiB", dyn["stripped_bytes"],
+                      dyn["stripped_bytes"] <= 300 * KIB, f"{dyn['stripped_bytes'] / KIB:.0f} KiB")
+        s2 = t.target("self-contained library <= 1.1x empty self-contained baseline", "<= 1.1", r, r <= 1.1,
+                      f"{r:.2f}x")
+        t.row("libinactivity.so, dynamic", f"{dyn['stripped_bytes'] / KIB:,.0f} KiB",
+              f"goal <= 300 KiB; needs {len(dyn['swift_runtime_dependencies'])} Swift runtime libraries", s1)
+        t.row("empty library, dynamic (baseline)", f"{edyn['stripped_bytes'] / KIB:,.0f} KiB")
+        t.row("libinactivity.so, -static-stdlib", f"{sta['stripped_bytes'] / KIB:,.0f} KiB",
+              f"{r:.2f}x the empty baseline (goal <= 1.1x); +{(sta['stripped_bytes'] - esta['stripped_bytes']) / KIB:,.0f} KiB", s2)
+        t.row("empty library, -static-stdlib (baseline)", f"{esta['stripped_bytes'] / KIB:,.0f} KiB")
+        t.row("runtime deps (ldd), dynamic", str(len(dyn["dependencies"])),
+              ", ".join(d["name"] for d in dyn["dependencies"]))
+        t.row("runtime deps (ldd), -static-stdlib", str(len(sta["dependencies"])),
+              ", ".join(d["name"] for d in sta["dependencies"]))
+        if fp.get("static_growth"):
+            g = fp["static_growth"]
+            t.row("-static-stdlib growth over the baseline", f"{sum(g.values()) / KIB:,.0f} KiB",
+                  "symbol bytes (nm -S): " +
+                  ", ".join(f"{k} {v / KIB:,.0f} KiB" for k, v in sorted(g.items(), key=lambda kv: -kv[1])))
+        out["footprint"] = {**fp, "ratios": {"static_over_empty_static": r}}
+
+    # ---- Targets ---------------------------------------------------------------------------
+    t.section("Targets")
+    for x in t.targets:
+        t.row(x["target"], x["shown"], f"goal {x['goal']}", x["status"])
+    out["targets"] = t.targets
+    t.print()
+
+    with open(output, "w") as f:
+        json.dump(out, f, indent=1)
+        f.write("\n")
+    print(f"\nwrote {output}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
