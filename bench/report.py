@@ -143,6 +143,17 @@ def main() -> int:
         t.row("threading.Timer cancel + start per event", fmt_ns(b["timer"]["ns"]),
               f"binding is {r_timer:.0f}x faster")
         out["python"] = {**py, "ratios": {"binding_over_ctypes": r, "timer_over_binding": r_timer}}
+        bd = load(os.path.join(results, "python_breakdown.json"))
+        if bd:
+            bare = bd["bare ctypes call (no errcheck)"]
+            errcheck = bd["ctypes call with the binding's errcheck"] - bare
+            total = bd["Engine.activity(kind)"] - bare
+            rest = total - errcheck - bd["check_int(kind, ...)"] - bd["self._finalizer.alive"]
+            t.row("  binding overhead over bare ctypes (timeit)", f"{total:.0f} ns",
+                  f"errcheck {errcheck:.0f}, check_int {bd['check_int(kind, ...)']:.0f}, "
+                  f"_finalizer.alive {bd['self._finalizer.alive']:.0f}, "
+                  f"the rest (method calls, *args, try/finally, _after_call) {rest:.0f} ns")
+            out["python"]["breakdown_ns"] = bd
 
     # ---- JVM -------------------------------------------------------------------------------
     jvm = load(os.path.join(results, "jvm.json"))
@@ -159,13 +170,20 @@ def main() -> int:
         s2 = t.target("JVM binding >= 5x faster than executor cancel+schedule", ">= 5", r_ex, r_ex >= 5,
                       f"{r_ex:.1f}x")
         t.row("empty static native (J I)V", fmt_ns(b["emptyJni"]["ns"]))
+        if "floorJni" in b:
+            t.row("static native doing the C floor (clock + store)", fmt_ns(b["floorJni"]["ns"]),
+                  f"{b['floorJni']['ns'] / b['emptyJni']['ns']:.2f}x empty JNI: the least a clock read costs here")
         t.row("NativeBridge.activity (glue only)", fmt_ns(b["glue"]["ns"]),
               f"{b['glue']['ns'] / b['emptyJni']['ns']:.2f}x empty JNI")
         t.row("InactivityEngine.activity(TOUCH_MOVE)", fmt_ns(b["binding"]["ns"]),
-              f"{r:.2f}x empty JNI (goal <= 1.5x)", s1)
+              f"{r:.2f}x empty JNI (goal <= 1.5x)"
+              + (f"; {b['binding']['ns'] / b['floorJni']['ns']:.2f}x the JNI floor" if "floorJni" in b else ""), s1)
         t.row("ScheduledExecutor cancel + schedule per event", fmt_ns(b["executor"]["ns"]),
               f"binding is {r_ex:.1f}x faster (goal >= 5x)", s2)
-        out["jvm"] = {**jvm, "ratios": {"binding_over_empty_jni": r, "executor_over_binding": r_ex}}
+        ratios = {"binding_over_empty_jni": r, "executor_over_binding": r_ex}
+        if "floorJni" in b:
+            ratios["binding_over_floor_jni"] = b["binding"]["ns"] / b["floorJni"]["ns"]
+        out["jvm"] = {**jvm, "ratios": ratios}
 
     # ---- Scale -----------------------------------------------------------------------------
     t.section("Scale (median over separate processes)")

@@ -21,13 +21,20 @@ extern void __libc_free(void *);
 
 static int tracing, in_trace, frames = 6;
 static size_t traced_count, traced_bytes, freed_count;
+/* Every traced block, so that the ones still alive at the end can be named. */
+static void *traced_ptr[256];
+static int traced_live[256], traced_n;
 
 static void trace(const char *what, void *p, size_t size) {
     if (!tracing || in_trace || !p) return;
     in_trace = 1;
     traced_count++;
     traced_bytes += malloc_usable_size(p);
-    fprintf(stderr, "%-8s %6zu bytes (usable %zu)\n", what, size, malloc_usable_size(p));
+    if (traced_n < 256) {
+        traced_ptr[traced_n] = p;
+        traced_live[traced_n++] = 1;
+    }
+    fprintf(stderr, "#%-3d %-8s %6zu bytes (usable %zu)\n", traced_n, what, size, malloc_usable_size(p));
     void *stack[32];
     int n = backtrace(stack, frames + 2);
     backtrace_symbols_fd(stack + 2, n - 2, 2);
@@ -67,8 +74,23 @@ int posix_memalign(void **out, size_t alignment, size_t size) {
     return 0;
 }
 void free(void *p) {
-    if (tracing && !in_trace && p) freed_count++;
+    if (p && !in_trace) {
+        if (tracing) freed_count++;
+        for (int i = 0; i < traced_n; i++)
+            if (traced_ptr[i] == p && traced_live[i]) traced_live[i] = 0;
+    }
     __libc_free(p);
+}
+
+static void print_live(void) {
+    size_t bytes = 0;
+    fprintf(stderr, "==== traced blocks still allocated while the engine lives:");
+    for (int i = 0; i < traced_n; i++)
+        if (traced_live[i]) {
+            fprintf(stderr, " #%d (%zu)", i + 1, malloc_usable_size(traced_ptr[i]));
+            bytes += malloc_usable_size(traced_ptr[i]) + 8; /* + the malloc chunk header */
+        }
+    fprintf(stderr, "\n==== = %zu bytes with malloc's 8-byte chunk headers\n", bytes);
 }
 
 int main(int argc, char **argv) {
@@ -103,6 +125,7 @@ int main(int argc, char **argv) {
     tracing = 0;
     fprintf(stderr, "==== start: %zu allocations, %zu usable bytes, %zu frees\n", traced_count - c_count,
             traced_bytes - c_bytes, freed_count - c_freed);
+    print_live();
     fprintf(stderr, "(plus, per engine, the registry's share: one ActivityGate in a 1024-slot chunk and one\n"
                     " entry in its table array, which grows by doubling; those are not traced here)\n");
     CHECK_OK(inact_destroy(traced));

@@ -5,6 +5,8 @@
 //              wrapper (open check, exception mapping); for attribution, not a target
 //   emptyJni   JniBaseline.empty(handle, bit): a static native with the same signature that
 //              does nothing (bench/jvm/empty_jni.c)
+//   floorJni   JniBaseline.floor(handle, bit): the same, doing the C floor (a CLOCK_BOOTTIME
+//              read and a relaxed atomic store): the least a clock-reading activity can cost
 //   executor   the naive pattern (Android's Handler.postDelayed in onUserInteraction): per
 //              event, cancel the pending 15-minute task of a ScheduledThreadPoolExecutor
 //              (remove-on-cancel, like Handler.removeCallbacks) and schedule a new one
@@ -31,6 +33,8 @@ object JniBaseline {
     }
 
     @JvmStatic external fun empty(handle: Long, kind: Int)
+
+    @JvmStatic external fun floor(handle: Long, kind: Int)
 }
 
 private class Bench(val name: String, val body: (Long) -> Unit) {
@@ -71,6 +75,7 @@ fun main(args: Array<String>) {
         Bench("binding") { n -> var i = 0L; while (i < n) { engine.activity(kind); i++ } },
         Bench("glue") { n -> var i = 0L; while (i < n) { NativeBridge.activity(handle, bit); i++ } },
         Bench("emptyJni") { n -> var i = 0L; while (i < n) { JniBaseline.empty(handle, bit); i++ } },
+        Bench("floorJni") { n -> var i = 0L; while (i < n) { JniBaseline.floor(handle, bit); i++ } },
         Bench("executor") { n ->
             var i = 0L
             while (i < n) {
