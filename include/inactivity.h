@@ -530,8 +530,9 @@ INACT_EXPORT int32_t inact_get_policy(inact_engine engine, inact_policy *policy)
  * Host-mode delivery. Meant for INACT_DELIVERY_HOST; harmless in THREAD mode.
  * ------------------------------------------------------------------------------- */
 
-/** Writes the ms from now until the engine next needs inact_poll: 0 when something is
- *  due, INACT_NEVER when nothing is scheduled. Arm one timer for it. */
+/** Writes the ms from now until the engine next needs inact_poll, or INACT_NEVER when nothing
+ *  is scheduled. Like every call it first delivers what is already due, so the delay is > 0
+ *  when it returns. Arm one timer for it; re-ask after every call that may move deadlines. */
 INACT_EXPORT int32_t inact_next_deadline(inact_engine engine, int64_t *out_delay_ms);
 
 /** Evaluates deadlines now and delivers due events on the calling thread. A poll that

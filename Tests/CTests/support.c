@@ -216,6 +216,11 @@ int64_t now_of(inact_engine engine) {
 
 void advance(inact_engine engine, int64_t ms) { QUERY_OR_ABORT(inact_clock_advance(engine, ms)); }
 
+void freeze_then_poll(inact_engine engine, int64_t ms) {
+    QUERY_OR_ABORT(inact_clock_freeze(engine, ms));
+    QUERY_OR_ABORT(inact_poll(engine));
+}
+
 void fingerprint_take(inact_engine engine, recorder *rec, fingerprint *out) {
     memset(out, 0, sizeof *out);
     out->info = info_of(engine);

@@ -77,6 +77,8 @@ int64_t now_of(inact_engine engine);
 
 /* Drives a manual engine: advance and check the status. */
 void advance(inact_engine engine, int64_t ms);
+/* Freezes the manual clock for `ms` (nothing delivered), then polls once: the catch-up. */
+void freeze_then_poll(inact_engine engine, int64_t ms);
 
 /* Everything observable about an engine, to check that a rejected call changed nothing. */
 typedef struct fingerprint {

@@ -469,6 +469,9 @@ TEST(negative_and_overflowing_durations_are_rejected) {
                    "ms");
     CHECK_REJECTED(engine, &rec, inact_clock_advance(engine, INT64_MAX), INACT_E_INVALID_ARGUMENT,
                    "ms");
+    CHECK_REJECTED(engine, &rec, inact_clock_freeze(engine, -1), INACT_E_INVALID_ARGUMENT, "ms");
+    CHECK_REJECTED(engine, &rec, inact_clock_freeze(engine, INT64_MAX), INACT_E_INVALID_ARGUMENT,
+                   "ms");
     CHECK_REJECTED(engine, &rec, inact_clock_reboot(engine, -1), INACT_E_INVALID_ARGUMENT,
                    "downtime_ms");
     CHECK_REJECTED(engine, &rec, inact_clock_jump_wall(engine, INT64_MAX),
@@ -513,6 +516,7 @@ TEST(manual_clock_calls_need_a_manual_engine) {
     config.delivery = INACT_DELIVERY_HOST; /* system clock, no scheduler thread */
     engine = make_engine(NULL, &config, NULL);
     CHECK_REJECTED(engine, NULL, inact_clock_advance(engine, 1000), INACT_E_WRONG_CLOCK, NULL);
+    CHECK_REJECTED(engine, NULL, inact_clock_freeze(engine, 1000), INACT_E_WRONG_CLOCK, NULL);
     CHECK_REJECTED(engine, NULL, inact_clock_jump_wall(engine, 1000), INACT_E_WRONG_CLOCK, NULL);
     CHECK_REJECTED(engine, NULL, inact_clock_reboot(engine, 1000), INACT_E_WRONG_CLOCK, NULL);
     /* reading the clock works for every kind */

@@ -137,9 +137,32 @@ TEST(full_session_through_the_abi) {
     recorder_deinit(&rec);
 }
 
-TEST(past_ticks_are_not_replayed_after_a_long_advance) {
-    /* One inact_clock_advance is one jump of the clock, evaluated once, like a process
-     * that was frozen: of the ticks that fell due only the latest is delivered. */
+TEST(past_ticks_are_not_replayed_after_a_freeze) {
+    /* A process frozen for 3.5 s in WARNING: of the ticks that fell due only the latest is
+     * delivered, by the first call after the freeze. */
+    recorder rec;
+    inact_policy policy = test_policy();
+    inact_engine engine;
+    recorder_init(&rec);
+    engine = make_manual_engine(&rec, &policy, INACT_DELIVERY_HOST);
+    REQUIRE_OK(inact_start(engine));
+    advance(engine, 50000);
+    REQUIRE(state_of(engine) == INACT_STATE_WARNING);
+    REQUIRE_OK(inact_clock_freeze(engine, 3500));
+    CHECK_EQ(recorder_count(&rec), 2); /* nothing while frozen */
+    REQUIRE_OK(inact_poll(engine));
+    CHECK_EQ(recorder_count(&rec), 3);
+    /* the tick of 53 s, seen at 53.5 s: remaining counts from now */
+    CHECK_EQ(recorder_at(&rec, 2).event.kind, INACT_EVENT_TICK);
+    CHECK_EQ(recorder_at(&rec, 2).event.time_ms, 53000);
+    CHECK_EQ(recorder_at(&rec, 2).event.now_ms, 53500);
+    CHECK_EQ(recorder_at(&rec, 2).event.remaining_ms, 6500);
+    REQUIRE_OK(inact_destroy(engine));
+    recorder_deinit(&rec);
+}
+
+TEST(advance_through_the_warning_delivers_every_tick) {
+    /* inact_clock_advance is time passing in a live process: the engine wakes at each tick. */
     recorder rec;
     inact_policy policy = test_policy();
     inact_engine engine;
@@ -149,12 +172,12 @@ TEST(past_ticks_are_not_replayed_after_a_long_advance) {
     advance(engine, 50000);
     REQUIRE(state_of(engine) == INACT_STATE_WARNING);
     advance(engine, 3500);
-    CHECK_EQ(recorder_count(&rec), 3);
-    /* the tick of 53 s, seen at 53.5 s: remaining counts from now */
-    CHECK_EQ(recorder_at(&rec, 2).event.kind, INACT_EVENT_TICK);
-    CHECK_EQ(recorder_at(&rec, 2).event.time_ms, 53000);
-    CHECK_EQ(recorder_at(&rec, 2).event.now_ms, 53500);
-    CHECK_EQ(recorder_at(&rec, 2).event.remaining_ms, 6500);
+    CHECK_EQ(recorder_count(&rec), 5);
+    CHECK_EQ(recorder_at(&rec, 2).event.time_ms, 51000);
+    CHECK_EQ(recorder_at(&rec, 3).event.time_ms, 52000);
+    CHECK_EQ(recorder_at(&rec, 4).event.time_ms, 53000);
+    CHECK_EQ(recorder_at(&rec, 4).event.now_ms, 53000);
+    CHECK_EQ(recorder_at(&rec, 4).event.remaining_ms, 7000);
     REQUIRE_OK(inact_destroy(engine));
     recorder_deinit(&rec);
 }
@@ -329,7 +352,7 @@ TEST(locked_timeout_expires_a_locked_session) {
     recorder_deinit(&rec);
 }
 
-TEST(one_long_advance_folds_every_due_deadline_into_one_transition) {
+TEST(a_freeze_folds_every_due_deadline_into_one_transition) {
     /* A process frozen for 10 minutes: WARNING (50 s), LOCKED (60 s) and the locked
      * timeout (60 s + 1 min) all fell due. Deadlines apply in time order (the locked
      * timeout runs from the lock, not from now), and the host sees one transition from
@@ -342,11 +365,32 @@ TEST(one_long_advance_folds_every_due_deadline_into_one_transition) {
     policy.locked_timeout_ms = MINUTE_MS;
     engine = make_manual_engine(&rec, &policy, INACT_DELIVERY_THREAD);
     REQUIRE_OK(inact_start(engine));
-    advance(engine, 10 * MINUTE_MS);
+    freeze_then_poll(engine, 10 * MINUTE_MS);
     CHECK_EQ(recorder_count(&rec), 2);
     CHECK_TRANSITION(&rec, 1, INACT_STATE_ACTIVE, INACT_STATE_EXPIRED,
                      INACT_REASON_LOCKED_TIMEOUT, 120000);
     CHECK_EQ(recorder_at(&rec, 1).event.now_ms, 10 * MINUTE_MS);
+    REQUIRE_OK(inact_destroy(engine));
+    recorder_deinit(&rec);
+}
+
+TEST(one_long_advance_delivers_every_deadline_in_time_order) {
+    recorder rec;
+    inact_policy policy = test_policy();
+    inact_engine engine;
+    recorder_init(&rec);
+    policy.tick_ms = 0;
+    policy.locked_timeout_ms = MINUTE_MS;
+    engine = make_manual_engine(&rec, &policy, INACT_DELIVERY_THREAD);
+    REQUIRE_OK(inact_start(engine));
+    advance(engine, 10 * MINUTE_MS);
+    CHECK_EQ(recorder_count(&rec), 4);
+    CHECK_TRANSITION(&rec, 1, INACT_STATE_ACTIVE, INACT_STATE_WARNING, INACT_REASON_IDLE, 50000);
+    CHECK_TRANSITION(&rec, 2, INACT_STATE_WARNING, INACT_STATE_LOCKED, INACT_REASON_IDLE_TIMEOUT,
+                     60000);
+    CHECK_TRANSITION(&rec, 3, INACT_STATE_LOCKED, INACT_STATE_EXPIRED,
+                     INACT_REASON_LOCKED_TIMEOUT, 120000);
+    CHECK_EQ(recorder_at(&rec, 3).event.now_ms, 120000);
     REQUIRE_OK(inact_destroy(engine));
     recorder_deinit(&rec);
 }
@@ -361,7 +405,7 @@ TEST(catch_up_stops_at_the_state_the_deadlines_reach) {
     policy.locked_timeout_ms = HOUR_MS;
     engine = make_manual_engine(&rec, &policy, INACT_DELIVERY_HOST);
     REQUIRE_OK(inact_start(engine));
-    advance(engine, 75 * MINUTE_MS - 1);
+    freeze_then_poll(engine, 75 * MINUTE_MS - 1);
     CHECK_EQ(recorder_count(&rec), 2);
     CHECK_TRANSITION(&rec, 1, INACT_STATE_ACTIVE, INACT_STATE_LOCKED, INACT_REASON_IDLE_TIMEOUT,
                      15 * MINUTE_MS);
