@@ -522,6 +522,11 @@ static void n_clock_advance(JNIEnv *env, jclass cls, jlong engine, jlong ms) {
     throw_if_error(env, inact_clock_advance((inact_engine)engine, (int64_t)ms));
 }
 
+static void n_clock_freeze(JNIEnv *env, jclass cls, jlong engine, jlong ms) {
+    (void)cls;
+    throw_if_error(env, inact_clock_freeze((inact_engine)engine, (int64_t)ms));
+}
+
 static void n_clock_jump_wall(JNIEnv *env, jclass cls, jlong engine, jlong delta_ms) {
     (void)cls;
     throw_if_error(env, inact_clock_jump_wall((inact_engine)engine, (int64_t)delta_ms));
@@ -617,6 +622,7 @@ static const JNINativeMethod k_natives[] = {
     NATIVE("nextDeadline", "(J)J", n_next_deadline),
     NATIVE("poll", "(J)V", n_poll),
     NATIVE("clockAdvance", "(JJ)V", n_clock_advance),
+    NATIVE("clockFreeze", "(JJ)V", n_clock_freeze),
     NATIVE("clockJumpWall", "(JJ)V", n_clock_jump_wall),
     NATIVE("clockReboot", "(JJ)V", n_clock_reboot),
     NATIVE("clockNow", "(J[J)V", n_clock_now),

@@ -216,12 +216,14 @@ class InactivityEngine private constructor(
 
     // ----- manual clock (other clocks throw WrongClockException) ------------------------------
 
-    /**
-     * Moves the manual clock forward and delivers what fell due inside the call. Like a process
-     * that was frozen for that long, deadlines passed in one advance are applied in time order
-     * and delivered as one catch-up transition; advance in steps to see each one.
-     */
+    /** Moves the manual clock forward; every due event is delivered inside the call, in order. */
     fun advanceClock(by: Duration) = call { NativeBridge.clockAdvance(it, by.toWireMs()) }
+
+    /**
+     * Moves the manual clock forward as for a frozen process: nothing is delivered now; the next
+     * call catches up with one transition to the final state (deadlines applied in time order).
+     */
+    fun freezeClock(by: Duration) = call { NativeBridge.clockFreeze(it, by.toWireMs()) }
 
     /** Moves only the manual wall clock (negative: the user set it back). */
     fun jumpWallClock(by: Duration) = call { NativeBridge.clockJumpWall(it, by.toWireMs()) }

@@ -134,6 +134,7 @@ internal object NativeBridge {
     @JvmStatic external fun poll(engine: Long)
 
     @JvmStatic external fun clockAdvance(engine: Long, ms: Long)
+    @JvmStatic external fun clockFreeze(engine: Long, ms: Long)
     @JvmStatic external fun clockJumpWall(engine: Long, deltaMs: Long)
     @JvmStatic external fun clockReboot(engine: Long, downtimeMs: Long)
     @JvmStatic external fun clockNow(engine: Long, out: LongArray)

@@ -158,20 +158,22 @@ class FullSessionTest {
     }
 
     /**
-     * As the C suite (one_long_advance_folds_every_due_deadline_into_one_transition): a process
-     * frozen for 10 minutes. WARNING (50 s), LOCKED (60 s) and the locked timeout (60 s + 1 min)
-     * all fell due; deadlines apply in time order, and the host sees one transition from what
-     * it saw to the final state, with the last deadline's reason and time.
+     * inact_clock_advance (header): "delivers every due event inside the call, in time order,
+     * exactly as on the real clock". One advance across the warning must therefore deliver
+     * WARNING, the countdown ticks and LOCKED, as the scheduler would on the real clock.
      */
+    /** A process frozen for 10 minutes: one catch-up transition, delivered by the next call. */
     @Test
-    fun one_long_advance_folds_every_due_deadline_into_one_transition() {
+    fun a_freeze_folds_every_due_deadline_into_one_transition() {
         val rec = Recorder()
         val policy = Policy.defaults().copy(
             idleTimeout = 60.seconds, warning = 10.seconds, tick = Duration.ZERO, lockedTimeout = 1.minutes,
         )
         manualEngine(policy, rec).use { engine ->
             engine.start()
-            engine.advanceClock(10.minutes)
+            engine.freezeClock(10.minutes)
+            assertEquals(1, rec.events.size)
+            engine.poll()
             assertEquals(2, rec.events.size)
             change(rec.last()).let {
                 assertEquals(SessionState.ACTIVE, it.previous)
@@ -180,6 +182,23 @@ class FullSessionTest {
                 assertEquals(120_000L, it.timeMs)
                 assertEquals(600_000L, it.nowMs)
             }
+        }
+    }
+
+    @Test
+    fun one_long_clock_advance_delivers_every_due_event_in_time_order() {
+        val rec = Recorder()
+        manualEngine(listener = rec).use { engine ->
+            engine.start()
+            rec.clear()
+            engine.advanceClock(15.minutes)
+            val seen = rec.events.map { "${it::class.simpleName} ${it.state} ${it.remaining.inWholeSeconds}s @${it.timeMs}" }
+            assertEquals(
+                "events of one inact_clock_advance(900000) from ACTIVE: $seen",
+                listOf(SessionState.WARNING, SessionState.LOCKED),
+                rec.changes().map { it.state },
+            )
+            assertEquals((29 downTo 1).toList(), rec.ticks().map { it.remaining.inWholeSeconds.toInt() })
         }
     }
 
