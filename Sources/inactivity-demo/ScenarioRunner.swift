@@ -4,8 +4,9 @@
 // "killed", creates a new engine on "launch", and moves time. Between two steps it lets time
 // run the way it runs for a live process: it advances the manual clock to each of the engine's
 // deadlines in turn (as the scheduler thread wakes at each one), so the WARNING and every
-// countdown tick show up at their own instant. `freeze` is the exception: it jumps the clock
-// in one call, as when the OS suspends the process, and the engine catches up in one event.
+// countdown tick show up at their own instant. `freeze` is the exception: time passes with
+// nothing delivered, as when the OS suspends the process, and the next call into the engine
+// catches up in one event.
 
 import InactivityCore
 import Synchronization
@@ -145,7 +146,8 @@ final class ScenarioRunner {
             printInput(step, [], note: "only the wall clock moves")
         case .freeze(let ms):
             if !options.quiet { emit(row(nowMs, "> " + step.text, note: "suspended: no timer runs")) }
-            call(step.line) { try engine!.advanceClock(byMs: ms) }
+            // Nothing runs while suspended: the next input (or the next timer) catches up.
+            call(step.line) { try engine!.freezeClock(forMs: ms) }
             nowMs += ms
             printEvents(inbox.drain())
         default:
