@@ -1,0 +1,48 @@
+// Regression tests for engine bugs found by the reliability harness (fuzz/, stress/,
+// scripts/memcheck). One test per finding, named after the behaviour the design promises; each
+// failed before its fix. RELIABILITY.md lists them with the input that found them.
+
+import Testing
+@testable import InactivityCore
+
+@Suite("Regressions found by the fuzzer")
+struct RegressionTests {
+    // Found by fuzz/inact_fuzz.c: "activity: 0 event(s) delivered, the model expects 1
+    // (ACTIVE -> LOCKED (BACKGROUND_TIMEOUT) at 5600)". Every API call first evaluates every
+    // deadline (DESIGN.md section 2, "Precedence and catch-up"), so a frozen process that wakes
+    // up sees the lock inside the first call, whatever that call is. Activity that is ignored
+    // (background, LOCKED, a WARNING it may not dismiss) was dropped on the fast path before
+    // any evaluation, so the overdue transition waited for some later call.
+
+    @Test func ignored_activity_in_background_still_delivers_the_overdue_lock() throws {
+        let rig = Rig(smallPolicy())   // background timeout 5 s
+        try rig.engine.start()
+        try rig.engine.enterBackground()
+        rig.recorder.clear()
+        try rig.clock.freeze(for: 6 * second)   // the process was frozen past the background lock
+        try rig.engine.recordActivity(.touchDown)
+        // Delivered inside the call, before any query: the recorder is read directly.
+        #expect(rig.recorder.transitions == [Transition(.locked, .backgroundTimeout, 5 * second)])
+    }
+
+    @Test func ignored_activity_in_warning_still_delivers_the_overdue_lock() throws {
+        let rig = Rig(smallPolicy { $0.tickMs = 0 })   // warning at 7 s, lock at 10 s
+        try rig.engine.start()
+        rig.at(7 * second)
+        #expect(rig.recorder.transitions.last == Transition(.warning, .idle, 7 * second))
+        rig.recorder.clear()
+        try rig.clock.freeze(for: 5 * second)
+        try rig.engine.recordActivity(.key)   // may not dismiss the warning: ignored
+        #expect(rig.recorder.transitions == [Transition(.locked, .idleTimeout, 10 * second)])
+    }
+
+    @Test func ignored_activity_in_locked_still_delivers_the_overdue_expiry() throws {
+        let rig = Rig(smallPolicy { $0.lockedTimeoutMs = 20 * second })
+        try rig.engine.start()
+        try rig.engine.lock()
+        rig.recorder.clear()
+        try rig.clock.freeze(for: 21 * second)
+        try rig.engine.recordActivity(.key)
+        #expect(rig.recorder.transitions == [Transition(.expired, .lockedTimeout, 20 * second)])
+    }
+}

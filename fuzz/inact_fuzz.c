@@ -1,0 +1,1191 @@
+/*
+ * inact_fuzz.c -- libFuzzer target over the C ABI, checked step by step against the
+ * reference model in model.c.
+ *
+ * An input is a program: each op byte picks an operation, the following bytes its arguments
+ * (bytes past the end read as 0). Up to three engines live at once (MANUAL clock, HOST or
+ * THREAD delivery: a manual clock never uses the scheduler thread, so every event arrives
+ * inside the call that caused it). After every step the target compares the engine with the
+ * model: the status, every state-changed event (previous state, state, reason, time, now,
+ * remaining), the countdown ticks, and the engine's info (state, reason, clock, background,
+ * windows, scopes, holds, failures, effective idle timeout, remaining). Any difference, any
+ * callback after destroy, any user_data_free not run exactly once, and any sanitizer report
+ * is a crash.
+ *
+ * Operations: every input of the ABI (start, activity of every kind and of bad kinds,
+ * continue, lock, unlock, unlock failed, end with good and bad reasons, refresh results with
+ * every class of status, background, foreground, windows, scopes, holds, set policy with good
+ * and bad policies), queries, poll, manual-clock advances (small, large, huge), wall-clock
+ * jumps, simulated reboots, snapshot then restore into a new engine on the same boot, after a
+ * reboot, with the clock set back, with a wall-clock jump, of intact or mutated bytes
+ * (truncated, bit flips, extended, random), destroy, destroy from inside the callback,
+ * re-entrant calls from the callback, stale handles, forged handles, NULL pointers, wrong
+ * struct sizes, undersized buffers, bad configs, and a SYSTEM-clock engine (WRONG_CLOCK).
+ *
+ * Build: fuzz/build.sh. Replay without libFuzzer: build with -DINACT_FUZZ_MAIN.
+ * INACT_FUZZ_TRACE=1 prints every step.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "inactivity.h"
+#include "model.h"
+
+#define SLOTS 3
+#define MAX_CTX 64
+#define MAX_OPS 256
+#define MAX_STALE 16
+#define MAX_SNAPS 4
+
+/* ---- input reader ------------------------------------------------------------------------ */
+
+typedef struct reader {
+    const uint8_t *p;
+    size_t n;
+} reader;
+
+static uint8_t rd8(reader *r) {
+    if (r->n == 0) return 0;
+    r->n--;
+    return *r->p++;
+}
+static uint16_t rd16(reader *r) { return (uint16_t)(rd8(r) | (rd8(r) << 8)); }
+static uint32_t rd32(reader *r) { return (uint32_t)rd16(r) | ((uint32_t)rd16(r) << 16); }
+static uint64_t rd64(reader *r) { return (uint64_t)rd32(r) | ((uint64_t)rd32(r) << 32); }
+
+/* A duration from a menu of interesting values, or raw. */
+static int64_t rd_duration(reader *r) {
+    static const int64_t menu[] = {0, 1, 2, 3, 5, 10, 100, 250, 500, 700, 999, 1000, 1001, 2000,
+                                   3000, 3500, 5000, 7000, 10000, 30000, 60000, 900000, 3600000,
+                                   -1, INACT_NEVER, M_100_YEARS, M_100_YEARS + 1};
+    uint8_t b = rd8(r);
+    if (b < 200) return menu[b % (sizeof menu / sizeof menu[0])];
+    if (b < 250) return rd16(r);
+    if (b < 254) return (int64_t)rd32(r);
+    return (int64_t)rd64(r);
+}
+
+/* A clock advance: mostly small steps, sometimes long ones, rarely huge. */
+static int64_t rd_advance(reader *r) {
+    static const int64_t menu[] = {0, 1, 10, 100, 250, 299, 300, 500, 699, 700, 999, 1000,
+                                   2000, 2500, 3000, 4999, 5000, 7000, 10000, 60000, 3600000};
+    uint8_t b = rd8(r);
+    if (b < 220) return menu[b % (sizeof menu / sizeof menu[0])];
+    if (b < 245) return rd16(r);
+    if (b < 253) return (int64_t)rd32(r);
+    if (b == 253) return -1 - (int64_t)rd8(r);
+    return (int64_t)rd64(r);
+}
+
+/* ---- failure reporting --------------------------------------------------------------------- */
+
+static char g_trace[1 << 16];
+static size_t g_trace_len;
+static int g_verbose;
+
+static void trace(const char *fmt, ...) {
+    va_list ap;
+    char line[512];
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (g_verbose) fprintf(stderr, "%s\n", line);
+    size_t n = strlen(line);
+    if (g_trace_len + n + 2 < sizeof g_trace) {
+        memcpy(g_trace + g_trace_len, line, n);
+        g_trace_len += n;
+        g_trace[g_trace_len++] = '\n';
+        g_trace[g_trace_len] = 0;
+    }
+}
+
+static void fail(const char *fmt, ...) {
+    va_list ap;
+    if (!g_verbose) fprintf(stderr, "---- steps so far ----\n%s", g_trace);
+    fprintf(stderr, "MODEL MISMATCH: ");
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n");
+    abort();
+}
+
+/* ---- engines and their callback --------------------------------------------------------- */
+
+typedef struct ctx {
+    int used;
+    int frees;              /* user_data_free calls */
+    int destroy_returned;   /* inact_destroy returned: no callback may run after this */
+    int destroy_in_callback;
+    int lock_in_callback;   /* re-entrant inact_lock from the callback */
+    int reentrant_status;
+    inact_engine handle;
+    inact_event ev[M_MAX_EVENTS + 8];
+    int n_ev;
+    int n_dropped;
+} ctx;
+
+static ctx g_ctx[MAX_CTX];
+static int g_n_ctx;
+
+static void on_event(const inact_event *e, void *user_data) {
+    ctx *c = user_data;
+    if (c->destroy_returned || c->frees) fail("a callback ran after destroy returned");
+    if (c->n_ev < M_MAX_EVENTS + 8)
+        c->ev[c->n_ev++] = *e;
+    else
+        c->n_dropped++;
+    if (c->destroy_in_callback) {
+        c->destroy_in_callback = 0;
+        int32_t rc = inact_destroy(c->handle);
+        if (rc != INACT_OK) fail("destroy from inside the callback returned %d", rc);
+        if (c->frees) fail("destroy from inside the callback freed user_data before the callback returned");
+    }
+    if (c->lock_in_callback) {
+        c->lock_in_callback = 0;
+        c->reentrant_status = inact_lock(c->handle);
+    }
+}
+
+static void on_free(void *user_data) {
+    ctx *c = user_data;
+    c->frees++;
+}
+
+typedef struct snap {
+    int used;
+    uint8_t bytes[INACT_SNAPSHOT_MAX_SIZE];
+    size_t len;
+    m_snapshot rec;
+    int modeled;  /* the model knows what this snapshot holds */
+} snap;
+
+typedef struct slot {
+    int live;
+    inact_engine h;
+    ctx *c;
+    model m;
+    int modeled;      /* 0: the model lost track (a forged snapshot was accepted): invariants only */
+    int inputs_in_loading; /* lifecycle inputs before restore: restore is then not modeled */
+    uint64_t scope_ids[M_MAX_SCOPES];
+    int n_scope_ids;
+    uint64_t hold_ids[M_MAX_SCOPES];
+    int n_hold_ids;
+} slot;
+
+static slot g_slots[SLOTS];
+static int g_skip_info;
+static snap g_snaps[MAX_SNAPS];
+static inact_engine g_stale[MAX_STALE];
+static int g_n_stale;
+
+/* Figures for RELIABILITY.md (printed at exit by scripts/fuzz through -print_final_stats is not
+ * enough: these are the target's own counters). */
+static uint64_t g_steps, g_restores_modeled, g_corrupt_rejected, g_forged_accepted,
+    g_events_checked, g_stale_calls, g_bad_arg_calls;
+
+static ctx *new_ctx(void) {
+    if (g_n_ctx >= MAX_CTX) return NULL;
+    ctx *c = &g_ctx[g_n_ctx++];
+    memset(c, 0, sizeof *c);
+    c->used = 1;
+    return c;
+}
+
+/* ---- invariants that hold for every engine, modeled or not --------------------------------- */
+
+static int reason_fits_state(int32_t state, int32_t reason) {
+    switch (state) {
+    case INACT_STATE_LOADING: return reason == INACT_REASON_NONE;
+    case INACT_STATE_ACTIVE:
+        return reason == INACT_REASON_STARTED || reason == INACT_REASON_RESTORED ||
+               reason == INACT_REASON_CONTINUED || reason == INACT_REASON_ACTIVITY ||
+               reason == INACT_REASON_UNLOCKED || reason == INACT_REASON_EXTENDED;
+    case INACT_STATE_WARNING: return reason == INACT_REASON_IDLE || reason == INACT_REASON_RESTORED;
+    case INACT_STATE_LOCKED:
+        return reason == INACT_REASON_IDLE_TIMEOUT || reason == INACT_REASON_BACKGROUND_TIMEOUT ||
+               reason == INACT_REASON_MANUAL_LOCK || reason == INACT_REASON_RESTORED ||
+               reason == INACT_REASON_UNTRUSTED_CLOCK;
+    case INACT_STATE_EXPIRED:
+        return reason == INACT_REASON_IDLE_TIMEOUT || reason == INACT_REASON_ABSOLUTE_TIMEOUT ||
+               reason == INACT_REASON_LOCKED_TIMEOUT || reason == INACT_REASON_UNLOCK_FAILURES ||
+               reason == INACT_REASON_LOGOUT || reason == INACT_REASON_REVOKED ||
+               reason == INACT_REASON_PASSWORD_CHANGED || reason == INACT_REASON_RESTORE_FAILED ||
+               reason == INACT_REASON_RESTORED || reason == INACT_REASON_UNTRUSTED_CLOCK;
+    }
+    return 0;
+}
+
+static void check_event_shape(const slot *s, const inact_event *e, int64_t now) {
+    if (e->size != sizeof(inact_event)) fail("event.size %u", e->size);
+    if (e->engine != s->h) fail("event.engine %" PRIx64 " != %" PRIx64, e->engine, s->h);
+    if (e->reserved0 != 0) fail("event.reserved0 %d", e->reserved0);
+    if (e->kind != INACT_EVENT_STATE_CHANGED && e->kind != INACT_EVENT_TICK) fail("event.kind %d", e->kind);
+    if (!reason_fits_state(e->state, e->reason))
+        fail("event %s with reason %s", m_state_name(e->state), m_reason_name(e->reason));
+    if (e->now_ms > now) fail("event.now_ms %" PRId64 " after the clock %" PRId64, e->now_ms, now);
+    if (e->time_ms > e->now_ms) fail("event.time_ms %" PRId64 " after now_ms %" PRId64, e->time_ms, e->now_ms);
+    if (e->remaining_ms < 0) fail("event.remaining_ms %" PRId64, e->remaining_ms);
+    if (e->kind == INACT_EVENT_TICK &&
+        (e->state != INACT_STATE_WARNING || e->previous_state != INACT_STATE_WARNING))
+        fail("a tick outside WARNING (%s -> %s)", m_state_name(e->previous_state), m_state_name(e->state));
+    if (e->kind == INACT_EVENT_STATE_CHANGED && e->state == e->previous_state)
+        fail("a state change from %s to itself", m_state_name(e->state));
+}
+
+static void get_info(const slot *s, inact_info *info) {
+    memset(info, 0, sizeof *info);
+    info->size = sizeof *info;
+    int32_t rc = inact_get_info(s->h, info);
+    if (rc != INACT_OK) fail("get_info on a live engine returned %d", rc);
+}
+
+/* ---- the comparison after each step ---------------------------------------------------------- */
+
+static void compare(slot *s, const char *what, int32_t rc, int32_t expected_rc) {
+    ctx *c = s->c;
+    g_steps++;
+    if (s->modeled && rc != expected_rc)
+        fail("%s returned %d (%s), the model expects %d (%s)", what, rc, inact_status_string(rc),
+             expected_rc, inact_status_string(expected_rc));
+    if (rc != INACT_OK && inact_last_error()[0] == 0) fail("%s failed (%d) with an empty inact_last_error", what, rc);
+    if (c->n_dropped) fail("more than %d events in one step", M_MAX_EVENTS + 8);
+
+    int64_t now = 0;
+    inact_clock_now(s->h, &now, NULL, NULL);
+    if (s->modeled && now != s->m.now) fail("clock %" PRId64 " != model %" PRId64, now, s->m.now);
+
+    /* events: in order, exactly the model's (state changes and ticks) */
+    int32_t prev_seen = -1;
+    for (int i = 0; i < c->n_ev; i++) {
+        const inact_event *e = &c->ev[i];
+        trace("    event %s %s -> %s (%s) time %" PRId64 " now %" PRId64 " remaining %" PRId64,
+              e->kind == INACT_EVENT_TICK ? "tick" : "change", m_state_name(e->previous_state),
+              m_state_name(e->state), m_reason_name(e->reason), e->time_ms, e->now_ms, e->remaining_ms);
+        check_event_shape(s, e, i + 1 < c->n_ev ? e->now_ms : now);
+        if (i > 0 && e->now_ms < c->ev[i - 1].now_ms) fail("%s: events out of time order", what);
+        g_events_checked++;
+        if (e->kind == INACT_EVENT_STATE_CHANGED) {
+            if (prev_seen >= 0 && e->previous_state != prev_seen)
+                fail("%s: event %d previous_state %s, the host last saw %s", what, i,
+                     m_state_name(e->previous_state), m_state_name(prev_seen));
+            prev_seen = e->state;
+        }
+        if (!s->modeled) continue;
+        if (i >= s->m.n_events)
+            fail("%s: unexpected event %d: %s %s -> %s (%s) at %" PRId64, what, i,
+                 e->kind == INACT_EVENT_TICK ? "tick" : "change", m_state_name(e->previous_state),
+                 m_state_name(e->state), m_reason_name(e->reason), e->time_ms);
+        const m_event *x = &s->m.events[i];
+        if (e->kind != x->kind || e->previous_state != x->previous_state || e->state != x->state ||
+            e->reason != x->reason || e->time_ms != x->time_ms || e->now_ms != x->now_ms ||
+            e->remaining_ms != x->remaining_ms)
+            fail("%s: event %d: %s %s -> %s (%s) time %" PRId64 " now %" PRId64 " remaining %" PRId64
+                 "; the model expects %s %s -> %s (%s) time %" PRId64 " now %" PRId64 " remaining %" PRId64,
+                 what, i, e->kind == INACT_EVENT_TICK ? "tick" : "change", m_state_name(e->previous_state),
+                 m_state_name(e->state), m_reason_name(e->reason), e->time_ms, e->now_ms, e->remaining_ms,
+                 x->kind == INACT_EVENT_TICK ? "tick" : "change", m_state_name(x->previous_state),
+                 m_state_name(x->state), m_reason_name(x->reason), x->time_ms, x->now_ms, x->remaining_ms);
+        if (e->kind == INACT_EVENT_TICK && s->m.p.tick_ms == 0) fail("%s: a tick with tick_ms 0", what);
+    }
+    if (s->modeled && c->n_ev != s->m.n_events) {
+        const m_event *x = &s->m.events[c->n_ev];
+        fail("%s: %d event(s) delivered, the model expects %d (next: %s %s -> %s (%s) at %" PRId64 ")",
+             what, c->n_ev, s->m.n_events, x->kind == INACT_EVENT_TICK ? "tick" : "change",
+             m_state_name(x->previous_state), m_state_name(x->state), m_reason_name(x->reason), x->time_ms);
+    }
+    c->n_ev = 0;
+    if (g_skip_info || s->m.evaluated_at != s->m.now) {
+        /* After a freeze, or a call that failed before evaluating: a query would catch up,
+         * which is the next step's job. */
+        g_skip_info = 0;
+        return;
+    }
+
+    /* info (a query: right after an evaluation nothing is due, so it delivers nothing) */
+    inact_info info;
+    get_info(s, &info);
+    if (c->n_ev != 0) fail("get_info after %s delivered %d event(s)", what, c->n_ev);
+    if (!reason_fits_state(info.state, info.reason))
+        fail("info: %s with reason %s", m_state_name(info.state), m_reason_name(info.reason));
+    if (info.now_ms != now) fail("info.now_ms %" PRId64 " != clock %" PRId64, info.now_ms, now);
+    if (info.remaining_ms < 0) fail("info.remaining_ms %" PRId64, info.remaining_ms);
+    if (info.next_deadline_ms != INACT_NEVER && info.next_deadline_ms <= now)
+        fail("info.next_deadline_ms %" PRId64 " is not after now %" PRId64 " right after an evaluation",
+             info.next_deadline_ms, now);
+    if (info.open_scopes < 0 || info.open_holds < 0 || info.visible_windows < 0) fail("info: negative counts");
+    {
+        int64_t delay = -1;
+        if (inact_next_deadline(s->h, &delay) != INACT_OK) fail("next_deadline failed");
+        if (delay < 0) fail("next_deadline %" PRId64, delay);
+        if (info.next_deadline_ms == INACT_NEVER ? delay != INACT_NEVER : delay != info.next_deadline_ms - now)
+            fail("next_deadline %" PRId64 " disagrees with info.next_deadline_ms %" PRId64, delay, info.next_deadline_ms);
+    }
+    if (!s->modeled) return;
+    const model *m = &s->m;
+    if (m->untrusted && (info.state == INACT_STATE_ACTIVE || info.state == INACT_STATE_WARNING))
+        fail("%s: ACTIVE after an untrusted restore, with no unlock or start", what);
+    if (info.state != m->state || info.reason != m->reason)
+        fail("%s: engine %s (%s), the model expects %s (%s)", what, m_state_name(info.state),
+             m_reason_name(info.reason), m_state_name(m->state), m_reason_name(m->reason));
+    if (info.unlock_failures != m->failures)
+        fail("%s: unlock_failures %u, model %u", what, info.unlock_failures, m->failures);
+    if (info.visible_windows != m->windows) fail("%s: visible_windows %d, model %d", what, info.visible_windows, m->windows);
+    if (info.open_scopes != m->n_scopes) fail("%s: open_scopes %d, model %d", what, info.open_scopes, m->n_scopes);
+    if (info.open_holds != m->n_holds) fail("%s: open_holds %d, model %d", what, info.open_holds, m->n_holds);
+    if (info.in_background != m_in_background(m))
+        fail("%s: in_background %d, model %d", what, info.in_background, m_in_background(m));
+    if (info.effective_idle_timeout_ms != m_effective_idle(m))
+        fail("%s: effective_idle_timeout_ms %" PRId64 ", model %" PRId64, what, info.effective_idle_timeout_ms,
+             m_effective_idle(m));
+    if (info.remaining_ms != m_remaining(m))
+        fail("%s: remaining_ms %" PRId64 ", model %" PRId64, what, info.remaining_ms, m_remaining(m));
+    if (m->state == INACT_STATE_LOCKED && info.locked_at_ms != m->locked_at)
+        fail("%s: locked_at_ms %" PRId64 ", model %" PRId64, what, info.locked_at_ms, m->locked_at);
+    if (m->state != INACT_STATE_LOADING && m->state != INACT_STATE_EXPIRED && info.started_at_ms != m->started_at)
+        fail("%s: started_at_ms %" PRId64 ", model %" PRId64, what, info.started_at_ms, m->started_at);
+}
+
+
+/* ---- policies and configs ------------------------------------------------------------------- */
+
+static void small_policy(inact_policy *p) {
+    inact_policy_init(p);
+    p->idle_timeout_ms = 10000;
+    p->warning_ms = 3000;
+    p->tick_ms = 1000;
+    p->background_timeout_ms = 5000;
+    p->absolute_timeout_ms = 3600000;
+}
+
+/* A policy from the input: a base, then edits. Often valid, sometimes not. */
+static void rd_policy(reader *r, inact_policy *p) {
+    uint8_t base = rd8(r);
+    if (base % 8 < 5)
+        small_policy(p);
+    else if (base % 8 == 5)
+        inact_policy_init(p);
+    else if (inact_policy_preset(p, (int32_t)(base >> 3) % 5) != INACT_OK)
+        fail("preset %d refused", (base >> 3) % 5);
+    uint8_t edits = rd8(r) % 6;
+    for (int i = 0; i < edits; i++) {
+        uint8_t f = rd8(r);
+        switch (f % 14) {
+        case 0: p->idle_timeout_ms = rd_duration(r); break;
+        case 1: p->warning_ms = rd_duration(r); break;
+        case 2: p->background_timeout_ms = rd_duration(r); break;
+        case 3: p->absolute_timeout_ms = rd_duration(r); break;
+        case 4: p->locked_timeout_ms = rd_duration(r); break;
+        case 5: p->tick_ms = rd_duration(r); break;
+        case 6: p->background_grace_ms = rd_duration(r); break;
+        case 7: p->idle_action = rd8(r) % 3; break;
+        case 8: p->activity_kinds = rd8(r) < 240 ? (uint32_t)rd8(r) & 0x7F : rd32(r); break;
+        case 9: p->max_unlock_failures = rd8(r) % 5; break;
+        case 10: p->activity_dismisses_warning = rd8(r) % 3; break;
+        case 11: p->pause_idle_in_background = rd8(r) % 3; break;
+        case 12: p->size = (f & 0x80) ? (uint32_t)sizeof *p - 8 : 0; break;
+        case 13: p->warning_ms = p->idle_timeout_ms - (int64_t)(rd8(r) % 3); break;
+        }
+    }
+}
+
+static void describe_policy(const inact_policy *p, char *buf, size_t n) {
+    snprintf(buf, n,
+             "size=%u idle=%" PRId64 " warn=%" PRId64 " bg=%" PRId64 " abs=%" PRId64 " locked=%" PRId64
+             " tick=%" PRId64 " grace=%" PRId64 " action=%d kinds=%#x maxfail=%u dismiss=%d pause=%d",
+             p->size, p->idle_timeout_ms, p->warning_ms, p->background_timeout_ms, p->absolute_timeout_ms,
+             p->locked_timeout_ms, p->tick_ms, p->background_grace_ms, p->idle_action, p->activity_kinds,
+             p->max_unlock_failures, p->activity_dismisses_warning, p->pause_idle_in_background);
+}
+
+/* Creates an engine in slot `s` with a manual clock at (mono, wall, boot). Returns the status. */
+static int32_t create_in(slot *s, const inact_policy *p, int64_t mono, int64_t wall, uint64_t boot, int thread_delivery) {
+    inact_config cfg;
+    inact_config_init(&cfg);
+    cfg.clock = INACT_CLOCK_MANUAL;
+    cfg.delivery = thread_delivery ? INACT_DELIVERY_THREAD : INACT_DELIVERY_HOST;
+    cfg.manual_start_ms = mono;
+    cfg.manual_wall_ms = wall;
+    cfg.manual_boot_id = boot;
+    ctx *c = new_ctx();
+    if (!c) return INACT_E_LIMIT;
+    inact_engine h = 0xdeadbeef;
+    char desc[400];
+    describe_policy(p, desc, sizeof desc);
+    /* the config is checked before the policy */
+    int32_t expected = (mono < 0 || mono > M_100_YEARS || boot == 0) ? INACT_E_INVALID_ARGUMENT : m_policy_validate(p);
+    int32_t rc = inact_engine_create(&cfg, p, on_event, c, on_free, &h);
+    trace("create mono=%" PRId64 " wall=%" PRId64 " boot=%" PRIu64 " %s -> %d", mono, wall, boot, desc, rc);
+    if (rc != expected) fail("create returned %d, the model expects %d", rc, expected);
+    if (rc != INACT_OK) {
+        if (h != 0xdeadbeef) fail("a failed create wrote out_engine");
+        if (c->frees || c->n_ev) fail("a failed create called user_data_free or the callback");
+        if (inact_last_error()[0] == 0) fail("a failed create left inact_last_error empty");
+        return rc;
+    }
+    if (h == 0) fail("create returned handle 0");
+    for (int i = 0; i < SLOTS; i++)
+        if (g_slots[i].live && g_slots[i].h == h) fail("create returned a live handle again");
+    memset(s, 0, sizeof *s);
+    s->live = 1;
+    s->h = h;
+    s->c = c;
+    c->handle = h;
+    s->modeled = 1;
+    m_init(&s->m, p, mono, wall, boot);
+    return rc;
+}
+
+static void destroy_slot(slot *s, const char *why) {
+    if (!s->live) return;
+    int32_t rc = inact_destroy(s->h);
+    trace("destroy (%s) -> %d", why, rc);
+    if (rc != INACT_OK) fail("destroy of a live engine returned %d", rc);
+    s->c->destroy_returned = 1;
+    if (s->c->frees != 1) fail("user_data_free ran %d times by the time destroy returned", s->c->frees);
+    if (g_n_stale < MAX_STALE) g_stale[g_n_stale++] = s->h;
+    s->live = 0;
+}
+
+static slot *pick_live(reader *r) {
+    uint8_t b = rd8(r);
+    for (int i = 0; i < SLOTS; i++) {
+        slot *s = &g_slots[(b + i) % SLOTS];
+        if (s->live) return s;
+    }
+    return NULL;
+}
+
+/* Refreshes the model's wall clock and boot id from the engine's clock (the clock is an input,
+ * not session logic). */
+static void sync_clock(slot *s) {
+    int64_t wall;
+    uint64_t boot;
+    inact_clock_now(s->h, NULL, &wall, &boot);
+    s->m.wall = wall;
+    s->m.boot = boot;
+}
+
+/* ---- snapshot / restore ------------------------------------------------------------------- */
+
+static snap *take_snapshot(slot *s) {
+    snap *sn = NULL;
+    for (int i = 0; i < MAX_SNAPS; i++)
+        if (!g_snaps[i].used) { sn = &g_snaps[i]; break; }
+    if (!sn) sn = &g_snaps[(g_steps) % MAX_SNAPS];
+    size_t size = 0;
+    int32_t rc_size = inact_snapshot_size(s->h, &size);
+    m_snapshot rec;
+    uint8_t buf[INACT_SNAPSHOT_MAX_SIZE + 8];
+    memset(buf, 0xA5, sizeof buf);
+    size_t written = 777;
+    int32_t rc = inact_snapshot_write(s->h, buf, INACT_SNAPSHOT_MAX_SIZE, &written);
+    int32_t expected = m_snapshot_take(&s->m, &rec);
+    trace("snapshot -> %d (%zu bytes)", rc, written);
+    compare(s, "snapshot_write", rc, expected);
+    if (rc_size != rc) fail("snapshot_size returned %d, snapshot_write %d", rc_size, rc);
+    if (rc != INACT_OK) {
+        if (written != 777) fail("a failed snapshot_write wrote out_written");
+        return NULL;
+    }
+    if (written != size || written == 0 || written > INACT_SNAPSHOT_MAX_SIZE)
+        fail("snapshot of %zu bytes, snapshot_size %zu, max %d", written, size, INACT_SNAPSHOT_MAX_SIZE);
+    for (size_t i = written; i < sizeof buf; i++)
+        if (buf[i] != 0xA5) fail("snapshot_write wrote past its length");
+    /* an undersized buffer: nothing written */
+    uint8_t small[INACT_SNAPSHOT_MAX_SIZE];
+    memset(small, 0x5A, sizeof small);
+    size_t w2 = 777;
+    int32_t rc2 = inact_snapshot_write(s->h, small, written - 1, &w2);
+    if (rc2 != INACT_E_BUFFER_TOO_SMALL || w2 != 777) fail("snapshot_write into %zu bytes returned %d", written - 1, rc2);
+    for (size_t i = 0; i < sizeof small; i++)
+        if (small[i] != 0x5A) fail("snapshot_write wrote into a buffer that was too small");
+    if (s->c->n_ev) fail("snapshot_write delivered events");
+    sn->used = 1;
+    memcpy(sn->bytes, buf, written);
+    sn->len = written;
+    sn->rec = rec;
+    sn->modeled = s->modeled;
+    return sn;
+}
+
+/* Restores `bytes` into the LOADING engine of slot `s`; `intact` says the bytes are a snapshot
+ * the model knows. */
+static void restore_into(slot *s, const snap *sn, const uint8_t *bytes, size_t len, int intact) {
+    int32_t rc = inact_restore(s->h, bytes, len);
+    trace("restore %zu bytes (%s) -> %d", len, intact ? "intact" : "mutated", rc);
+    int32_t expected;
+    if (!s->modeled || s->inputs_in_loading || (intact && !sn->modeled)) {
+        /* Not modeled: the engine went through inputs in LOADING first, or the snapshot came
+         * from an engine the model had lost track of. Invariants only from here on. */
+        s->modeled = 0;
+        compare(s, "restore (unmodeled)", rc, rc);
+        return;
+    }
+    if (intact) {
+        expected = m_restore(&s->m, &sn->rec);
+        if (expected == INACT_OK) g_restores_modeled++;
+    } else if (rc == INACT_OK) {
+        /* Mutated bytes that the engine accepted: a forged snapshot with a valid checksum.
+         * The model cannot know what it holds: invariants only from here on. */
+        g_forged_accepted++;
+        s->modeled = 0;
+        compare(s, "restore (forged, accepted)", rc, rc);
+        return;
+    } else {
+        if (s->m.state == INACT_STATE_LOADING &&
+            (rc < INACT_E_SNAPSHOT_INVALID || rc > INACT_E_SNAPSHOT_TRUNCATED))
+            fail("restore of corrupt bytes returned %d, not a snapshot error", rc);
+        expected = m_restore_corrupt(&s->m, rc);
+        if (expected == rc && rc != INACT_E_INVALID_STATE) g_corrupt_rejected++;
+    }
+    compare(s, "restore", rc, expected);
+}
+
+/* Bytes derived from a snapshot: intact, or mutated in one of several ways. */
+static int mutate(reader *r, const snap *sn, uint8_t *out, size_t *len) {
+    memcpy(out, sn->bytes, sn->len);
+    *len = sn->len;
+    uint8_t how = rd8(r);
+    switch (how % 8) {
+    case 0: case 1: case 2: case 3:
+        return 1;
+    case 4: /* truncated */
+        *len = rd8(r) % sn->len;
+        break;
+    case 5: { /* bit flips */
+        uint8_t n = 1 + rd8(r) % 4;
+        for (int i = 0; i < n; i++) {
+            uint8_t pos = rd8(r);
+            uint8_t bit = rd8(r);
+            out[pos % sn->len] ^= (uint8_t)(1u << (bit % 8));
+        }
+        break;
+    }
+    case 6: /* extended */
+        *len = sn->len + 1 + rd8(r) % 8;
+        if (*len > INACT_SNAPSHOT_MAX_SIZE + 8) *len = INACT_SNAPSHOT_MAX_SIZE + 8;
+        for (size_t i = sn->len; i < *len; i++) out[i] = rd8(r);
+        break;
+    case 7: /* overwritten from the input (lets libFuzzer forge fields and checksums) */
+        for (size_t i = 0; i < sn->len; i++) out[i] = rd8(r);
+        break;
+    }
+    return *len == sn->len && memcmp(out, sn->bytes, sn->len) == 0;
+}
+
+/* "The process died": snapshot an engine, destroy it, create a new one whose clock continues
+ * (same boot), went back, or rebooted, maybe with a new policy, and restore into it. */
+static void op_restart(reader *r) {
+    slot *s = pick_live(r);
+    if (!s) return;
+    snap *sn = take_snapshot(s);
+    if (!sn) return;
+    model old = s->m;
+    int was_modeled = s->modeled;
+    destroy_slot(s, "restart");
+    uint8_t how = rd8(r);
+    int64_t later = rd_advance(r);
+    if (later < 0) later = 0;
+    int64_t mono = old.now, wall = old.wall;
+    uint64_t boot = old.boot;
+    switch (how % 5) {
+    case 0: case 1: /* same boot, later */
+        mono = old.now + later;
+        wall = old.wall + later;
+        break;
+    case 2: /* rebooted: new boot id, the clock restarts */
+        mono = later % 100000;
+        wall = old.wall + later;
+        boot = old.boot + 1 + rd8(r);
+        break;
+    case 3: /* same boot id but the monotonic clock reads earlier (impossible: untrusted) */
+        mono = old.now > 0 ? (int64_t)(rd32(r) % (uint64_t)old.now) : 0;
+        wall = old.wall + later;
+        break;
+    case 4: /* rebooted and the wall clock set back */
+        mono = later % 100000;
+        wall = old.wall - 1 - (int64_t)rd32(r);
+        boot = old.boot + 1;
+        break;
+    }
+    if (mono > M_100_YEARS) mono = old.now;
+    inact_policy p = old.p;
+    if (rd8(r) & 1) rd_policy(r, &p);
+    if (create_in(s, &p, mono, wall, boot, rd8(r) & 1) != INACT_OK) return;
+    if (!was_modeled) s->modeled = 0;
+    uint8_t bytes[INACT_SNAPSHOT_MAX_SIZE + 8];
+    size_t len;
+    int intact = mutate(r, sn, bytes, &len);
+    restore_into(s, sn, bytes, len, intact);
+}
+
+/* ---- the program ---------------------------------------------------------------------------- */
+
+enum {
+    OP_CREATE, OP_DESTROY, OP_START, OP_ACTIVITY, OP_CONTINUE, OP_LOCK, OP_UNLOCK, OP_UNLOCK_FAILED,
+    OP_END, OP_REFRESH, OP_BACKGROUND, OP_FOREGROUND, OP_WINDOW_SHOWN, OP_WINDOW_HIDDEN, OP_SCOPE_PUSH,
+    OP_SCOPE_POP, OP_HOLD_ACQUIRE, OP_HOLD_RELEASE, OP_SET_POLICY, OP_QUERY, OP_ADVANCE, OP_ADVANCE2,
+    OP_ADVANCE3, OP_FREEZE, OP_JUMP_WALL, OP_REBOOT, OP_SNAPSHOT, OP_RESTART, OP_RESTORE, OP_STALE, OP_BAD_ARGS,
+    OP_DESTROY_IN_CALLBACK, OP_LOCK_IN_CALLBACK, OP_COUNT
+};
+
+static void op_on_live(reader *r, int op) {
+    slot *s = pick_live(r);
+    if (!s) return;
+    model *m = &s->m;
+    int32_t rc, ex;
+    char what[96];
+    int loading_input = m->state == INACT_STATE_LOADING;
+    switch (op) {
+    case OP_START:
+        rc = inact_start(s->h); ex = m_start(m); snprintf(what, sizeof what, "start");
+        loading_input = 0;
+        break;
+    case OP_ACTIVITY: {
+        uint8_t b = rd8(r);
+        uint32_t kind = b < 240 ? 1u << (b % 7) : (b < 250 ? (uint32_t)rd8(r) : rd32(r));
+        rc = inact_activity(s->h, kind); ex = m_activity(m, kind);
+        snprintf(what, sizeof what, "activity(%#x)", kind);
+        break;
+    }
+    case OP_CONTINUE: rc = inact_continue(s->h); ex = m_continue(m); snprintf(what, sizeof what, "continue"); break;
+    case OP_LOCK: rc = inact_lock(s->h); ex = m_lock(m); snprintf(what, sizeof what, "lock"); break;
+    case OP_UNLOCK: rc = inact_unlock(s->h); ex = m_unlock(m); snprintf(what, sizeof what, "unlock"); break;
+    case OP_UNLOCK_FAILED: {
+        uint32_t got = 12345, want = 12345;
+        int use_null = rd8(r) & 1;
+        rc = inact_unlock_failed(s->h, use_null ? NULL : &got);
+        ex = m_unlock_failed(m, &want);
+        snprintf(what, sizeof what, "unlock_failed");
+        if (!use_null && s->modeled && got != want) fail("unlock_failed wrote %u, the model counts %u", got, want);
+        break;
+    }
+    case OP_END: {
+        uint8_t b = rd8(r);
+        static const int32_t reasons[] = {INACT_REASON_LOGOUT, INACT_REASON_REVOKED, INACT_REASON_PASSWORD_CHANGED};
+        int32_t reason = b < 240 ? reasons[b % 3] : (int32_t)rd32(r);
+        rc = inact_end(s->h, reason); ex = m_end(m, reason);
+        snprintf(what, sizeof what, "end(%d)", reason);
+        loading_input = 0;
+        break;
+    }
+    case OP_REFRESH: {
+        static const int32_t statuses[] = {0, 200, 204, 299, 400, 401, 403, 404, 408, 429, 500, 503, 599,
+                                           100, 99, 600, -1, 302};
+        static const char *errors[] = {NULL, "invalid_grant", "invalid_request", "", "INVALID_GRANT"};
+        uint8_t b = rd8(r);
+        int32_t status = b < 250 ? statuses[b % (sizeof statuses / sizeof statuses[0])] : (int32_t)rd32(r);
+        const char *err = errors[rd8(r) % 5];
+        int32_t got = -77, want = -77;
+        rc = inact_refresh_result(s->h, status, err, &got);
+        ex = m_refresh(m, status, err, &want);
+        snprintf(what, sizeof what, "refresh_result(%d, %s)", status, err ? err : "NULL");
+        if (s->modeled && rc == INACT_OK && got != want) fail("%s: outcome %d, the model expects %d", what, got, want);
+        if (rc != INACT_OK && got != -77) fail("a failed refresh_result wrote out_outcome");
+        loading_input = 0;
+        break;
+    }
+    case OP_BACKGROUND: rc = inact_background(s->h); ex = m_background(m); snprintf(what, sizeof what, "background"); break;
+    case OP_FOREGROUND: rc = inact_foreground(s->h); ex = m_foreground(m); snprintf(what, sizeof what, "foreground"); break;
+    case OP_WINDOW_SHOWN:
+        if (m->windows >= 40) return;
+        rc = inact_window_shown(s->h); ex = m_window_shown(m); snprintf(what, sizeof what, "window_shown");
+        break;
+    case OP_WINDOW_HIDDEN: rc = inact_window_hidden(s->h); ex = m_window_hidden(m); snprintf(what, sizeof what, "window_hidden"); break;
+    case OP_SCOPE_PUSH: {
+        if (s->n_scope_ids >= M_MAX_SCOPES - 1) return;
+        int64_t t = rd_duration(r);
+        uint64_t id = 0;
+        int use_null = rd8(r) == 255;
+        rc = inact_scope_push(s->h, t, use_null ? NULL : &id);
+        snprintf(what, sizeof what, "scope_push(%" PRId64 ")%s", t, use_null ? " NULL" : "");
+        if (use_null) {
+            ex = INACT_E_NULL_POINTER;
+            m_begin_step(m);
+        } else {
+            ex = m_scope_push_check(m, t);
+            if (ex == INACT_OK && rc == INACT_OK) {
+                if (id == 0) fail("scope id 0");
+                for (int i = 0; i < s->n_scope_ids; i++)
+                    if (s->scope_ids[i] == id) fail("scope id %" PRIu64 " given twice", id);
+                m_scope_pushed(m, id, t);
+                s->scope_ids[s->n_scope_ids++] = id;
+            } else {
+                m_begin_step(m);
+                if (rc != INACT_OK && id != 0) fail("a failed scope_push wrote out_scope_id");
+            }
+        }
+        break;
+    }
+    case OP_SCOPE_POP: {
+        uint8_t b = rd8(r);
+        uint64_t id = s->n_scope_ids && b < 200 ? s->scope_ids[b % s->n_scope_ids] : (b < 230 ? b : rd64(r));
+        rc = inact_scope_pop(s->h, id); ex = m_scope_pop(m, id);
+        snprintf(what, sizeof what, "scope_pop(%" PRIu64 ")", id);
+        break;
+    }
+    case OP_HOLD_ACQUIRE: {
+        if (s->n_hold_ids >= M_MAX_SCOPES - 1) return;
+        uint64_t id = 0;
+        int use_null = rd8(r) == 255;
+        rc = inact_hold_acquire(s->h, use_null ? NULL : &id);
+        snprintf(what, sizeof what, "hold_acquire%s", use_null ? " NULL" : "");
+        if (use_null) {
+            ex = INACT_E_NULL_POINTER;
+            m_begin_step(m);
+        } else {
+            ex = INACT_OK;
+            if (rc == INACT_OK) {
+                if (id == 0) fail("hold id 0");
+                for (int i = 0; i < s->n_hold_ids; i++)
+                    if (s->hold_ids[i] == id) fail("hold id %" PRIu64 " given twice", id);
+                m_hold_acquired(m, id);
+                s->hold_ids[s->n_hold_ids++] = id;
+            }
+        }
+        break;
+    }
+    case OP_HOLD_RELEASE: {
+        uint8_t b = rd8(r);
+        uint64_t id = s->n_hold_ids && b < 200 ? s->hold_ids[b % s->n_hold_ids] : (b < 230 ? b : rd64(r));
+        rc = inact_hold_release(s->h, id); ex = m_hold_release(m, id);
+        snprintf(what, sizeof what, "hold_release(%" PRIu64 ")", id);
+        break;
+    }
+    case OP_SET_POLICY: {
+        inact_policy p;
+        rd_policy(r, &p);
+        char desc[400];
+        describe_policy(&p, desc, sizeof desc);
+        rc = inact_set_policy(s->h, &p); ex = m_set_policy(m, &p);
+        snprintf(what, sizeof what, "set_policy");
+        trace("  policy %s", desc);
+        if (rc == INACT_OK) {
+            inact_policy back;
+            memset(&back, 0xEE, sizeof back);
+            back.size = sizeof back;
+            if (inact_get_policy(s->h, &back) != INACT_OK) fail("get_policy failed");
+            p.size = sizeof p;
+            if (memcmp(&back, &p, sizeof p) != 0) fail("get_policy does not return the policy set");
+        }
+        break;
+    }
+    case OP_QUERY: {
+        uint8_t b = rd8(r);
+        int32_t v = -9;
+        int64_t d = -9;
+        switch (b % 6) {
+        case 0: rc = inact_get_state(s->h, &v); if (s->modeled && v != m->state) fail("get_state %d", v); break;
+        case 1: rc = inact_get_reason(s->h, &v); break;
+        case 2: rc = inact_get_remaining(s->h, &d); break;
+        case 3: rc = inact_next_deadline(s->h, &d); break;
+        case 4: rc = inact_poll(s->h); break;
+        default: {
+            inact_policy p;
+            memset(&p, 0, sizeof p);
+            p.size = sizeof p;
+            rc = inact_get_policy(s->h, &p);
+            break;
+        }
+        }
+        ex = m_query(m);
+        if (b % 6 == 2 && s->modeled && d != m_remaining(m)) fail("get_remaining %" PRId64 ", model %" PRId64, d, m_remaining(m));
+        snprintf(what, sizeof what, "query %d", b % 6);
+        loading_input = 0;
+        break;
+    }
+    case OP_ADVANCE: case OP_ADVANCE2: case OP_ADVANCE3: {
+        int64_t ms = rd_advance(r);
+        /* Every deadline and tick on the way is a wake-up: keep one advance to a few hundred
+         * (a 1 ms tick over an hour would be 3.6 million events). */
+        static model probe;
+        probe = *m;
+        m_advance(&probe, ms);
+        if (probe.wakes > 300) return;
+        rc = inact_clock_advance(s->h, ms); ex = m_advance(m, ms);
+        snprintf(what, sizeof what, "advance(%" PRId64 ") to %" PRId64, ms, m->now);
+        loading_input = 0;
+        break;
+    }
+    case OP_FREEZE: {
+        int64_t ms = rd_advance(r);
+        rc = inact_clock_freeze(s->h, ms); ex = m_freeze(m, ms);
+        g_skip_info = 1;
+        snprintf(what, sizeof what, "freeze(%" PRId64 ") to %" PRId64, ms, m->now);
+        loading_input = 0;
+        break;
+    }
+    case OP_JUMP_WALL: {
+        int64_t delta = (int64_t)(int32_t)rd32(r) * (rd8(r) % 4 == 0 ? 1000 : 1);
+        if (rd8(r) == 255) delta = (int64_t)rd64(r);
+        rc = inact_clock_jump_wall(s->h, delta); ex = m_jump_wall(m, delta);
+        sync_clock(s);
+        snprintf(what, sizeof what, "jump_wall(%" PRId64 ")", delta);
+        loading_input = 0;
+        break;
+    }
+    case OP_REBOOT: {
+        int64_t down = rd_advance(r);
+        /* A reboot under a live session cannot happen (the process dies with the boot). Done
+         * on a live engine, the engine's monotonic timestamps lie in the future and its events
+         * break time_ms <= now_ms (see RELIABILITY.md, open findings): only LOADING engines,
+         * which is what restore tests do. */
+        if (m->state != INACT_STATE_LOADING) return;
+        uint64_t old_boot = m->boot;
+        rc = inact_clock_reboot(s->h, down);
+        int64_t wall; uint64_t boot;
+        inact_clock_now(s->h, NULL, &wall, &boot);
+        ex = m_reboot(m, down, rc == INACT_OK ? boot : old_boot);
+        if (rc == INACT_OK && boot == old_boot) fail("reboot kept boot id %" PRIu64, boot);
+
+        sync_clock(s);
+        snprintf(what, sizeof what, "reboot(%" PRId64 ")", down);
+        loading_input = 0;
+        break;
+    }
+    default:
+        return;
+    }
+    if (loading_input && m->state == INACT_STATE_LOADING) s->inputs_in_loading = 1;
+    trace("%s -> %d  [%s %s now=%" PRId64 "]", what, rc, m_state_name(m->state), m_reason_name(m->reason), m->now);
+    compare(s, what, rc, ex);
+}
+
+static int is_live_handle(inact_engine h) {
+    for (int i = 0; i < SLOTS; i++)
+        if (g_slots[i].live && g_slots[i].h == h) return 1;
+    return 0;
+}
+
+/* A call with a destroyed, forged or zero handle: INACT_E_INVALID_HANDLE, and no live engine
+ * notices anything. */
+static void op_stale(reader *r) {
+    uint8_t b = rd8(r);
+    inact_engine h;
+    if (b % 4 == 0 && g_n_stale)
+        h = g_stale[rd8(r) % g_n_stale];
+    else if (b % 4 == 1) {
+        slot *s = pick_live(r);
+        h = s ? s->h ^ (1ull << (rd8(r) % 64)) : 12345;
+    } else if (b % 4 == 2)
+        h = rd64(r);
+    else
+        h = 0;
+    if (is_live_handle(h)) return;
+    uint8_t f = rd8(r);
+    int32_t rc, v;
+    int64_t d;
+    uint64_t id;
+    uint8_t buf[INACT_SNAPSHOT_MAX_SIZE];
+    size_t n;
+    inact_info info;
+    info.size = sizeof info;
+    inact_policy p;
+    small_policy(&p);
+    switch (f % 16) {
+    case 0: rc = inact_destroy(h); break;
+    case 1: rc = inact_start(h); break;
+    case 2: rc = inact_activity(h, INACT_ACTIVITY_KEY); break;
+    case 3: rc = inact_lock(h); break;
+    case 4: rc = inact_end(h, INACT_REASON_LOGOUT); break;
+    case 5: rc = inact_get_state(h, &v); break;
+    case 6: rc = inact_get_info(h, &info); break;
+    case 7: rc = inact_clock_advance(h, 1000); break;
+    case 8: rc = inact_snapshot_write(h, buf, sizeof buf, &n); break;
+    case 9: rc = inact_restore(h, buf, 10); break;
+    case 10: rc = inact_scope_push(h, 5000, &id); break;
+    case 11: rc = inact_hold_release(h, 1); break;
+    case 12: rc = inact_set_policy(h, &p); break;
+    case 13: rc = inact_poll(h); break;
+    case 14: rc = inact_next_deadline(h, &d); break;
+    default: rc = inact_clock_now(h, &d, NULL, NULL); break;
+    }
+    g_stale_calls++;
+    trace("stale/forged handle %#" PRIx64 " call %d -> %d", h, f % 16, rc);
+    int32_t expected = (h == 0 && f % 16 == 0) ? INACT_OK : INACT_E_INVALID_HANDLE;
+    if (rc != expected) fail("call %d with handle %#" PRIx64 " returned %d, expected %d", f % 16, h, rc, expected);
+    for (int i = 0; i < SLOTS; i++)
+        if (g_slots[i].live && g_slots[i].c->n_ev) fail("a call with a bad handle delivered an event to a live engine");
+}
+
+/* NULL pointers, wrong struct sizes, bad configs, a SYSTEM-clock engine: each fails with its
+ * own status and changes nothing. */
+static void op_bad_args(reader *r) {
+    uint8_t f = rd8(r);
+    slot *s = pick_live(r);
+    int32_t rc = 0, expected = 0;
+    g_bad_arg_calls++;
+    if (f % 12 >= 8 || !s) {
+        /* library-level calls that need no engine */
+        inact_config cfg;
+        inact_config_init(&cfg);
+        inact_policy p;
+        small_policy(&p);
+        inact_engine h = 0x1234;
+        switch (f % 6) {
+        case 0: cfg.size = 4; expected = INACT_E_STRUCT_SIZE; break;
+        case 1: cfg.reserved0 = 1; expected = INACT_E_INVALID_ARGUMENT; break;
+        case 2: cfg.delivery = 2 + rd8(r); expected = INACT_E_INVALID_ARGUMENT; break;
+        case 3: cfg.clock = -1 - rd8(r); expected = INACT_E_INVALID_ARGUMENT; break;
+        case 4: cfg.clock = INACT_CLOCK_MANUAL; cfg.manual_boot_id = 0; expected = INACT_E_INVALID_ARGUMENT; break;
+        case 5: cfg.clock = INACT_CLOCK_MANUAL; cfg.manual_start_ms = -1 - rd8(r); expected = INACT_E_INVALID_ARGUMENT; break;
+        }
+        ctx *c = new_ctx();
+        if (!c) return;
+        c->destroy_returned = 1; /* any callback would be a bug */
+        rc = inact_engine_create(&cfg, &p, on_event, c, on_free, &h);
+        trace("create with bad config %d -> %d", f % 6, rc);
+        if (rc != expected || h != 0x1234 || c->frees) fail("create with bad config %d returned %d (expected %d)", f % 6, rc, expected);
+        if (inact_engine_create(NULL, NULL, NULL, NULL, NULL, NULL) != INACT_E_NULL_POINTER)
+            fail("create with a NULL out_engine");
+        /* a SYSTEM-clock, HOST-delivery engine: the manual-clock calls say WRONG_CLOCK */
+        inact_config_init(&cfg);
+        cfg.delivery = INACT_DELIVERY_HOST;
+        if (inact_engine_create(&cfg, NULL, NULL, NULL, NULL, &h) != INACT_OK) fail("SYSTEM engine create failed");
+        if (inact_clock_advance(h, 1) != INACT_E_WRONG_CLOCK || inact_clock_jump_wall(h, 1) != INACT_E_WRONG_CLOCK ||
+            inact_clock_reboot(h, 0) != INACT_E_WRONG_CLOCK)
+            fail("manual-clock calls on a SYSTEM clock engine are not WRONG_CLOCK");
+        if (inact_clock_now(h, NULL, NULL, NULL) != INACT_OK) fail("clock_now with NULLs");
+        if (inact_destroy(h) != INACT_OK || inact_destroy(h) != INACT_E_INVALID_HANDLE) fail("double destroy");
+        if (inact_status_string((int32_t)rd32(r)) == NULL || inact_last_error() == NULL) fail("NULL strings");
+        if (inact_policy_init(NULL) != INACT_E_NULL_POINTER || inact_config_init(NULL) != INACT_E_NULL_POINTER ||
+            inact_policy_preset(NULL, 0) != INACT_E_NULL_POINTER || inact_policy_validate(NULL) != INACT_E_NULL_POINTER)
+            fail("init functions accept NULL");
+        inact_policy q, before;
+        small_policy(&q);
+        before = q;
+        int32_t preset = 5 + rd8(r);
+        if (inact_policy_preset(&q, preset) != INACT_E_INVALID_ARGUMENT || memcmp(&q, &before, sizeof q) != 0)
+            fail("an unknown preset %d changed the policy or was accepted", preset);
+        inact_policy pv;
+        rd_policy(r, &pv);
+        if (inact_policy_validate(&pv) != m_policy_validate(&pv)) {
+            char desc[400];
+            describe_policy(&pv, desc, sizeof desc);
+            fail("policy_validate(%s) returned %d, the model %d", desc, inact_policy_validate(&pv), m_policy_validate(&pv));
+        }
+        return;
+    }
+    model *m = &s->m;
+    const char *what = "?";
+    switch (f % 8) {
+    case 0: what = "get_state(NULL)"; rc = inact_get_state(s->h, NULL); expected = INACT_E_NULL_POINTER; break;
+    case 1: {
+        inact_info info;
+        memset(&info, 0, sizeof info);
+        info.size = (uint32_t)(rd8(r) % sizeof info);
+        what = "get_info(small size)";
+        rc = inact_get_info(s->h, &info);
+        expected = INACT_E_STRUCT_SIZE;
+        break;
+    }
+    case 2: {
+        inact_policy p;
+        small_policy(&p);
+        p.size = 8;
+        what = "set_policy(size 8)";
+        rc = inact_set_policy(s->h, &p);
+        expected = INACT_E_STRUCT_SIZE;
+        break;
+    }
+    case 3: what = "set_policy(NULL)"; rc = inact_set_policy(s->h, NULL); expected = INACT_E_NULL_POINTER; break;
+    case 4: what = "restore(NULL, 5)"; rc = inact_restore(s->h, NULL, 5); expected = INACT_E_NULL_POINTER; break;
+    case 5: {
+        size_t n = 99;
+        what = "snapshot_write(NULL)";
+        rc = inact_snapshot_write(s->h, NULL, 64, &n);
+        expected = m->state == INACT_STATE_LOADING ? rc : INACT_E_NULL_POINTER;
+        if (m->state == INACT_STATE_LOADING && rc != INACT_E_NULL_POINTER && rc != INACT_E_INVALID_STATE) expected = INACT_E_NULL_POINTER;
+        break;
+    }
+    case 6: what = "get_remaining(NULL)"; rc = inact_get_remaining(s->h, NULL); expected = INACT_E_NULL_POINTER; break;
+    default: {
+        inact_info info;
+        unsigned char big[sizeof(inact_info) + 16];
+        memset(big, 0, sizeof big);
+        memcpy(&info, big, sizeof info);
+        info.size = sizeof big;
+        memcpy(big, &info, sizeof info);
+        big[sizeof(inact_info) + 3] = 1; /* a non-zero byte beyond this version's struct */
+        what = "get_info(larger size, non-zero tail)";
+        rc = inact_get_info(s->h, (inact_info *)(void *)big);
+        expected = INACT_E_STRUCT_SIZE;
+        break;
+    }
+    }
+    m_begin_step(m);
+    trace("%s -> %d", what, rc);
+    compare(s, what, rc, expected);
+}
+
+/* Sets the callback to destroy its own engine (or to call lock on it) at the next event, then
+ * causes events with a clock advance. */
+static void op_in_callback(reader *r, int destroy) {
+    slot *s = pick_live(r);
+    if (!s) return;
+    model *m = &s->m;
+    int64_t ms = rd_advance(r);
+    if (ms < 0) ms = 0;
+    static model probe;
+    probe = *m;
+    m_advance(&probe, ms);
+    if (probe.wakes > 300) return;
+    if (destroy) s->c->destroy_in_callback = 1;
+    else s->c->lock_in_callback = 1;
+    s->c->reentrant_status = 99;
+    m->lock_on_first_event = !destroy;
+    m->lock_status = 99;
+    int32_t rc = inact_clock_advance(s->h, ms);
+    int32_t ex = m_advance(m, ms);
+    m->lock_on_first_event = 0;
+    trace("advance(%" PRId64 ") with %s in the callback -> %d", ms, destroy ? "destroy" : "lock", rc);
+    if (rc != ex) fail("advance returned %d, model %d", rc, ex);
+    int fired = destroy ? !s->c->destroy_in_callback : !s->c->lock_in_callback;
+    s->c->destroy_in_callback = s->c->lock_in_callback = 0;
+    if (!fired) {
+        compare(s, "advance (callback armed, no event)", rc, ex);
+        return;
+    }
+    if (destroy) {
+        /* "takes effect when the callback returns (queued events are dropped)" */
+        s->c->destroy_returned = 1;
+        if (s->c->frees != 1) fail("destroy from the callback: user_data_free ran %d times", s->c->frees);
+        if (s->c->n_ev < 1) fail("no event recorded");
+        int32_t st;
+        if (inact_get_state(s->h, &st) != INACT_E_INVALID_HANDLE) fail("the engine destroyed from its callback still answers");
+        if (s->modeled && m->n_events >= 1) {
+            const inact_event *e = &s->c->ev[0];
+            const m_event *x = &m->events[0];
+            if (e->state != x->state || e->reason != x->reason || e->time_ms != x->time_ms)
+                fail("first event before a destroy from the callback differs from the model");
+        }
+        if (g_n_stale < MAX_STALE) g_stale[g_n_stale++] = s->h;
+        s->live = 0;
+        return;
+    }
+    /* lock from inside the callback: applied at the first event's instant, its events
+     * delivered after that callback returns, and the advance goes on */
+    if (s->modeled && s->c->reentrant_status != m->lock_status)
+        fail("lock from inside the callback returned %d, the model %d", s->c->reentrant_status, m->lock_status);
+    compare(s, "advance with lock in the callback", rc, ex);
+}
+
+static void op_restore_direct(reader *r) {
+    slot *s = pick_live(r);
+    if (!s) return;
+    snap *sn = &g_snaps[rd8(r) % MAX_SNAPS];
+    if (!sn->used) return;
+    uint8_t bytes[INACT_SNAPSHOT_MAX_SIZE + 8];
+    size_t len;
+    int intact = mutate(r, sn, bytes, &len);
+    if (s->m.state != INACT_STATE_LOADING) {
+        int32_t rc = inact_restore(s->h, bytes, len);
+        int32_t ex = m_query(&s->m) == INACT_OK ? INACT_E_INVALID_STATE : 0;
+        trace("restore into %s -> %d", m_state_name(s->m.state), rc);
+        compare(s, "restore (not LOADING)", rc, ex);
+        return;
+    }
+    restore_into(s, sn, bytes, len, intact);
+}
+
+static void run(const uint8_t *data, size_t size) {
+    reader r = {data, size};
+    g_trace_len = 0;
+    g_trace[0] = 0;
+    g_n_ctx = 0;
+    g_n_stale = 0;
+    memset(g_slots, 0, sizeof g_slots);
+    memset(g_snaps, 0, sizeof g_snaps);
+    for (int n = 0; n < MAX_OPS && r.n > 0; n++) {
+        uint8_t op = rd8(&r) % OP_COUNT;
+        switch (op) {
+        case OP_CREATE: {
+            slot *s = NULL;
+            for (int i = 0; i < SLOTS; i++)
+                if (!g_slots[i].live) { s = &g_slots[i]; break; }
+            if (!s) break;
+            inact_policy p;
+            rd_policy(&r, &p);
+            uint8_t b = rd8(&r);
+            int64_t mono = b & 1 ? rd16(&r) : 0;
+            int64_t wall = 1700000000000LL + (b & 2 ? (int64_t)rd32(&r) : 0);
+            uint64_t boot = 1 + (b >> 4);
+            if (b == 255) mono = -1;
+            if (b == 254) boot = 0;
+            create_in(s, &p, mono, wall, boot, (b >> 2) & 1);
+            break;
+        }
+        case OP_DESTROY: {
+            slot *s = pick_live(&r);
+            if (s) destroy_slot(s, "op");
+            break;
+        }
+        case OP_SNAPSHOT: {
+            slot *s = pick_live(&r);
+            if (s) take_snapshot(s);
+            break;
+        }
+        case OP_RESTART: op_restart(&r); break;
+        case OP_RESTORE: op_restore_direct(&r); break;
+        case OP_STALE: op_stale(&r); break;
+        case OP_BAD_ARGS: op_bad_args(&r); break;
+        case OP_DESTROY_IN_CALLBACK: op_in_callback(&r, 1); break;
+        case OP_LOCK_IN_CALLBACK: op_in_callback(&r, 0); break;
+        default: op_on_live(&r, op); break;
+        }
+    }
+    for (int i = 0; i < SLOTS; i++) destroy_slot(&g_slots[i], "end of input");
+    for (int i = 0; i < g_n_ctx; i++) {
+        if (g_ctx[i].handle && g_ctx[i].frees != 1)
+            fail("engine %d: user_data_free ran %d times", i, g_ctx[i].frees);
+        if (!g_ctx[i].handle && g_ctx[i].frees != 0) fail("a failed create ran user_data_free");
+    }
+}
+
+static void print_stats(void) {
+    if (getenv("INACT_FUZZ_STATS"))
+        fprintf(stderr,
+                "inact_fuzz: %" PRIu64 " checked steps, %" PRIu64 " events checked, %" PRIu64
+                " modeled restores, %" PRIu64 " corrupt snapshots rejected, %" PRIu64
+                " forged snapshots accepted, %" PRIu64 " stale/forged handle calls, %" PRIu64 " bad-argument calls\n",
+                g_steps, g_events_checked, g_restores_modeled, g_corrupt_rejected, g_forged_accepted, g_stale_calls,
+                g_bad_arg_calls);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerInitialize(int *argc, char ***argv) {
+    (void)argc;
+    (void)argv;
+    g_verbose = getenv("INACT_FUZZ_TRACE") != NULL;
+    atexit(print_stats);
+    if (inact_version_number() != INACT_VERSION_NUMBER) fail("library version %u, header %u", inact_version_number(), INACT_VERSION_NUMBER);
+    return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    run(data, size);
+    return 0;
+}
+
+#ifdef INACT_FUZZ_MAIN
+/* Replays files without libFuzzer (gcc, valgrind): inact_fuzz_replay FILE... */
+int main(int argc, char **argv) {
+    LLVMFuzzerInitialize(&argc, &argv);
+    static uint8_t buf[1 << 20];
+    for (int i = 1; i < argc; i++) {
+        FILE *f = fopen(argv[i], "rb");
+        if (!f) { perror(argv[i]); return 2; }
+        size_t n = fread(buf, 1, sizeof buf, f);
+        fclose(f);
+        if (g_verbose) fprintf(stderr, "== %s (%zu bytes)\n", argv[i], n);
+        run(buf, n);
+    }
+    fprintf(stderr, "replayed %d input(s)\n", argc - 1);
+    return 0;
+}
+#endif

@@ -1,0 +1,736 @@
+/*
+ * model.c -- the reference model of the session rules (see model.h).
+ *
+ * Written from DESIGN.md sections 2-4 and the header only. Where those texts leave a choice
+ * open, the choice made here is marked "READING:" and listed in RELIABILITY.md.
+ *
+ * Theory of operation. The model keeps the session's times (start, last activity, background
+ * start, locked-at) and computes its deadlines from them. Every step first evaluates: it
+ * applies every deadline that is due at `now` in time order (a deadline that became due
+ * because of an input acts at the input's time, never earlier), then delivers one folded
+ * event from the state the host last saw to the final state. Then it applies the input,
+ * evaluates again at `now` and delivers again.
+ */
+#include "model.h"
+
+#include <string.h>
+
+enum {
+    K_GRACE,      /* all windows hidden for the grace: background takes effect */
+    K_WARNING,    /* ACTIVE -> WARNING (IDLE) */
+    K_IDLE,       /* ACTIVE/WARNING -> LOCKED or EXPIRED (IDLE_TIMEOUT) */
+    K_BACKGROUND, /* ACTIVE/WARNING -> LOCKED (BACKGROUND_TIMEOUT) */
+    K_ABSOLUTE,   /* ACTIVE/WARNING/LOCKED -> EXPIRED (ABSOLUTE_TIMEOUT) */
+    K_LOCKED,     /* LOCKED -> EXPIRED (LOCKED_TIMEOUT) */
+    K_COUNT
+};
+
+static int64_t sat_add(int64_t t, int64_t d) {
+    if (t == M_NEVER || d == M_NEVER) return M_NEVER;
+    if (d > 0 && t > INT64_MAX - d) return M_NEVER;
+    if (d < 0 && t < INT64_MIN - d) return INT64_MIN;
+    return t + d;
+}
+
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+
+static int is_live(int32_t s) { return s == INACT_STATE_ACTIVE || s == INACT_STATE_WARNING; }
+
+/* ---- policy ---------------------------------------------------------------------------- */
+
+static int bad_duration(int64_t v, int allow_never, int positive) {
+    if (v < 0) return 1;
+    if (positive && v == 0) return 1;
+    if (v == M_NEVER) return !allow_never;
+    return v > M_100_YEARS;
+}
+
+int32_t m_policy_validate(const inact_policy *p) {
+    if (p->size < sizeof(inact_policy)) return INACT_E_STRUCT_SIZE;
+    if (p->size > sizeof(inact_policy)) {
+        const uint8_t *tail = (const uint8_t *)p + sizeof(inact_policy);
+        for (size_t i = 0; i < p->size - sizeof(inact_policy); i++)
+            if (tail[i] != 0) return INACT_E_STRUCT_SIZE;
+    }
+    if (bad_duration(p->idle_timeout_ms, 1, 1)) return INACT_E_INVALID_ARGUMENT;
+    if (bad_duration(p->warning_ms, 0, 0)) return INACT_E_INVALID_ARGUMENT;
+    if (bad_duration(p->background_timeout_ms, 1, 0)) return INACT_E_INVALID_ARGUMENT;
+    /* READING: the header lists "idle timeout 0" only; the engine also refuses an absolute
+     * timeout of 0 (a session that expires as it starts). Kept: it is the safe choice. */
+    if (bad_duration(p->absolute_timeout_ms, 1, 1)) return INACT_E_INVALID_ARGUMENT;
+    if (bad_duration(p->locked_timeout_ms, 1, 0)) return INACT_E_INVALID_ARGUMENT;
+    if (bad_duration(p->tick_ms, 0, 0)) return INACT_E_INVALID_ARGUMENT;
+    if (bad_duration(p->background_grace_ms, 0, 0)) return INACT_E_INVALID_ARGUMENT;
+    if (p->warning_ms >= p->idle_timeout_ms) return INACT_E_INVALID_ARGUMENT;
+    if (p->idle_action != INACT_IDLE_ACTION_LOCK && p->idle_action != INACT_IDLE_ACTION_EXPIRE)
+        return INACT_E_INVALID_ARGUMENT;
+    if (p->activity_kinds & ~INACT_ACTIVITY_ALL) return INACT_E_INVALID_ARGUMENT;
+    if (p->activity_dismisses_warning != 0 && p->activity_dismisses_warning != 1)
+        return INACT_E_INVALID_ARGUMENT;
+    if (p->pause_idle_in_background != 0 && p->pause_idle_in_background != 1)
+        return INACT_E_INVALID_ARGUMENT;
+    return INACT_OK;
+}
+
+/* ---- derived values --------------------------------------------------------------------- */
+
+int64_t m_effective_idle(const model *m) {
+    int64_t e = m->p.idle_timeout_ms;
+    for (int i = 0; i < m->n_scopes; i++) e = min64(e, m->scopes[i].timeout);
+    return e;
+}
+
+int32_t m_in_background(const model *m) { return m->explicit_bg || m->windows_bg; }
+
+int64_t m_background_since(const model *m) {
+    int64_t since = M_NEVER;
+    if (m->explicit_bg) since = m->explicit_bg_since;
+    if (m->windows_bg) since = min64(since, m->windows_zero_since);
+    return since;
+}
+
+static int idle_running(const model *m) {
+    return is_live(m->state) && m->n_holds == 0 && !m->idle_paused;
+}
+
+int64_t m_idle_deadline(const model *m) {
+    if (!idle_running(m) || m->last_activity == M_NEVER) return M_NEVER;
+    return sat_add(m->last_activity, m_effective_idle(m));
+}
+
+int64_t m_warning_deadline(const model *m) {
+    int64_t idle = m_idle_deadline(m);
+    if (idle == M_NEVER || m->p.warning_ms == 0) return M_NEVER;
+    return idle - m->p.warning_ms;
+}
+
+static int64_t background_deadline(const model *m) {
+    if (!is_live(m->state)) return M_NEVER;
+    int64_t d = M_NEVER;
+    if (m->explicit_bg) d = sat_add(m->explicit_bg_since, m->p.background_timeout_ms);
+    if (m->windows_bg || (m->windows == 0 && m->windows_zero_since != M_NEVER)) {
+        /* Counted from the hide while the grace runs (remaining_ms: the lock that comes if no
+         * window is shown again). "a background timeout shorter than the grace acts at the end
+         * of the grace" */
+        int64_t w = sat_add(m->windows_zero_since,
+                            max64(m->p.background_timeout_ms, m->p.background_grace_ms));
+        d = min64(d, w);
+    }
+    return d;
+}
+
+static int64_t deadline_of(const model *m, int kind) {
+    switch (kind) {
+    case K_GRACE:
+        if (m->windows == 0 && m->windows_zero_since != M_NEVER && !m->windows_bg)
+            return sat_add(m->windows_zero_since, m->p.background_grace_ms);
+        return M_NEVER;
+    case K_WARNING:
+        return m->state == INACT_STATE_ACTIVE ? m_warning_deadline(m) : M_NEVER;
+    case K_IDLE:
+        return m_idle_deadline(m);
+    case K_BACKGROUND:
+        return background_deadline(m);
+    case K_ABSOLUTE:
+        if (is_live(m->state) || m->state == INACT_STATE_LOCKED)
+            return sat_add(m->started_at, m->p.absolute_timeout_ms);
+        return M_NEVER;
+    case K_LOCKED:
+        if (m->state == INACT_STATE_LOCKED) return sat_add(m->locked_at, m->p.locked_timeout_ms);
+        return M_NEVER;
+    }
+    return M_NEVER;
+}
+
+static int64_t next_deadline(const model *m, int *out_kind) {
+    int64_t best = M_NEVER;
+    *out_kind = -1;
+    for (int k = 0; k < K_COUNT; k++) {
+        int64_t d = deadline_of(m, k);
+        if (d < best) {  /* ties: the lower kind first (the order of the enum) */
+            best = d;
+            *out_kind = k;
+        }
+    }
+    return best;
+}
+
+int64_t m_remaining(const model *m) {
+    int64_t d = M_NEVER;
+    for (int k = K_IDLE; k < K_COUNT; k++) d = min64(d, deadline_of(m, k));
+    if (d == M_NEVER) return M_NEVER;
+    return d - m->now;
+}
+
+/* ---- state changes ----------------------------------------------------------------------- */
+
+static void set_state(model *m, int32_t state, int32_t reason, int64_t t) {
+    if (state == INACT_STATE_LOCKED && m->state != INACT_STATE_LOCKED) m->locked_at = t;
+    if (state != INACT_STATE_LOCKED) m->locked_at = M_NEVER;
+    m->state = state;
+    m->reason = reason;
+    m->change_time = t;
+    m->changed = 1;
+}
+
+/* Keeps the idle pause in line with the policy and the background. `pause_from` is when a
+ * pause that starts now is considered to have started (the background start). */
+static void sync_pause(model *m, int64_t pause_from, int64_t resume_at) {
+    int should = m->p.pause_idle_in_background && m_in_background(m);
+    if (should && !m->idle_paused) {
+        m->idle_paused = 1;
+        m->idle_used_at_pause =
+            m->last_activity == M_NEVER ? 0 : max64(0, pause_from - m->last_activity);
+    } else if (!should && m->idle_paused) {
+        /* "resumes the countdown where it was" */
+        m->idle_paused = 0;
+        if (m->last_activity != M_NEVER) m->last_activity = resume_at - m->idle_used_at_pause;
+    }
+}
+
+static void activity_now(model *m) {
+    m->last_activity = m->now;
+    m->idle_used_at_pause = 0;
+}
+
+static void apply(model *m, int kind, int64_t t) {
+    switch (kind) {
+    case K_GRACE:
+        m->windows_bg = 1;
+        sync_pause(m, m->windows_zero_since, t);
+        break;
+    case K_WARNING:
+        set_state(m, INACT_STATE_WARNING, INACT_REASON_IDLE, t);
+        break;
+    case K_IDLE:
+        if (m->p.idle_action == INACT_IDLE_ACTION_EXPIRE)
+            set_state(m, INACT_STATE_EXPIRED, INACT_REASON_IDLE_TIMEOUT, t);
+        else
+            set_state(m, INACT_STATE_LOCKED, INACT_REASON_IDLE_TIMEOUT, t);
+        break;
+    case K_BACKGROUND:
+        set_state(m, INACT_STATE_LOCKED, INACT_REASON_BACKGROUND_TIMEOUT, t);
+        break;
+    case K_ABSOLUTE:
+        set_state(m, INACT_STATE_EXPIRED, INACT_REASON_ABSOLUTE_TIMEOUT, t);
+        break;
+    case K_LOCKED:
+        set_state(m, INACT_STATE_EXPIRED, INACT_REASON_LOCKED_TIMEOUT, t);
+        break;
+    }
+}
+
+/* READING: "WARNING lasts only while its deadline is due": after an input, a WARNING whose
+ * warning deadline is no longer due returns to ACTIVE (EXTENDED). */
+static void normalize_warning(model *m, int64_t t) {
+    if (m->state != INACT_STATE_WARNING) return;
+    int64_t w = m_warning_deadline(m);
+    if (w == M_NEVER || w > m->now) set_state(m, INACT_STATE_ACTIVE, INACT_REASON_EXTENDED, t);
+}
+
+/* Applies every due deadline in time order; none acts before `floor`. */
+static void evaluate(model *m, int64_t floor) {
+    for (int guard = 0; guard < 64; guard++) {
+        int kind;
+        int64_t d = next_deadline(m, &kind);
+        if (kind < 0 || d > m->now) break;
+        int64_t t = d < floor ? floor : d;
+        apply(m, kind, t);
+        floor = t;
+    }
+    m->evaluated_at = m->now;
+}
+
+static void emit(model *m) {
+    if (m->state != m->seen_state && m->n_events < M_MAX_EVENTS) {
+        m_event *e = &m->events[m->n_events++];
+        e->kind = INACT_EVENT_STATE_CHANGED;
+        e->previous_state = m->seen_state;
+        e->state = m->state;
+        e->reason = m->reason;
+        e->time_ms = m->change_time;
+        e->now_ms = m->now;
+        e->remaining_ms = m_remaining(m);
+        m->seen_state = m->state;
+    }
+    m->changed = 0;
+}
+
+void m_begin_step(model *m) { m->n_events = 0; }
+
+/* The latest countdown tick instant at or before `now` (idle deadline - k * tick, k >= 1),
+ * or INT64_MIN. Ticks are "aligned to the remaining time", and the instant WARNING begins is
+ * announced by the state change itself, not by a tick. */
+static int64_t latest_tick(const model *m) {
+    int64_t d = m_idle_deadline(m), w = m_warning_deadline(m), tick = m->p.tick_ms;
+    if (m->state != INACT_STATE_WARNING || tick <= 0 || d == M_NEVER || w == M_NEVER || m->now >= d) return INT64_MIN;
+    int64_t k = (d - m->now + tick - 1) / tick; /* smallest k with d - k*tick <= now */
+    int64_t t = d - k * tick;
+    return t > w ? t : INT64_MIN;
+}
+
+/* The next tick instant after `now`, or M_NEVER. */
+static int64_t next_tick(const model *m) {
+    int64_t d = m_idle_deadline(m), tick = m->p.tick_ms;
+    if (m->state != INACT_STATE_WARNING || tick <= 0 || d == M_NEVER || m->now >= d) return M_NEVER;
+    int64_t k = (d - m->now + tick - 1) / tick - 1; /* largest k with d - k*tick > now */
+    if (k < 1) return M_NEVER;
+    return d - k * tick;
+}
+
+/* Catch-up: applies every due deadline, delivers one folded state change, then the latest
+ * countdown tick that came due since the last evaluation ("past ticks are not replayed"). */
+static void catch_up(model *m) {
+    int64_t since = m->evaluated_at;
+    int n_before = m->n_events;
+    evaluate(m, since);
+    emit(m);
+    /* READING (engine): a catch-up that enters WARNING delivers the state change only; its
+     * remaining_ms already says where the countdown is. */
+    int64_t t = latest_tick(m);
+    if (t != INT64_MIN && t > since && m->n_events == n_before && m->n_events < M_MAX_EVENTS) {
+        m_event *e = &m->events[m->n_events++];
+        e->kind = INACT_EVENT_TICK;
+        e->previous_state = e->state = INACT_STATE_WARNING;
+        e->reason = m->reason;
+        e->time_ms = t;
+        e->now_ms = m->now;
+        e->remaining_ms = m_remaining(m);
+    }
+}
+
+/* The entry of every call: catch-up evaluation and its events. */
+static void enter(model *m) {
+    m_begin_step(m);
+    catch_up(m);
+}
+
+/* The end of an input that changed something: deadlines that the input made due act now. */
+static void settle(model *m) {
+    normalize_warning(m, m->now);
+    evaluate(m, m->now);
+    emit(m);
+}
+
+/* ---- lifecycle ----------------------------------------------------------------------------- */
+
+void m_init(model *m, const inact_policy *p, int64_t mono, int64_t wall, uint64_t boot) {
+    memset(m, 0, sizeof *m);
+    m->p = *p;
+    m->p.size = sizeof(inact_policy);
+    m->now = mono;
+    m->wall = wall;
+    m->boot = boot;
+    m->evaluated_at = mono;
+    m->state = m->seen_state = INACT_STATE_LOADING;
+    m->reason = INACT_REASON_NONE;
+    m->started_at = m->last_activity = m->locked_at = M_NEVER;
+    m->explicit_bg_since = M_NEVER;
+    m->windows_zero_since = M_NEVER;
+}
+
+/* ---- inputs ----------------------------------------------------------------------------- */
+
+int32_t m_start(model *m) {
+    enter(m);
+    if (m->state != INACT_STATE_LOADING && m->state != INACT_STATE_EXPIRED) return INACT_E_INVALID_STATE;
+    m->started_at = m->now;
+    activity_now(m);
+    m->failures = 0;
+    m->untrusted = 0;
+    set_state(m, INACT_STATE_ACTIVE, INACT_REASON_STARTED, m->now);
+    settle(m);
+    return INACT_OK;
+}
+
+int32_t m_activity(model *m, uint32_t kind) {
+    if (kind == 0 || (kind & (kind - 1)) != 0 || (kind & ~INACT_ACTIVITY_ALL) != 0) {
+        m_begin_step(m);
+        return INACT_E_INVALID_ARGUMENT;
+    }
+    enter(m);
+    if (!(m->p.activity_kinds & kind) || m_in_background(m)) return INACT_OK;
+    if (m->state == INACT_STATE_ACTIVE) {
+        activity_now(m);
+    } else if (m->state == INACT_STATE_WARNING && m->p.activity_dismisses_warning) {
+        activity_now(m);
+        set_state(m, INACT_STATE_ACTIVE, INACT_REASON_ACTIVITY, m->now);
+    } else {
+        return INACT_OK;
+    }
+    settle(m);
+    return INACT_OK;
+}
+
+int32_t m_continue(model *m) {
+    enter(m);
+    if (m->state != INACT_STATE_WARNING) return INACT_E_INVALID_STATE;
+    activity_now(m);
+    set_state(m, INACT_STATE_ACTIVE, INACT_REASON_CONTINUED, m->now);
+    settle(m);
+    return INACT_OK;
+}
+
+int32_t m_lock(model *m) {
+    enter(m);
+    if (m->state == INACT_STATE_LOCKED) return INACT_OK;
+    if (!is_live(m->state)) return INACT_E_INVALID_STATE;
+    set_state(m, INACT_STATE_LOCKED, INACT_REASON_MANUAL_LOCK, m->now);
+    settle(m);
+    return INACT_OK;
+}
+
+int32_t m_unlock(model *m) {
+    enter(m);
+    if (m->state != INACT_STATE_LOCKED) return INACT_E_INVALID_STATE;
+    activity_now(m);
+    m->failures = 0;
+    m->untrusted = 0;
+    set_state(m, INACT_STATE_ACTIVE, INACT_REASON_UNLOCKED, m->now);
+    settle(m);
+    return INACT_OK;
+}
+
+int32_t m_unlock_failed(model *m, uint32_t *out_failures) {
+    enter(m);
+    if (m->state != INACT_STATE_LOCKED) return INACT_E_INVALID_STATE;
+    m->failures++;
+    *out_failures = m->failures;
+    if (m->p.max_unlock_failures != 0 && m->failures >= m->p.max_unlock_failures)
+        set_state(m, INACT_STATE_EXPIRED, INACT_REASON_UNLOCK_FAILURES, m->now);
+    settle(m);
+    return INACT_OK;
+}
+
+int32_t m_end(model *m, int32_t reason) {
+    if (reason != INACT_REASON_LOGOUT && reason != INACT_REASON_REVOKED &&
+        reason != INACT_REASON_PASSWORD_CHANGED) {
+        m_begin_step(m);
+        return INACT_E_INVALID_ARGUMENT;
+    }
+    enter(m);
+    if (m->state == INACT_STATE_EXPIRED) return INACT_OK;
+    set_state(m, INACT_STATE_EXPIRED, reason, m->now);
+    settle(m);
+    return INACT_OK;
+}
+
+int32_t m_refresh(model *m, int32_t status, const char *oauth_error, int32_t *out_outcome) {
+    if (status != 0 && (status < 100 || status > 599)) {
+        m_begin_step(m);
+        return INACT_E_INVALID_ARGUMENT;
+    }
+    enter(m);
+    int32_t outcome;
+    if (status >= 200 && status <= 299)
+        outcome = INACT_REFRESH_OK;
+    else if (status == 401 || (status == 400 && oauth_error && strcmp(oauth_error, "invalid_grant") == 0))
+        outcome = INACT_REFRESH_REVOKED;
+    else if (status == 0 || status == 408 || status == 429 || status >= 500)
+        outcome = INACT_REFRESH_RETRY;
+    else
+        outcome = INACT_REFRESH_FAILED;
+    *out_outcome = outcome;
+    if (outcome == INACT_REFRESH_REVOKED && m->state != INACT_STATE_EXPIRED) {
+        set_state(m, INACT_STATE_EXPIRED, INACT_REASON_REVOKED, m->now);
+        settle(m);
+    }
+    return INACT_OK;
+}
+
+int32_t m_background(model *m) {
+    enter(m);
+    if (m_in_background(m)) return INACT_OK;
+    m->explicit_bg = 1;
+    m->explicit_bg_since = m->now;
+    sync_pause(m, m->now, m->now);
+    settle(m);
+    return INACT_OK;
+}
+
+/* Background ends (foreground, or a window shown). */
+static void leave_background(model *m) {
+    m->explicit_bg = 0;
+    m->explicit_bg_since = M_NEVER;
+    m->windows_bg = 0;
+    m->windows_zero_since = M_NEVER;
+    sync_pause(m, m->now, m->now);
+}
+
+int32_t m_foreground(model *m) {
+    enter(m);
+    leave_background(m);
+    settle(m);
+    return INACT_OK;
+}
+
+int32_t m_window_shown(model *m) {
+    enter(m);
+    m->windows++;
+    if (m->windows == 1) leave_background(m); /* "Going above 0 = foreground" */
+    settle(m);
+    return INACT_OK;
+}
+
+int32_t m_window_hidden(model *m) {
+    enter(m);
+    if (m->windows == 0) return INACT_E_INVALID_STATE;
+    m->windows--;
+    if (m->windows == 0) {
+        m->windows_zero_since = m->now;
+        m->windows_bg = 0;
+    }
+    settle(m);
+    return INACT_OK;
+}
+
+int32_t m_scope_push_check(const model *m, int64_t timeout) {
+    if (timeout <= 0 || timeout <= m->p.warning_ms || timeout > M_100_YEARS)
+        return INACT_E_INVALID_ARGUMENT;
+    return INACT_OK;
+}
+
+void m_scope_pushed(model *m, uint64_t id, int64_t timeout) {
+    enter(m);
+    if (m->n_scopes < M_MAX_SCOPES) {
+        m->scopes[m->n_scopes].id = id;
+        m->scopes[m->n_scopes].timeout = timeout;
+        m->n_scopes++;
+    }
+    settle(m);
+}
+
+int32_t m_scope_pop(model *m, uint64_t id) {
+    enter(m);
+    for (int i = 0; i < m->n_scopes; i++) {
+        if (m->scopes[i].id == id) {
+            m->scopes[i] = m->scopes[--m->n_scopes];
+            settle(m);
+            return INACT_OK;
+        }
+    }
+    return INACT_E_NOT_FOUND;
+}
+
+void m_hold_acquired(model *m, uint64_t id) {
+    enter(m);
+    if (m->n_holds < M_MAX_SCOPES) m->holds[m->n_holds++] = id;
+    settle(m);
+}
+
+int32_t m_hold_release(model *m, uint64_t id) {
+    enter(m);
+    for (int i = 0; i < m->n_holds; i++) {
+        if (m->holds[i] == id) {
+            m->holds[i] = m->holds[--m->n_holds];
+            if (m->n_holds == 0) activity_now(m);
+            settle(m);
+            return INACT_OK;
+        }
+    }
+    return INACT_E_NOT_FOUND;
+}
+
+int32_t m_set_policy(model *m, const inact_policy *p) {
+    int32_t rc = m_policy_validate(p);
+    if (rc == INACT_OK) {
+        for (int i = 0; i < m->n_scopes; i++)
+            if (p->warning_ms >= m->scopes[i].timeout) rc = INACT_E_INVALID_ARGUMENT;
+    }
+    if (rc != INACT_OK) {
+        m_begin_step(m);
+        return rc;
+    }
+    enter(m);
+    m->p = *p;
+    m->p.size = sizeof(inact_policy);
+    sync_pause(m, m->now, m->now);
+    settle(m);
+    return INACT_OK;
+}
+
+int32_t m_query(model *m) {
+    enter(m);
+    return INACT_OK;
+}
+
+/* ---- the clock ---------------------------------------------------------------------------- */
+
+static int bad_clock_move(const model *m, int64_t ms) {
+    return ms < 0 || ms > 10 * M_100_YEARS - m->now;
+}
+
+/* inact_lock called from inside the callback: applied at once, its events queued after the
+ * event being delivered. */
+static void lock_from_callback(model *m) {
+    if (!m->lock_on_first_event || m->n_events == 0) return;
+    m->lock_on_first_event = 0;
+    if (m->state == INACT_STATE_LOCKED) {
+        m->lock_status = INACT_OK;
+    } else if (!is_live(m->state)) {
+        m->lock_status = INACT_E_INVALID_STATE;
+    } else {
+        m->lock_status = INACT_OK;
+        set_state(m, INACT_STATE_LOCKED, INACT_REASON_MANUAL_LOCK, m->now);
+        settle(m);
+    }
+}
+
+int32_t m_advance(model *m, int64_t ms) {
+    m_begin_step(m);
+    m->wakes = 0;
+    /* "ms < 0, or the clock would pass 1000 years" */
+    if (bad_clock_move(m, ms)) return INACT_E_INVALID_ARGUMENT;
+    int64_t target = m->now + ms, start = m->now;
+    /* As on the real clock while the process lives: wake at each deadline and tick on the way. */
+    for (;;) {
+        int kind;
+        int64_t d = min64(next_deadline(m, &kind), next_tick(m));
+        if (d > target) break;
+        if (d > m->now) m->now = d;
+        m->wakes++;
+        catch_up(m);
+        lock_from_callback(m);
+        if (m->wakes > 100000) break; /* the caller keeps advances far below this */
+    }
+    m->now = target;
+    m->wall = sat_add(m->wall, target - start);
+    catch_up(m);
+    lock_from_callback(m);
+    return INACT_OK;
+}
+
+int32_t m_freeze(model *m, int64_t ms) {
+    m_begin_step(m);
+    if (bad_clock_move(m, ms)) return INACT_E_INVALID_ARGUMENT;
+    m->now += ms;
+    m->wall = sat_add(m->wall, ms);
+    return INACT_OK;
+}
+
+int32_t m_jump_wall(model *m, int64_t delta) {
+    m_begin_step(m);
+    if ((delta > 0 && m->wall > INT64_MAX - delta) || (delta < 0 && m->wall < INT64_MIN - delta))
+        return INACT_E_INVALID_ARGUMENT;
+    m->wall += delta;
+    return INACT_OK;
+}
+
+int32_t m_reboot(model *m, int64_t downtime, uint64_t new_boot) {
+    m_begin_step(m);
+    /* "INACT_E_INVALID_ARGUMENT if the wall clock would overflow" */
+    if (downtime < 0 || m->wall > INT64_MAX - downtime) return INACT_E_INVALID_ARGUMENT;
+    m->now = 0;
+    m->wall += downtime;
+    m->boot = new_boot;
+    m->evaluated_at = 0;
+    return INACT_OK;
+}
+
+/* ---- snapshot and restore --------------------------------------------------------------- */
+
+int32_t m_snapshot_take(model *m, m_snapshot *s) {
+    enter(m);
+    if (m->state == INACT_STATE_LOADING) return INACT_E_INVALID_STATE;
+    memset(s, 0, sizeof *s);
+    s->state = m->state;
+    s->reason = m->reason;
+    s->started_at = m->started_at;
+    s->last_activity = m->last_activity;
+    s->background_since = m_background_since(m);
+    s->locked_at = m->locked_at;
+    s->failures = m->failures;
+    s->mono = m->now;
+    s->wall = m->wall;
+    s->boot = m->boot;
+    s->idle_paused = m->idle_paused;
+    s->idle_used_at_pause = m->idle_used_at_pause;
+    return INACT_OK;
+}
+
+static int64_t rebase(int64_t t, int64_t off) { return t == M_NEVER ? M_NEVER : t + off; }
+
+int32_t m_restore(model *m, const m_snapshot *s) {
+    enter(m);
+    if (m->state != INACT_STATE_LOADING) return INACT_E_INVALID_STATE;
+    int trusted = s->boot == m->boot && m->now >= s->mono;
+    m->failures = s->failures;
+    if (!trusted && m->wall < s->wall) {
+        /* "EXPIRED when ... the wall clock went backwards" */
+        set_state(m, INACT_STATE_EXPIRED,
+                  s->state == INACT_STATE_EXPIRED ? INACT_REASON_RESTORED : INACT_REASON_UNTRUSTED_CLOCK,
+                  m->now);
+        emit(m);
+        return INACT_OK;
+    }
+    /* READING: with an unknown elapsed time the wall clock is the estimate of the time since
+     * the snapshot (so that "the absolute lifetime passed by the wall clock" can be decided),
+     * and the result is never ACTIVE. */
+    int64_t snap_at = trusted ? s->mono : m->now - (m->wall - s->wall);
+    int64_t off = snap_at - s->mono;
+    m->state = s->state;
+    m->reason = INACT_REASON_RESTORED;
+    m->started_at = rebase(s->started_at, off);
+    m->last_activity = rebase(s->last_activity, off);
+    m->locked_at = rebase(s->locked_at, off);
+    m->failures = s->failures;
+    m->change_time = m->now;
+    /* The time since the snapshot counts as background time. */
+    m->explicit_bg = 1;
+    m->explicit_bg_since = s->background_since != M_NEVER ? rebase(s->background_since, off) : snap_at;
+    m->idle_paused = 0;
+    if (s->idle_paused && m->last_activity != M_NEVER) m->last_activity = snap_at - s->idle_used_at_pause;
+    sync_pause(m, m->explicit_bg_since, snap_at);
+    if (m->state == INACT_STATE_WARNING) {
+        int64_t w = m_warning_deadline(m);
+        if (w == M_NEVER || w > m->now) m->state = INACT_STATE_ACTIVE;
+    }
+    m->changed = 0;
+    /* Deadlines act as if the engine had been awake since the snapshot, and none before it:
+     * the session was in the snapshot's state at that instant (with the old policy). */
+    evaluate(m, snap_at);
+    /* "WARNING: RESTORED when a restore lands inside the warning window" */
+    if (m->state == INACT_STATE_WARNING && m->reason == INACT_REASON_IDLE) m->reason = INACT_REASON_RESTORED;
+    /* Untrusted: never ACTIVE, and a lock is attributed to the clock, not to a deadline
+     * computed from the wall-clock estimate. An expiry keeps its reason. */
+    if (!trusted && is_live(m->state)) {
+        set_state(m, INACT_STATE_LOCKED, INACT_REASON_UNTRUSTED_CLOCK, m->now);
+    } else if (!trusted && m->state == INACT_STATE_LOCKED) {
+        /* READING (engine): any LOCKED result of an untrusted restore says UNTRUSTED_CLOCK at
+         * now, but locked_at keeps the snapshot's (or the estimated deadline's) time, so a
+         * locked timeout runs from there. */
+        m->reason = INACT_REASON_UNTRUSTED_CLOCK;
+        m->change_time = m->now;
+    }
+    /* The restore ends the background that the time since the snapshot was. */
+    leave_background(m);
+    evaluate(m, m->now);
+    m->untrusted = !trusted;
+    emit(m);
+    return INACT_OK;
+}
+
+int32_t m_restore_corrupt(model *m, int32_t status) {
+    enter(m);
+    if (m->state != INACT_STATE_LOADING) return INACT_E_INVALID_STATE;
+    set_state(m, INACT_STATE_EXPIRED, INACT_REASON_RESTORE_FAILED, m->now);
+    emit(m);
+    return status;
+}
+
+/* ---- names ------------------------------------------------------------------------------- */
+
+const char *m_state_name(int32_t s) {
+    static const char *names[] = {"LOADING", "ACTIVE", "WARNING", "LOCKED", "EXPIRED"};
+    return s >= 0 && s <= 4 ? names[s] : "?";
+}
+
+const char *m_reason_name(int32_t r) {
+    static const char *names[] = {"NONE", "STARTED", "RESTORED", "CONTINUED", "ACTIVITY",
+                                  "UNLOCKED", "EXTENDED", "IDLE", "IDLE_TIMEOUT",
+                                  "BACKGROUND_TIMEOUT", "MANUAL_LOCK", "UNTRUSTED_CLOCK",
+                                  "ABSOLUTE_TIMEOUT", "LOCKED_TIMEOUT", "UNLOCK_FAILURES",
+                                  "LOGOUT", "REVOKED", "PASSWORD_CHANGED", "RESTORE_FAILED"};
+    return r >= 0 && r <= 18 ? names[r] : "?";
+}

@@ -1,0 +1,135 @@
+/*
+ * model.h -- a small reference model of the session rules, written from DESIGN.md sections
+ * 2-4 and include/inactivity.h, independently of Sources/InactivityCore.
+ *
+ * The fuzz target drives the real engine (manual clock, host delivery) and this model with
+ * the same inputs at the same times, and compares status, state, reason, the state-changed
+ * events (previous state, state, reason, time) and the engine's info after every step.
+ *
+ * The model knows nothing about the snapshot's byte format: it keeps its own record of what a
+ * snapshot holds (section 4) next to the bytes the engine wrote.
+ */
+#ifndef INACT_FUZZ_MODEL_H
+#define INACT_FUZZ_MODEL_H
+
+#include <stdint.h>
+
+#include "inactivity.h"
+
+#define M_NEVER INT64_MAX
+/* SessionPolicy's bound on finite durations (DESIGN: "anything whose deadline arithmetic
+ * would overflow"); the header says "a finite duration above 100 years". */
+#define M_100_YEARS (100LL * 31557600000LL)
+#define M_MAX_SCOPES 64 /* the fuzz target never opens more than this many */
+#define M_MAX_EVENTS 600 /* the fuzz target keeps one advance under this many wake-ups */
+
+typedef struct m_event {
+    int32_t kind; /* INACT_EVENT_STATE_CHANGED or INACT_EVENT_TICK */
+    int32_t previous_state, state, reason;
+    int64_t time_ms, now_ms, remaining_ms;
+} m_event;
+
+/* What a snapshot holds (DESIGN section 4), in the model's own terms. */
+typedef struct m_snapshot {
+    int32_t state, reason;
+    int64_t started_at, last_activity, background_since, locked_at;
+    uint32_t failures;
+    int64_t mono, wall;
+    uint64_t boot;
+    int32_t idle_paused;          /* idle countdown was paused (pause_idle_in_background) */
+    int64_t idle_used_at_pause;   /* idle time used before the pause */
+} m_snapshot;
+
+typedef struct m_scope {
+    uint64_t id;      /* the engine's id (the model cannot predict ids) */
+    int64_t timeout;
+} m_scope;
+
+typedef struct model {
+    inact_policy p;
+    /* the clock */
+    int64_t now, wall;
+    uint64_t boot;
+    int64_t evaluated_at;  /* the time of the last evaluation: catch-up deadlines act no earlier */
+    /* the session */
+    int32_t state, reason;
+    int32_t seen_state;    /* the state the host last saw (the previous_state of the next event) */
+    int64_t started_at, last_activity, locked_at;
+    uint32_t failures;
+    /* background: explicit (inact_background) or by windows (count 0 for longer than grace) */
+    int32_t explicit_bg;
+    int64_t explicit_bg_since;
+    int32_t windows;
+    int64_t windows_zero_since; /* M_NEVER unless the count dropped to 0 and no window came back */
+    int32_t windows_bg;         /* the grace has passed: background by windows is in effect */
+    /* pause_idle_in_background */
+    int32_t idle_paused;
+    int64_t idle_used_at_pause;
+    /* scopes and holds */
+    m_scope scopes[M_MAX_SCOPES];
+    int32_t n_scopes;
+    uint64_t holds[M_MAX_SCOPES];
+    int32_t n_holds;
+    /* set by an untrusted restore; cleared by start/unlock: the model asserts "never ACTIVE" */
+    int32_t untrusted;
+    /* the events the last step must have delivered */
+    m_event events[M_MAX_EVENTS];
+    int32_t n_events;
+    /* time of the last applied deadline / input (the time of the next folded event) */
+    int64_t change_time;
+    int32_t changed;
+    int32_t wakes; /* wake-ups of the last advance (deadlines and ticks on the way) */
+    /* a host callback that calls inact_lock on its engine at the first event of an advance */
+    int32_t lock_on_first_event;
+    int32_t lock_status;
+} model;
+
+/* Policy validation as the header states it. Returns INACT_OK or INACT_E_INVALID_ARGUMENT
+ * (INACT_E_STRUCT_SIZE for the size). */
+int32_t m_policy_validate(const inact_policy *p);
+
+void m_init(model *m, const inact_policy *p, int64_t mono, int64_t wall, uint64_t boot);
+
+/* Inputs: each returns the status the engine must return and fills m->events. */
+int32_t m_start(model *m);
+int32_t m_activity(model *m, uint32_t kind);
+int32_t m_continue(model *m);
+int32_t m_lock(model *m);
+int32_t m_unlock(model *m);
+int32_t m_unlock_failed(model *m, uint32_t *out_failures);
+int32_t m_end(model *m, int32_t reason);
+int32_t m_refresh(model *m, int32_t http_status, const char *oauth_error, int32_t *out_outcome);
+int32_t m_background(model *m);
+int32_t m_foreground(model *m);
+int32_t m_window_shown(model *m);
+int32_t m_window_hidden(model *m);
+int32_t m_scope_push_check(const model *m, int64_t timeout);
+void m_scope_pushed(model *m, uint64_t id, int64_t timeout);
+int32_t m_scope_pop(model *m, uint64_t id);
+void m_hold_acquired(model *m, uint64_t id);
+int32_t m_hold_release(model *m, uint64_t id);
+int32_t m_set_policy(model *m, const inact_policy *p);
+int32_t m_query(model *m);            /* any query or poll: evaluates */
+int32_t m_advance(model *m, int64_t ms); /* wakes at every deadline and tick on the way */
+int32_t m_freeze(model *m, int64_t ms);  /* nothing delivered; the next call catches up */
+int32_t m_jump_wall(model *m, int64_t delta);
+int32_t m_reboot(model *m, int64_t downtime, uint64_t new_boot);
+int32_t m_snapshot_take(model *m, m_snapshot *out);
+/* Restore of an intact snapshot. Returns INACT_OK or INACT_E_INVALID_STATE. */
+int32_t m_restore(model *m, const m_snapshot *s);
+/* Restore of corrupt bytes: EXPIRED (RESTORE_FAILED) unless not LOADING. */
+int32_t m_restore_corrupt(model *m, int32_t status_from_engine);
+void m_begin_step(model *m);
+
+/* Queries of the model after a step. */
+int64_t m_remaining(const model *m);
+int64_t m_effective_idle(const model *m);
+int32_t m_in_background(const model *m);
+int64_t m_idle_deadline(const model *m);
+int64_t m_warning_deadline(const model *m);
+int64_t m_background_since(const model *m);
+
+const char *m_state_name(int32_t s);
+const char *m_reason_name(int32_t r);
+
+#endif
