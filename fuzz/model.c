@@ -18,12 +18,16 @@
 enum {
     K_GRACE,      /* all windows hidden for the grace: background takes effect */
     K_WARNING,    /* ACTIVE -> WARNING (IDLE) */
-    K_IDLE,       /* ACTIVE/WARNING -> LOCKED or EXPIRED (IDLE_TIMEOUT) */
+    /* READING (engine): at the same instant, the background lock is applied before the idle
+     * lock (the design does not order two locks that fall together). */
     K_BACKGROUND, /* ACTIVE/WARNING -> LOCKED (BACKGROUND_TIMEOUT) */
+    K_IDLE,       /* ACTIVE/WARNING -> LOCKED or EXPIRED (IDLE_TIMEOUT) */
     K_ABSOLUTE,   /* ACTIVE/WARNING/LOCKED -> EXPIRED (ABSOLUTE_TIMEOUT) */
     K_LOCKED,     /* LOCKED -> EXPIRED (LOCKED_TIMEOUT) */
     K_COUNT
 };
+
+int m_allow_ignored_activity_skips_catch_up;
 
 static int64_t sat_add(int64_t t, int64_t d) {
     if (t == M_NEVER || d == M_NEVER) return M_NEVER;
@@ -158,7 +162,7 @@ static int64_t next_deadline(const model *m, int *out_kind) {
 
 int64_t m_remaining(const model *m) {
     int64_t d = M_NEVER;
-    for (int k = K_IDLE; k < K_COUNT; k++) d = min64(d, deadline_of(m, k));
+    for (int k = K_BACKGROUND; k < K_COUNT; k++) d = min64(d, deadline_of(m, k));
     if (d == M_NEVER) return M_NEVER;
     return d - m->now;
 }
@@ -348,6 +352,13 @@ int32_t m_activity(model *m, uint32_t kind) {
     if (kind == 0 || (kind & (kind - 1)) != 0 || (kind & ~INACT_ACTIVITY_ALL) != 0) {
         m_begin_step(m);
         return INACT_E_INVALID_ARGUMENT;
+    }
+    if (m_allow_ignored_activity_skips_catch_up &&
+        (m_in_background(m) || (m->state != INACT_STATE_ACTIVE &&
+                                !(m->state == INACT_STATE_WARNING && m->p.activity_dismisses_warning)))) {
+        /* Open finding 1: ignored activity returns before evaluating. */
+        m_begin_step(m);
+        return INACT_OK;
     }
     enter(m);
     if (!(m->p.activity_kinds & kind) || m_in_background(m)) return INACT_OK;
@@ -583,6 +594,8 @@ int32_t m_advance(model *m, int64_t ms) {
     /* "ms < 0, or the clock would pass 1000 years" */
     if (bad_clock_move(m, ms)) return INACT_E_INVALID_ARGUMENT;
     int64_t target = m->now + ms, start = m->now;
+    catch_up(m); /* an entry point: first what was already due (after a freeze) */
+    lock_from_callback(m);
     /* As on the real clock while the process lives: wake at each deadline and tick on the way. */
     for (;;) {
         int kind;

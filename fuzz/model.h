@@ -84,6 +84,11 @@ typedef struct model {
     int32_t lock_status;
 } model;
 
+/* Open findings (RELIABILITY.md) the model may be told to accept, so that a fuzzing run can
+ * look past a known engine bug while it is being fixed. Strict (0) by default; the fuzz target
+ * sets them from INACT_FUZZ_ALLOW (comma-separated names). */
+extern int m_allow_ignored_activity_skips_catch_up; /* "ignored-activity" */
+
 /* Policy validation as the header states it. Returns INACT_OK or INACT_E_INVALID_ARGUMENT
  * (INACT_E_STRUCT_SIZE for the size). */
 int32_t m_policy_validate(const inact_policy *p);

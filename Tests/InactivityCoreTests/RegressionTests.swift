@@ -46,3 +46,26 @@ struct RegressionTests {
         #expect(rig.recorder.transitions == [Transition(.expired, .lockedTimeout, 20 * second)])
     }
 }
+
+@Suite("Regressions found by the fuzzer: simulated reboots")
+struct RebootRegressionTests {
+    // Found by fuzz/inact_fuzz.c: "event.time_ms 33924 after now_ms 7000". A LOADING engine
+    // whose manual clock is rebooted (the documented way to prepare a restore test) and then
+    // started kept its pre-reboot evaluation time as a floor for every transition: WARNING and
+    // LOCKED came at the right instants but carried time_ms 30000 (after now_ms), and
+    // locked_at was 30000, so a locked timeout would have run 20 s late.
+    @Test func a_session_started_after_a_reboot_uses_the_new_clock() throws {
+        let clock = try ManualClock(monotonicMs: 30 * second)
+        let rig = Rig(smallPolicy { $0.tickMs = 0; $0.lockedTimeoutMs = 20 * second }, clock: clock)
+        try clock.reboot(downtimeMs: 300)
+        try rig.engine.start()
+        rig.at(20 * second)
+        #expect(rig.recorder.transitions == [
+            Transition(.active, .started, 0), Transition(.warning, .idle, 7 * second),
+            Transition(.locked, .idleTimeout, 10 * second),
+        ])
+        #expect(rig.recorder.events.allSatisfy { $0.timeMs <= $0.nowMs })
+        rig.at(30 * second)
+        #expect(rig.recorder.transitions.last == Transition(.expired, .lockedTimeout, 30 * second))
+    }
+}
