@@ -20,12 +20,12 @@ clang="$(dirname "$(readlink -f "$(command -v swift)")")/clang"
 #    (inline 8-bit counters + PC table, what current libFuzzer reads) and comparisons
 #    (trace-cmp) to libFuzzer. The library's undefined __asan_* / __sanitizer_cov_* symbols are
 #    resolved by the fuzzer binary, which carries the static ASan runtime and libFuzzer.
-swift build -c debug --product inactivity --sanitize=address \
+swift build -c release --product inactivity --sanitize=address \
     -Xswiftc -sanitize-coverage=edge,inline-8bit-counters,pc-table,trace-cmp \
     -Xcc -fsanitize-coverage=inline-8bit-counters,pc-table,trace-cmp \
     --scratch-path "$repo/.build/fuzz" >"$out/swift-build.log" 2>&1 ||
     { tail -n 30 "$out/swift-build.log" >&2; echo "fuzz/build.sh: swift build failed" >&2; exit 1; }
-libdir="$repo/.build/fuzz/debug"
+libdir="$repo/.build/fuzz/release"
 [[ -f "$libdir/libinactivity.so" ]] || { echo "no $libdir/libinactivity.so" >&2; exit 1; }
 
 # 2. The target.

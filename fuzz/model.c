@@ -28,6 +28,7 @@ enum {
 };
 
 int m_allow_ignored_activity_skips_catch_up;
+int m_allow_reboot_keeps_floor;
 
 static int64_t sat_add(int64_t t, int64_t d) {
     if (t == M_NEVER || d == M_NEVER) return M_NEVER;
@@ -256,6 +257,8 @@ static void emit(model *m) {
         e->time_ms = m->change_time;
         e->now_ms = m->now;
         e->remaining_ms = m_remaining(m);
+        e->time_any = m->change_time_any;
+        m->change_time_any = 0;
         m->seen_state = m->state;
     }
     m->changed = 0;
@@ -454,8 +457,11 @@ int32_t m_background(model *m) {
     enter(m);
     if (m_in_background(m)) return INACT_OK;
     m->explicit_bg = 1;
-    m->explicit_bg_since = m->now;
-    sync_pause(m, m->now, m->now);
+    /* READING (engine): if every window was already hidden (grace running), the background
+     * began when the count dropped to 0; the explicit call confirms it, the grace no longer
+     * applies. */
+    m->explicit_bg_since = m->windows == 0 && m->windows_zero_since != M_NEVER ? m->windows_zero_since : m->now;
+    sync_pause(m, m->explicit_bg_since, m->now);
     settle(m);
     return INACT_OK;
 }
@@ -680,7 +686,15 @@ int32_t m_restore(model *m, const m_snapshot *s) {
     /* READING: with an unknown elapsed time the wall clock is the estimate of the time since
      * the snapshot (so that "the absolute lifetime passed by the wall clock" can be decided),
      * and the result is never ACTIVE. */
-    int64_t snap_at = trusted ? s->mono : m->now - (m->wall - s->wall);
+    int64_t wall_elapsed;
+    if (__builtin_sub_overflow(m->wall, s->wall, &wall_elapsed)) wall_elapsed = INT64_MAX;
+    int64_t snap_at = trusted ? s->mono : m->now - min64(wall_elapsed, 10 * M_100_YEARS);
+    /* READING (engine): an estimate beyond 1000 years is clamped (the times it gives are
+     * absurd either way); only the state and reason are compared then. */
+    if (!trusted && wall_elapsed > 10 * M_100_YEARS) {
+        snap_at = m->now - 10 * M_100_YEARS;
+        m->change_time_any = 1;
+    }
     int64_t off = snap_at - s->mono;
     m->state = s->state;
     m->reason = INACT_REASON_RESTORED;

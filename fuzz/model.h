@@ -27,6 +27,7 @@ typedef struct m_event {
     int32_t kind; /* INACT_EVENT_STATE_CHANGED or INACT_EVENT_TICK */
     int32_t previous_state, state, reason;
     int64_t time_ms, now_ms, remaining_ms;
+    int32_t time_any; /* the model does not know time_ms (only that it is <= now_ms) */
 } m_event;
 
 /* What a snapshot holds (DESIGN section 4), in the model's own terms. */
@@ -77,6 +78,7 @@ typedef struct model {
     int32_t n_events;
     /* time of the last applied deadline / input (the time of the next folded event) */
     int64_t change_time;
+    int32_t change_time_any;
     int32_t changed;
     int32_t wakes; /* wake-ups of the last advance (deadlines and ticks on the way) */
     /* a host callback that calls inact_lock on its engine at the first event of an advance */
@@ -88,6 +90,7 @@ typedef struct model {
  * look past a known engine bug while it is being fixed. Strict (0) by default; the fuzz target
  * sets them from INACT_FUZZ_ALLOW (comma-separated names). */
 extern int m_allow_ignored_activity_skips_catch_up; /* "ignored-activity" */
+extern int m_allow_reboot_keeps_floor;               /* "reboot-floor": the target skips reboots */
 
 /* Policy validation as the header states it. Returns INACT_OK or INACT_E_INVALID_ARGUMENT
  * (INACT_E_STRUCT_SIZE for the size). */

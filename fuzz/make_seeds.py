@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""Writes the seed corpus (fuzz/corpus/) for fuzz/inact_fuzz.c: one small program per behaviour.
+
+Each seed is a byte program in the target's encoding (see run() and the op_* functions in
+inact_fuzz.c). The seeds give libFuzzer a start in every area: they reach each input of the
+ABI, the deadlines, ticks, catch-up after a freeze, windows and grace, scopes, holds, restores
+on the same boot / after a reboot / with the clock set back / with the wall clock set back,
+corrupt snapshots, stale and forged handles, bad arguments, and destroy or lock from inside a
+callback. Run it after changing the encoding: python3 fuzz/make_seeds.py
+"""
+import hashlib
+import os
+import struct
+
+(CREATE, DESTROY, START, ACTIVITY, CONTINUE, LOCK, UNLOCK, UNLOCK_FAILED, END, REFRESH,
+ BACKGROUND, FOREGROUND, WINDOW_SHOWN, WINDOW_HIDDEN, SCOPE_PUSH, SCOPE_POP, HOLD_ACQUIRE,
+ HOLD_RELEASE, SET_POLICY, QUERY, ADVANCE, ADVANCE2, ADVANCE3, FREEZE, JUMP_WALL, REBOOT,
+ SNAPSHOT, RESTART, RESTORE, STALE, BAD_ARGS, DESTROY_IN_CALLBACK, LOCK_IN_CALLBACK) = range(33)
+
+DURATIONS = [0, 1, 2, 3, 5, 10, 100, 250, 500, 700, 999, 1000, 1001, 2000, 3000, 3500, 5000,
+             7000, 10000, 30000, 60000, 900000, 3600000, -1, "NEVER", "100Y", "100Y+1"]
+ADVANCES = [0, 1, 10, 100, 250, 299, 300, 500, 699, 700, 999, 1000, 2000, 2500, 3000, 4999,
+            5000, 7000, 10000, 60000, 3600000]
+FIELDS = {"idle": 0, "warn": 1, "bg": 2, "abs": 3, "locked": 4, "tick": 5, "grace": 6,
+          "action": 7, "kinds": 8, "maxfail": 9, "dismiss": 10, "pause": 11}
+
+
+def dur(v):
+    return bytes([DURATIONS.index(v)])
+
+
+def adv(v):
+    if v in ADVANCES:
+        return bytes([ADVANCES.index(v)])
+    assert 0 <= v < 65536
+    return bytes([230]) + struct.pack("<H", v)
+
+
+def policy(base="small", **edits):
+    """base: small (idle 10 s, warning 3 s, tick 1 s, background 5 s, absolute 1 h) or default."""
+    out = bytes([0 if base == "small" else 5, len(edits)])
+    for name, value in edits.items():
+        f = FIELDS[name]
+        out += bytes([f])
+        if f <= 6:
+            out += dur(value)
+        elif f == 8:
+            out += bytes([0, value])
+        else:
+            out += bytes([value])
+    return out
+
+
+def create(pol=None, thread=False, mono=None):
+    b = (4 if thread else 0) | (1 if mono is not None else 0)
+    out = bytes([CREATE]) + (pol or policy()) + bytes([b])
+    return out + (struct.pack("<H", mono) if mono is not None else b"")
+
+
+def op(code, slot=0, *args):
+    return bytes([code, slot]) + b"".join(args)
+
+
+def restart(how, later, extra=b"", new_policy=None, mutation=b"\x00"):
+    """how: 0 same boot, 2 reboot, 3 clock went back, 4 reboot with the wall clock set back."""
+    out = bytes([RESTART, 0, how]) + adv(later) + extra
+    out += (b"\x01" + new_policy) if new_policy else b"\x00"
+    return out + b"\x00" + mutation
+
+
+SEEDS = {
+    "idle_warns_ticks_then_locks": create() + op(START) + op(ADVANCE, 0, adv(60000)),
+    "continue_in_warning": create() + op(START) + op(ADVANCE, 0, adv(7000)) + op(CONTINUE)
+    + op(ADVANCE, 0, adv(10000)),
+    "activity_moves_the_deadline": create() + op(START) + op(ADVANCE, 0, adv(5000))
+    + op(ACTIVITY, 0, b"\x00") + op(ADVANCE, 0, adv(5000)) + op(ACTIVITY, 0, b"\x06")
+    + op(ADVANCE, 0, adv(7000)),
+    "activity_dismisses_warning": create(policy(dismiss=1)) + op(START) + op(ADVANCE, 0, adv(7000))
+    + op(ACTIVITY, 0, b"\x03"),
+    "idle_action_expire": create(policy(action=1, warn=0)) + op(START) + op(ADVANCE, 0, adv(60000)),
+    "background_locks_on_time": create() + op(START) + op(BACKGROUND) + op(ADVANCE, 0, adv(60000))
+    + op(FOREGROUND) + op(UNLOCK),
+    "background_zero_locks_at_once": create(policy(bg=0)) + op(START) + op(BACKGROUND),
+    "pause_idle_in_background": create(policy(pause=1, bg="NEVER")) + op(START)
+    + op(ADVANCE, 0, adv(2000)) + op(BACKGROUND) + op(ADVANCE, 0, adv(60000)) + op(FOREGROUND)
+    + op(ADVANCE, 0, adv(10000)),
+    "windows_rotation_within_grace": create() + op(START) + op(WINDOW_SHOWN) + op(WINDOW_HIDDEN)
+    + op(ADVANCE, 0, adv(300)) + op(WINDOW_SHOWN) + op(ADVANCE, 0, adv(5000)),
+    "windows_hidden_past_grace": create(policy(bg=100)) + op(START) + op(WINDOW_SHOWN)
+    + op(WINDOW_HIDDEN) + op(ADVANCE, 0, adv(699)) + op(ADVANCE, 0, adv(1)) + op(WINDOW_SHOWN)
+    + op(WINDOW_HIDDEN) + op(WINDOW_HIDDEN),
+    "scopes_strictest_wins": create(policy(idle=60000)) + op(START) + op(SCOPE_PUSH, 0, dur(10000), b"\x00")
+    + op(SCOPE_PUSH, 0, dur(5000), b"\x00") + op(ADVANCE, 0, adv(2500)) + op(SCOPE_POP, 0, b"\x01")
+    + op(SCOPE_POP, 0, b"\x00") + op(ADVANCE, 0, adv(60000)),
+    "scope_push_past_deadline_acts_now": create(policy(idle=60000, warn=0)) + op(START)
+    + op(ADVANCE, 0, adv(10000)) + op(SCOPE_PUSH, 0, dur(5000), b"\x00"),
+    "holds_suspend_idle": create() + op(START) + op(ADVANCE, 0, adv(7000)) + op(HOLD_ACQUIRE, 0, b"\x00")
+    + op(HOLD_ACQUIRE, 0, b"\x00") + op(ADVANCE, 0, adv(60000)) + op(HOLD_RELEASE, 0, b"\x00")
+    + op(HOLD_RELEASE, 0, b"\x00") + op(HOLD_RELEASE, 0, b"\x07") + op(ADVANCE, 0, adv(10000)),
+    "unlock_failures_expire": create(policy(maxfail=3, locked=60000)) + op(START) + op(LOCK) + op(LOCK)
+    + op(UNLOCK_FAILED, 0, b"\x00") + op(UNLOCK_FAILED, 0, b"\x01") + op(UNLOCK) + op(LOCK)
+    + op(UNLOCK_FAILED, 0, b"\x00") + op(UNLOCK_FAILED, 0, b"\x00") + op(UNLOCK_FAILED, 0, b"\x00"),
+    "locked_timeout_and_absolute": create(policy(locked=5000, abs=60000)) + op(START)
+    + op(ADVANCE, 0, adv(60000)) + op(START) + op(LOCK) + op(ADVANCE, 0, adv(5000)),
+    "end_and_refresh": create() + op(START) + op(REFRESH, 0, b"\x00", b"\x00") + op(REFRESH, 0, b"\x0a", b"\x00")
+    + op(REFRESH, 0, b"\x04", b"\x02") + op(REFRESH, 0, b"\x0e", b"\x00") + op(REFRESH, 0, b"\x04", b"\x01")
+    + op(END, 0, b"\x00") + op(START) + op(END, 0, b"\xf5\xff\xff\xff\x7f") + op(END, 0, b"\x02"),
+    "set_policy_recomputes": create() + op(START) + op(ADVANCE, 0, adv(7000))
+    + op(SET_POLICY, 0, policy(idle=60000)) + op(SET_POLICY, 0, policy(warn=10000))
+    + op(SET_POLICY, 0, policy(idle=3000, warn=0)),
+    "freeze_then_catch_up": create(policy(locked=60000)) + op(START) + op(FREEZE, 0, adv(3600000))
+    + op(QUERY, 0, b"\x00") + op(LOCK) + op(FREEZE, 0, adv(2500)) + op(ACTIVITY, 0, b"\x00"),
+    "freeze_in_warning_one_tick": create(policy(idle=60000, warn=30000)) + op(START)
+    + op(ADVANCE, 0, adv(30000)) + op(FREEZE, 0, adv(10000)) + op(QUERY, 0, b"\x04"),
+    "restart_same_boot": create() + op(START) + op(ADVANCE, 0, adv(2000)) + op(BACKGROUND)
+    + restart(0, 1000) + op(ADVANCE, 0, adv(10000)),
+    "restart_after_long_background": create() + op(START) + op(BACKGROUND) + restart(0, 60000),
+    "restart_inside_warning": create(policy(bg="NEVER")) + op(START) + restart(0, 7000),
+    "restart_after_reboot": create() + op(START) + restart(2, 500, b"\x05") + op(UNLOCK),
+    "restart_clock_went_back": create(mono=20000) + op(START) + restart(3, 100, b"\x10\x00\x00\x00"),
+    "restart_wall_set_back": create() + op(START) + restart(4, 100, b"\x01\x00\x00\x00"),
+    "restart_past_absolute_by_wall": create(policy(abs=60000)) + op(START) + restart(2, 3600000, b"\x00"),
+    "restart_locked_and_expired": create() + op(START) + op(LOCK) + restart(0, 10) + op(END, 0, b"\x00")
+    + restart(0, 10),
+    "restore_truncated": create() + op(START) + restart(0, 10, mutation=b"\x04\x20"),
+    "restore_bit_flip": create() + op(START) + restart(0, 10, mutation=b"\x05\x00\x10\x03"),
+    "restore_extended": create() + op(START) + restart(0, 10, mutation=b"\x06\x02\xaa\xbb\xcc"),
+    "restore_random": create() + op(START) + restart(0, 10, mutation=b"\x07" + bytes(range(7, 120))),
+    "restore_not_loading": create() + op(START) + op(SNAPSHOT) + op(RESTORE, 0, b"\x00", b"\x00"),
+    "stale_and_forged_handles": create() + op(START) + op(DESTROY) + bytes([STALE, 0, 0])
+    + bytes([STALE, 0, 4]) + create() + bytes([STALE, 1, 0, 5, 7]) + bytes([STALE, 2]) + b"\x11" * 8
+    + b"\x02" + bytes([STALE, 3, 0]) + bytes([STALE, 3, 1]),
+    "bad_arguments": create() + bytes([BAD_ARGS, 0, 0]) + bytes([BAD_ARGS, 1, 0, 3]) + bytes([BAD_ARGS, 2, 0])
+    + bytes([BAD_ARGS, 3, 0]) + bytes([BAD_ARGS, 4, 0]) + bytes([BAD_ARGS, 5, 0]) + bytes([BAD_ARGS, 6, 0])
+    + bytes([BAD_ARGS, 7, 0]) + bytes([BAD_ARGS, 8, 0]) + bytes([BAD_ARGS, 9, 0, 1])
+    + bytes([BAD_ARGS, 10, 0, 1]) + bytes([BAD_ARGS, 11, 0]) + op(ACTIVITY, 0, b"\xf5\x03")
+    + op(SCOPE_PUSH, 0, dur(-1), b"\x00") + op(SCOPE_PUSH, 0, dur(1000), b"\xff")
+    + op(HOLD_ACQUIRE, 0, b"\xff") + op(WINDOW_HIDDEN),
+    "invalid_policies": create(policy(idle=0)) + create(policy(warn=10000)) + create(policy(tick="NEVER"))
+    + create(policy(abs=0)) + create(policy(bg="100Y+1")) + create(policy(action=2)) + create(policy(pause=2)),
+    "destroy_in_callback": create() + op(START) + bytes([DESTROY_IN_CALLBACK, 0]) + adv(60000)
+    + bytes([STALE, 0, 0, 0, 1]),
+    "lock_in_callback": create() + op(START) + bytes([LOCK_IN_CALLBACK, 0]) + adv(60000)
+    + op(ADVANCE, 0, adv(3600000)),
+    "three_engines_thread_delivery": create(thread=True) + create(policy(base="default")) + create(thread=True)
+    + op(START, 0) + op(START, 1) + op(START, 2) + op(ADVANCE, 1, adv(3600000)) + op(DESTROY, 2)
+    + op(LOCK, 0),
+}
+
+
+def main():
+    out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
+    os.makedirs(out, exist_ok=True)
+    for name, data in SEEDS.items():
+        with open(os.path.join(out, "seed-" + name), "wb") as f:
+            f.write(data)
+    print(f"{len(SEEDS)} seeds in {out}")
+
+
+if __name__ == "__main__":
+    main()
