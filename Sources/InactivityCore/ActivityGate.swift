@@ -11,7 +11,10 @@
 //
 // Mode `accept` (ACTIVE, foreground, system clock): the fast path stores `now` with a CAS on
 // the word if nothing is due. Mode `ignore` (LOADING, LOCKED, EXPIRED, background, or WARNING
-// that activity may not dismiss): activity is dropped at once. Mode `slow`: take the lock.
+// that activity may not dismiss; system clock): activity is dropped if nothing is due, `horizon`
+// then being the engine's next deadline of any kind. Mode `slow` (manual clocks, WARNING that
+// activity dismisses): take the lock. Whatever the mode, a due deadline sends the call through
+// the lock, because every call first evaluates the deadlines.
 //
 // Every locked operation first closes the gate (mode `slow`, epoch + 1) and reads the last
 // activity; a fast path that loaded the old word then fails its CAS and retries, so an activity
@@ -90,17 +93,19 @@ struct ActivityGate: ~Copyable {
         var w = word.load(ordering: .acquiring)
         while true {
             if expectedHandle != 0 && handle.load(ordering: .acquiring) != expectedHandle { return .slow }
-            switch (w >> ActivityGate.modeShift) & 3 {
-            case Mode.ignore.rawValue: return .ignored
-            case Mode.accept.rawValue: break
-            default: return .slow
-            }
-            if UInt64(kind) & w & ActivityGate.kindMask == 0 { return .ignored }
+            let mode = (w >> ActivityGate.modeShift) & 3
+            if mode != Mode.accept.rawValue && mode != Mode.ignore.rawValue { return .slow }
+            // Every call first evaluates the deadlines: whatever the activity's fate, if anything
+            // is due the locked path must run (and deliver) now.
             let now = SystemClock.monotonicMs()
             let b = base.load(ordering: .relaxed)
             let last = b &+ Int64(w >> ActivityGate.timeShift)
-            let due = min(deadline(last, plus: window.load(ordering: .relaxed)), horizon.load(ordering: .relaxed))
+            var due = horizon.load(ordering: .relaxed)
+            if mode == Mode.accept.rawValue {
+                due = min(due, deadline(last, plus: window.load(ordering: .relaxed)))
+            }
             if now >= due { return .slow }
+            if mode == Mode.ignore.rawValue || UInt64(kind) & w & ActivityGate.kindMask == 0 { return .ignored }
             if now <= last { return .recorded }
             let rel = min(now &- b, ActivityGate.timeMax)
             let next = (UInt64(rel) << ActivityGate.timeShift) | (w & ((1 << ActivityGate.timeShift) - 1))

@@ -140,17 +140,22 @@ extension InactivityEngine {
     /// Publishes what the activity fast path needs; the gate is closed while this runs.
     private func publishGate(_ m: SessionMachine) {
         let mode: ActivityGate.Mode
-        if m.state == .active && !m.inBackground {
-            mode = clock.isManual ? .slow : .accept
+        var window = SessionPolicy.never
+        var horizon = m.nextWake ?? SessionPolicy.never
+        if clock.isManual {
+            mode = .slow   // tests and simulations: every call takes the lock
+        } else if m.state == .active && !m.inBackground {
+            mode = .accept
+            if !m.idleSuspended {
+                window = m.policy.warningMs > 0 ? m.effectiveIdleMs - m.policy.warningMs : m.effectiveIdleMs
+            }
+            horizon = [m.absoluteDeadline, m.backgroundDeadline, m.graceDeadline].compactMap { $0 }.min()
+                ?? SessionPolicy.never
         } else if m.state == .warning && m.policy.activityDismissesWarning && !m.inBackground {
             mode = .slow
         } else {
             mode = .ignore
         }
-        let window: Int64 = m.idleSuspended ? SessionPolicy.never
-            : (m.policy.warningMs > 0 ? m.effectiveIdleMs - m.policy.warningMs : m.effectiveIdleMs)
-        let horizon = [m.absoluteDeadline, m.backgroundDeadline, m.graceDeadline].compactMap { $0 }.min()
-            ?? SessionPolicy.never
         gatePointer.pointee.publish(mode: mode, kinds: m.policy.activityKinds, lastActivity: m.lastActivity,
                                     window: window, horizon: horizon)
     }
@@ -173,6 +178,7 @@ extension InactivityEngine {
                 c.machine.lastActivity = recorded
             }
             var events: [SessionEvent] = []
+            c.machine.observe(reading)
             c.machine.evaluate(now: now)
             c.machine.collect(now: now, engine: id, into: &events)
             do throws(InactivityError) {

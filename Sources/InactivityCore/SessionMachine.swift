@@ -127,6 +127,8 @@ struct SessionMachine {
     private(set) var seenState: SessionState = .loading
     /// Set while restoring: the reason of the last deadline applied, if any.
     private var appliedDeadline = false
+    /// The boot id of the clock at the last evaluation.
+    private var lastBootID: UInt64?
 
     init(policy: SessionPolicy, now: Int64) {
         self.policy = policy
@@ -231,6 +233,30 @@ struct SessionMachine {
     }
 
     // MARK: Evaluation
+
+    /// Notices a clock discontinuity before evaluating. A live process never sees its monotonic
+    /// clock go back or change boots; only a simulated reboot of a manual clock does that. The
+    /// elapsed time across it is unknown, so every instant is moved with the clock (nothing is
+    /// applied for the unknown gap) and a running session fails secure: LOCKED (UNTRUSTED_CLOCK).
+    mutating func observe(_ clock: ClockReading) {
+        defer { lastBootID = clock.bootID }
+        let now = clock.monotonicMs
+        let rebooted = lastBootID != nil && lastBootID != clock.bootID
+        guard rebooted || now < cursor else { return }
+        let delta = now &- cursor
+        func shift(_ t: Int64?) -> Int64? { t.map { $0.addingReportingOverflow(delta).overflow ? now : $0 &+ delta } }
+        startedAt = shift(startedAt)
+        lastActivity = shift(lastActivity)!
+        lockedAt = shift(lockedAt)
+        backgroundSince = shift(backgroundSince)
+        hiddenSince = shift(hiddenSince)
+        changedAt = now
+        cursor = now
+        pendingTick = nil
+        if state == .active || state == .warning {
+            transition(to: .locked, .untrustedClock, at: now)
+        }
+    }
 
     /// Applies every deadline due at or before `now`, in time order.
     mutating func evaluate(now: Int64) {

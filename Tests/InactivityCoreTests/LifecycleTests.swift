@@ -271,3 +271,27 @@ struct LifecycleTests {
         #expect(rig.state == .warning)
     }
 }
+
+@Suite("Clock discontinuities")
+struct ClockDiscontinuityTests {
+    @Test func a_running_session_whose_manual_clock_reboots_fails_secure() throws {
+        let rig = Rig(smallPolicy())
+        try rig.engine.start()
+        rig.at(2 * second)
+        try rig.clock.reboot(downtimeMs: 1 * hour)
+        try rig.engine.poll()
+        #expect(rig.recorder.transitions.last == Transition(.locked, .untrustedClock, 0))
+        #expect(rig.recorder.events.allSatisfy { $0.timeMs <= $0.nowMs })
+    }
+
+    @Test func ignored_activity_on_the_system_clock_still_evaluates_deadlines() throws {
+        // The fast path drops ignored activity only when nothing is due (see RegressionTests for
+        // the manual-clock forms): in LOCKED with nothing due it is a no-op.
+        let engine = try InactivityEngine(policy: SessionPolicy(), clock: .system, delivery: .host)
+        defer { engine.close() }
+        try engine.start()
+        try engine.lock()
+        for _ in 0..<100 { try engine.recordActivity(.touchDown) }
+        #expect(try engine.state() == .locked)
+    }
+}
