@@ -84,6 +84,16 @@ def main() -> int:
     t = Table()
     out: Dict[str, Any] = {"machine": load(os.path.join(results, "machine.json"))}
 
+    m = out["machine"] or {}
+    if m:
+        print(f"machine: {m.get('cpu')} x{m.get('cpus')} ({m.get('hypervisor') or 'no hypervisor'}, clocksource "
+              f"{m.get('clocksource')}), {m.get('memory_gib')} GiB, {m.get('os')}, kernel {m.get('kernel')}")
+        print(f"         {m.get('swift')}; {m.get('gcc')}; Python {m.get('python')}")
+        la, lb = m.get("load_after"), m.get("load_before")
+        print(f"commit {m.get('commit')}{' (+ uncommitted changes in Sources/bindings)' if m.get('dirty_sources') else ''};"
+              f" load average before {' '.join(f'{x:.2f}' for x in lb or [])}"
+              + (f", after {' '.join(f'{x:.2f}' for x in la)}" if la else ""))
+
     # ---- C -------------------------------------------------------------------------------
     c = load(os.path.join(results, "c_activity.json"))
     t.section("C: inact_activity (ns per call, median of runs)")
@@ -237,7 +247,7 @@ def main() -> int:
         s = t.target("lateness p99 <= 2 ms (idle machine)", "<= 2 ms", p99, p99 <= 2.0, f"{p99:.3f} ms")
         s2 = t.target("transitions never early", "== 0", early, early == 0, str(early))
         t.row(f"lateness, {lt[0]['engines']:,} engines over {lt[0]['spread_ms']} ms: p50", f"{p50:.3f} ms")
-        t.row("  p99", f"{p99:.3f} ms", f"goal <= 2 ms on an idle machine (1-min load before: {load1})", s)
+        t.row("  p99", f"{p99:.3f} ms", f"goal <= 2 ms on an idle machine (1-min load before: {load1:.2f})" if load1 is not None else "goal <= 2 ms", s)
         t.row("  max (over runs)", f"{mx:.3f} ms")
         t.row("  early transitions", str(early), "arrival before deadline or event time != deadline", s2)
         out["scale_lateness"] = {"p50_ms": p50, "p99_ms": p99, "max_ms": mx, "early": early, "runs": lt}
