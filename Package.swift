@@ -5,8 +5,9 @@ import PackageDescription
 let package = Package(
     name: "Inactivity",
     products: [
-        // The engine for Swift hosts.
-        .library(name: "InactivityCore", targets: ["InactivityCore"]),
+        // The engine for Swift hosts (`import InactivityCore`; `import InactivityAsync` adds
+        // `engine.events()`, an AsyncStream).
+        .library(name: "InactivityCore", targets: ["InactivityCore", "InactivityAsync"]),
         // libinactivity.so: the C ABI declared in include/inactivity.h.
         .library(name: "inactivity", type: .dynamic, targets: ["InactivityCABI"]),
         .executable(name: "inactivity-demo", targets: ["inactivity-demo"]),
@@ -14,6 +15,8 @@ let package = Package(
     targets: [
         // The session state machine, policy, clocks and scheduler. Pure Swift, no Foundation.
         .target(name: "InactivityCore", dependencies: ["CInactivityPlatform"]),
+        // The AsyncStream adapter, kept out of the C library (it would link Swift Concurrency).
+        .target(name: "InactivityAsync", dependencies: ["InactivityCore"]),
         // System headers the core needs that Glibc does not expose (timerfd). Headers only.
         .target(name: "CInactivityPlatform"),
         // Exposes include/inactivity.h to Swift (a symlink), plus the status table and the
@@ -30,6 +33,6 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "inactivity-demo", dependencies: ["InactivityCore"]),
-        .testTarget(name: "InactivityCoreTests", dependencies: ["InactivityCore"]),
+        .testTarget(name: "InactivityCoreTests", dependencies: ["InactivityCore", "InactivityAsync"]),
     ]
 )

@@ -191,10 +191,8 @@ private func createEngine(_ config: UnsafePointer<inact_config>?, _ policy: Unsa
         onClose = { host.free?(host.userData) }
     }
     // The engine owns user_data only once creation succeeded (a failed init never calls onClose).
-    let engine = try InactivityEngine(policy: sessionPolicy, clock: clock, delivery: delivery,
-                                      onEvent: onEvent, onClose: onClose)
-    engine.retainUntilClosed()
-    return engine.handle
+    return try InactivityEngine.createOwnedByHandle(policy: sessionPolicy, clock: clock, delivery: delivery,
+                                                    onEvent: onEvent, onClose: onClose)
 }
 
 @c @implementation

@@ -79,18 +79,34 @@ public final class InactivityEngine: @unchecked Sendable {
         var finalizeAfterDelivery = false
         var armedAt: Int64?
         var armedSeq: UInt64 = 0
-        var subscribers: [UInt64: AsyncStream<SessionEvent>.Continuation] = [:]
-        var nextSubscriber: UInt64 = 1
+        var observers: [(id: UInt64, observer: EventObserver)] = []
+        var nextObserver: UInt64 = 1
     }
 
     /// Creates an engine in LOADING.
     /// - Parameters:
     ///   - onEvent: receives every event (see the class notes for threading).
     ///   - onClose: runs exactly once, when the engine is closed (or deinitialized).
-    public init(policy: SessionPolicy = SessionPolicy(), clock: EngineClock = .system,
-                delivery: Delivery = .thread,
-                onEvent: (@Sendable (SessionEvent) -> Void)? = nil,
-                onClose: (@Sendable () -> Void)? = nil) throws(InactivityError) {
+    public convenience init(policy: SessionPolicy = SessionPolicy(), clock: EngineClock = .system,
+                            delivery: Delivery = .thread,
+                            onEvent: (@Sendable (SessionEvent) -> Void)? = nil,
+                            onClose: (@Sendable () -> Void)? = nil) throws(InactivityError) {
+        try self.init(policy: policy, clock: clock, delivery: delivery, onEvent: onEvent, onClose: onClose,
+                      ownedByHandle: false)
+    }
+
+    /// Creates an engine that lives until `close()` whatever references remain, for hosts that
+    /// hold its handle rather than the object (the C ABI). Returns the handle.
+    public static func createOwnedByHandle(policy: SessionPolicy, clock: EngineClock, delivery: Delivery,
+                                           onEvent: (@Sendable (SessionEvent) -> Void)?,
+                                           onClose: (@Sendable () -> Void)?) throws(InactivityError) -> UInt64 {
+        try InactivityEngine(policy: policy, clock: clock, delivery: delivery, onEvent: onEvent,
+                             onClose: onClose, ownedByHandle: true).handle
+    }
+
+    private init(policy: SessionPolicy, clock: EngineClock, delivery: Delivery,
+                 onEvent: (@Sendable (SessionEvent) -> Void)?, onClose: (@Sendable () -> Void)?,
+                 ownedByHandle: Bool) throws(InactivityError) {
         try policy.validate()
         let now = clock.monotonicMs()
         self.delivery = delivery
@@ -101,7 +117,7 @@ public final class InactivityEngine: @unchecked Sendable {
         self.core = Locked(Core(machine: SessionMachine(policy: policy, now: now)))
         // Registration needs `self`, so the handle and gate are assigned after it.
         do {
-            (handle, gate) = try Registry.shared.register(self, now: now)
+            (handle, gate) = try Registry.shared.register(self, now: now, ownedByHandle: ownedByHandle)
         } catch {
             finalized.store(true, ordering: .releasing)   // a failed init never runs onClose
             throw error
@@ -149,7 +165,7 @@ extension InactivityEngine {
             if !m.idleSuspended {
                 window = m.policy.warningMs > 0 ? m.effectiveIdleMs - m.policy.warningMs : m.effectiveIdleMs
             }
-            horizon = [m.absoluteDeadline, m.backgroundDeadline, m.graceDeadline].compactMap { $0 }.min()
+            horizon = earliest(earliest(m.absoluteDeadline, m.backgroundDeadline), m.graceDeadline)
                 ?? SessionPolicy.never
         } else if m.state == .warning && m.policy.activityDismissesWarning && !m.inBackground {
             mode = .slow
@@ -210,9 +226,9 @@ extension InactivityEngine {
         var finalizeNow = false
         var wakeClosers = false
         while true {
-            let next = core.withLock { c -> (SessionEvent, [AsyncStream<SessionEvent>.Continuation])? in
+            let next = core.withLock { c -> (SessionEvent, [(id: UInt64, observer: EventObserver)])? in
                 if c.closed || c.queue.isEmpty {
-                    if c.closed { c.queue.removeAll() }
+                    c.queue = []   // events are rare: give the buffer back
                     c.delivering = false
                     c.deliverer = nil
                     finalizeNow = c.finalizeAfterDelivery
@@ -220,11 +236,11 @@ extension InactivityEngine {
                     wakeClosers = c.closeWaiters > 0
                     return nil
                 }
-                return (c.queue.removeFirst(), Array(c.subscribers.values))
+                return (c.queue.removeFirst(), c.observers)
             }
-            guard let (event, subscribers) = next else { break }
+            guard let (event, observers) = next else { break }
             onEvent?(event)
-            for s in subscribers { s.yield(event) }
+            for o in observers { o.observer.onEvent(event) }
         }
         if wakeClosers { CloseWait.broadcast() }
         if finalizeNow { finalize() }
@@ -249,12 +265,12 @@ extension InactivityEngine {
         Registry.shared.release(id)
         if usesScheduler { Scheduler.shared.engineRemoved() }
         if case .manual(let manual) = clock { manual.detach(self) }
-        let subscribers = core.withLock { c -> [AsyncStream<SessionEvent>.Continuation] in
-            let s = Array(c.subscribers.values)
-            c.subscribers.removeAll()
-            return s
+        let observers = core.withLock { c -> [(id: UInt64, observer: EventObserver)] in
+            let o = c.observers
+            c.observers = []
+            return o
         }
-        for s in subscribers { s.finish() }
+        for o in observers { o.observer.onClose() }
         onClose?()
     }
 }
@@ -511,26 +527,32 @@ extension InactivityEngine {
         try manualClock().reboot(downtimeMs: downtimeMs)
     }
 
-    /// Every event from now on, as an async sequence; it finishes when the engine closes.
-    public func events(bufferingPolicy: AsyncStream<SessionEvent>.Continuation.BufferingPolicy = .unbounded)
-        -> AsyncStream<SessionEvent> {
-        let (stream, continuation) = AsyncStream.makeStream(of: SessionEvent.self, bufferingPolicy: bufferingPolicy)
-        let key = core.withLock { c -> UInt64? in
+    /// Adds an observer that receives every event after the engine's own `onEvent` (same thread,
+    /// same order, never under the lock) and `onClose` once when the engine closes. Returns its
+    /// id for `removeObserver`, or nil (and calls `onClose` at once) if the engine is closed.
+    /// The AsyncStream adapter (`events()`, module InactivityAsync) is built on this.
+    @discardableResult
+    public func addObserver(onEvent: @escaping @Sendable (SessionEvent) -> Void,
+                            onClose: @escaping @Sendable () -> Void = {}) -> UInt64? {
+        let id = core.withLock { c -> UInt64? in
             if c.closed { return nil }
-            let k = c.nextSubscriber
-            c.nextSubscriber += 1
-            c.subscribers[k] = continuation
-            return k
+            let id = c.nextObserver
+            c.nextObserver += 1
+            c.observers.append((id, EventObserver(onEvent: onEvent, onClose: onClose)))
+            return id
         }
-        if let key {
-            continuation.onTermination = { [weak self] _ in
-                _ = self?.core.withLock { $0.subscribers.removeValue(forKey: key) }
-            }
-        } else {
-            continuation.finish()
-        }
-        return stream
+        if id == nil { onClose() }
+        return id
     }
+
+    public func removeObserver(_ id: UInt64) {
+        core.withLock { c in c.observers.removeAll { $0.id == id } }
+    }
+}
+
+struct EventObserver: Sendable {
+    let onEvent: @Sendable (SessionEvent) -> Void
+    let onClose: @Sendable () -> Void
 }
 
 // MARK: - Handles (for the C ABI and other hosts that hold ids, not objects)
@@ -552,10 +574,6 @@ extension InactivityEngine {
         try Registry.shared.activity(handle, kind: kind)
     }
 
-    /// Keeps the engine alive until `close()`, for hosts that own the handle, not the object.
-    public func retainUntilClosed() {
-        Registry.shared.retain(handle, self)
-    }
 
     /// Engines alive in this process.
     public static var liveEngineCount: Int { Registry.shared.count }

@@ -46,7 +46,9 @@ final class Registry: @unchecked Sendable {
     }
 
     /// Registers `engine`; returns its handle and gate.
-    func register(_ engine: InactivityEngine, now: Int64) throws(InactivityError) -> (UInt64, UnsafeMutablePointer<ActivityGate>) {
+    /// `ownedByHandle`: the registry keeps the engine alive until `release` (C hosts own handles,
+    /// not objects); otherwise it only refers to it weakly (Swift hosts drop it like any object).
+    func register(_ engine: InactivityEngine, now: Int64, ownedByHandle: Bool) throws(InactivityError) -> (UInt64, UnsafeMutablePointer<ActivityGate>) {
         let result = table.withLock { t -> (UInt64, UnsafeMutablePointer<ActivityGate>)? in
             let index: Int
             if let f = t.free.popLast() {
@@ -62,7 +64,11 @@ final class Registry: @unchecked Sendable {
                 }
                 t.entries.append(Entry())
             }
-            t.entries[index].weak = engine
+            if ownedByHandle {
+                t.entries[index].strong = engine   // no weak reference: no side table either
+            } else {
+                t.entries[index].weak = engine
+            }
             let handle = UInt64(t.entries[index].generation) << 32 | UInt64(index + 1)
             let gate = gatePointer(index)!
             gate.pointee.open(handle: handle, now: now)
@@ -70,14 +76,6 @@ final class Registry: @unchecked Sendable {
         }
         guard let result else { throw InactivityError(.limit, "engines: at most \(Registry.maxChunks * Registry.chunkSize) at once") }
         return result
-    }
-
-    /// Keeps the engine alive until `release` (C hosts own handles, not objects).
-    func retain(_ handle: UInt64, _ engine: InactivityEngine) {
-        table.withLock { t in
-            guard let i = index(of: handle, in: t) else { return }
-            t.entries[i].strong = engine
-        }
     }
 
     /// Frees the slot of a closed engine; its handle is dead from now on.

@@ -42,7 +42,7 @@ enum Input: CaseIterable {
 
     /// The transition table's left half: the states in which the input is allowed.
     /// (Its effects are in `SessionMachine.apply`.)
-    var allowedStates: Set<SessionState> {
+    var allowedStates: StateSet {
         switch self {
         case .start: [.loading, .expired]
         case .restore: [.loading]
@@ -51,7 +51,7 @@ enum Input: CaseIterable {
         case .unlock, .unlockFailed: [.locked]
         case .activity, .end, .refreshResult, .background, .foreground, .windowShown,
              .windowHidden, .pushScope, .popScope, .acquireHold, .releaseHold, .setPolicy:
-            Set(SessionState.allCases)                     // activity: ignored where it does not count
+            .all                                           // activity: ignored where it does not count
         }
     }
 
@@ -77,6 +77,27 @@ enum Input: CaseIterable {
         case .setPolicy: "set policy"
         }
     }
+}
+
+/// A set of states as bits: the transition table without allocating on every call.
+struct StateSet: OptionSet {
+    let rawValue: UInt8
+    static let loading = StateSet(rawValue: 1 << 0)
+    static let active = StateSet(rawValue: 1 << 1)
+    static let warning = StateSet(rawValue: 1 << 2)
+    static let locked = StateSet(rawValue: 1 << 3)
+    static let expired = StateSet(rawValue: 1 << 4)
+    static let all: StateSet = [.loading, .active, .warning, .locked, .expired]
+
+    func contains(_ state: SessionState) -> Bool { rawValue & (1 << UInt8(state.rawValue)) != 0 }
+}
+
+/// The earlier of two optional instants.
+@inline(__always)
+func earliest(_ a: Int64?, _ b: Int64?) -> Int64? {
+    guard let a else { return b }
+    guard let b else { return a }
+    return min(a, b)
 }
 
 /// The deadlines, in tie-break order: at the same instant the earlier case is applied first
@@ -224,7 +245,7 @@ struct SessionMachine {
 
     /// The next lock or expiry: what a countdown shows.
     var nextLockOrExpiry: Int64? {
-        [idleDeadline, absoluteDeadline, backgroundDeadline, lockedDeadline].compactMap { $0 }.min()
+        earliest(earliest(idleDeadline, absoluteDeadline), earliest(backgroundDeadline, lockedDeadline))
     }
 
     func remaining(at now: Int64) -> Int64 {
@@ -283,7 +304,7 @@ struct SessionMachine {
     }
 
     private func nextNonTickDeadline() -> Int64? {
-        [absoluteDeadline, lockedDeadline, idleDeadline, backgroundDeadline, graceDeadline].compactMap { $0 }.min()
+        earliest(earliest(earliest(absoluteDeadline, lockedDeadline), earliest(idleDeadline, backgroundDeadline)), graceDeadline)
     }
 
     private mutating func apply(_ kind: DeadlineKind, at t: Int64) {
@@ -452,8 +473,11 @@ struct SessionMachine {
     mutating func foreground(now: Int64) {
         if let b = backgroundSince, policy.pauseIdleInBackground, holds.isEmpty,
            state == .active || state == .warning {
-            // The idle countdown stopped while in background: resume it where it was.
-            lastActivity = deadline(lastActivity, plus: max(0, now - b))
+            // The idle countdown stopped while in background: resume it where it was. It stopped
+            // at the background start, or later if it was restarted in background (an unlock, the
+            // last hold released): only the time since then is given back.
+            let pausedSince = max(b, lastActivity)
+            lastActivity = min(now, deadline(lastActivity, plus: max(0, now - pausedSince)))
         }
         backgroundSince = nil
         hiddenSince = nil

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Synchronization
+import InactivityAsync
 import Testing
 @testable import InactivityCore
 
