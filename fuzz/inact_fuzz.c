@@ -56,6 +56,12 @@ static uint16_t rd16(reader *r) { return (uint16_t)(rd8(r) | (rd8(r) << 8)); }
 static uint32_t rd32(reader *r) { return (uint32_t)rd16(r) | ((uint32_t)rd16(r) << 16); }
 static uint64_t rd64(reader *r) { return (uint64_t)rd32(r) | ((uint64_t)rd32(r) << 32); }
 
+static int64_t sadd(int64_t a, int64_t b) {
+    int64_t r;
+    if (__builtin_add_overflow(a, b, &r)) return b > 0 ? INT64_MAX : INT64_MIN;
+    return r;
+}
+
 /* A duration from a menu of interesting values, or raw. */
 static int64_t rd_duration(reader *r) {
     static const int64_t menu[] = {0, 1, 2, 3, 5, 10, 100, 250, 500, 700, 999, 1000, 1001, 2000,
@@ -387,7 +393,7 @@ static void rd_policy(reader *r, inact_policy *p) {
         case 10: p->activity_dismisses_warning = rd8(r) % 3; break;
         case 11: p->pause_idle_in_background = rd8(r) % 3; break;
         case 12: p->size = (f & 0x80) ? (uint32_t)sizeof *p - 8 : 0; break;
-        case 13: p->warning_ms = p->idle_timeout_ms - (int64_t)(rd8(r) % 3); break;
+        case 13: p->warning_ms = sadd(p->idle_timeout_ms, -(int64_t)(rd8(r) % 3)); break;
         }
     }
 }
@@ -594,21 +600,21 @@ static void op_restart(reader *r) {
     uint64_t boot = old.boot;
     switch (how % 5) {
     case 0: case 1: /* same boot, later */
-        mono = old.now + later;
-        wall = old.wall + later;
+        mono = sadd(old.now, later);
+        wall = sadd(old.wall, later);
         break;
     case 2: /* rebooted: new boot id, the clock restarts */
         mono = later % 100000;
-        wall = old.wall + later;
+        wall = sadd(old.wall, later);
         boot = old.boot + 1 + rd8(r);
         break;
     case 3: /* same boot id but the monotonic clock reads earlier (impossible: untrusted) */
         mono = old.now > 0 ? (int64_t)(rd32(r) % (uint64_t)old.now) : 0;
-        wall = old.wall + later;
+        wall = sadd(old.wall, later);
         break;
     case 4: /* rebooted and the wall clock set back */
         mono = later % 100000;
-        wall = old.wall - 1 - (int64_t)rd32(r);
+        wall = sadd(old.wall, -1 - (int64_t)rd32(r));
         boot = old.boot + 1;
         break;
     }

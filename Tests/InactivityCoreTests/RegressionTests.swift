@@ -69,3 +69,52 @@ struct RebootRegressionTests {
         #expect(rig.recorder.transitions.last == Transition(.expired, .lockedTimeout, 30 * second))
     }
 }
+
+
+@Suite("Regressions found by the TSan stress")
+struct PausedIdleRegressionTests {
+    // Found by stress/inact_stress.c: "restore of a fresh snapshot: -12 (snapshot times must
+    // satisfy start (2130790) <= last activity (2130813) <= snapshot clock (2130807))", then
+    // reduced to one thread on the manual clock. With pause_idle_in_background, an unlock (or
+    // the last hold release) in background sets last activity = now; on foreground the pause
+    // was undone by shifting last activity by the whole background time, although the
+    // countdown had restarted during it: last activity landed in the future. The idle lock then
+    // came later than the policy's idle timeout (11 s after foreground for a 10 s timeout), and
+    // the snapshot was one that restore rejects (EXPIRED, RESTORE_FAILED at the next cold start).
+
+    static func pausedPolicy() -> SessionPolicy {
+        smallPolicy { $0.backgroundTimeoutMs = SessionPolicy.never; $0.pauseIdleInBackground = true }
+    }
+
+    @Test func unlock_in_background_with_paused_idle_never_extends_the_idle_timeout() throws {
+        let rig = Rig(PausedIdleRegressionTests.pausedPolicy())
+        try rig.engine.start()
+        rig.at(1 * second)
+        try rig.engine.enterBackground()
+        try rig.engine.lock()
+        rig.at(2 * second)
+        try rig.engine.unlock()
+        rig.at(5 * second)
+        try rig.engine.enterForeground()
+        let info = try rig.engine.info()
+        #expect(info.lastActivityMs <= rig.now)
+        #expect(info.remainingMs <= 10 * second)
+        #expect(throws: Never.self) { _ = try Snapshot.decode(try rig.engine.snapshot()) }
+    }
+
+    @Test func last_hold_release_in_background_with_paused_idle_never_extends_the_idle_timeout() throws {
+        let rig = Rig(PausedIdleRegressionTests.pausedPolicy())
+        try rig.engine.start()
+        rig.at(1 * second)
+        try rig.engine.enterBackground()
+        let hold = try rig.engine.acquireHold()
+        rig.at(2 * second)
+        try rig.engine.releaseHold(hold)
+        rig.at(5 * second)
+        try rig.engine.enterForeground()
+        let info = try rig.engine.info()
+        #expect(info.lastActivityMs <= rig.now)
+        #expect(info.remainingMs <= 10 * second)
+        #expect(throws: Never.self) { _ = try Snapshot.decode(try rig.engine.snapshot()) }
+    }
+}
