@@ -338,6 +338,13 @@ class Engine:
     def activity(self, kind: Union[ActivityKind, int]) -> None:
         """Records user activity of one kind. Ignored when it does not count (not ACTIVE, in
         background, a kind the policy does not count)."""
+        # Hot path (one call per touch): an unchecked ctypes call and an inline status check.
+        # No _after_call: activity never moves a deadline earlier, so an armed timer stays valid.
+        if (type(kind) is ActivityKind or type(kind) is int) and 0 <= kind <= UINT32_MAX:
+            if _lib.ACTIVITY_UNCHECKED(self._handle, kind) == 0:
+                return
+        # Bad arguments, a closed engine, or a failure: the checked path raises the right error
+        # (a failed call changed nothing, so calling again is harmless).
         self._call(_lib.LIB.inact_activity, check_int(kind, "kind", 0, UINT32_MAX))
 
     def continue_(self) -> None:
