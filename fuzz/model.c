@@ -18,17 +18,17 @@
 enum {
     K_GRACE,      /* all windows hidden for the grace: background takes effect */
     K_WARNING,    /* ACTIVE -> WARNING (IDLE) */
-    /* READING (engine): at the same instant, the background lock is applied before the idle
-     * lock (the design does not order two locks that fall together). */
-    K_BACKGROUND, /* ACTIVE/WARNING -> LOCKED (BACKGROUND_TIMEOUT) */
-    K_IDLE,       /* ACTIVE/WARNING -> LOCKED or EXPIRED (IDLE_TIMEOUT) */
+    /* Deadlines that fall at the same instant apply in this order (the first that changes the
+     * state gives the reason). READING (engine): the most severe outcome first ("the most
+     * severe due outcome wins"): the absolute expiry, an idle expiry, then the background lock
+     * before the idle lock (the design does not order two locks that fall together). */
     K_ABSOLUTE,   /* ACTIVE/WARNING/LOCKED -> EXPIRED (ABSOLUTE_TIMEOUT) */
+    K_IDLE_EXPIRE, /* ACTIVE/WARNING -> EXPIRED (IDLE_TIMEOUT), idle action EXPIRE */
+    K_BACKGROUND, /* ACTIVE/WARNING -> LOCKED (BACKGROUND_TIMEOUT) */
+    K_IDLE,       /* ACTIVE/WARNING -> LOCKED (IDLE_TIMEOUT), idle action LOCK */
     K_LOCKED,     /* LOCKED -> EXPIRED (LOCKED_TIMEOUT) */
     K_COUNT
 };
-
-int m_allow_ignored_activity_skips_catch_up;
-int m_allow_reboot_keeps_floor;
 
 static int64_t sat_add(int64_t t, int64_t d) {
     if (t == M_NEVER || d == M_NEVER) return M_NEVER;
@@ -114,13 +114,13 @@ static int64_t background_deadline(const model *m) {
     if (!is_live(m->state)) return M_NEVER;
     int64_t d = M_NEVER;
     if (m->explicit_bg) d = sat_add(m->explicit_bg_since, m->p.background_timeout_ms);
-    if (m->windows_bg || (m->windows == 0 && m->windows_zero_since != M_NEVER)) {
-        /* Counted from the hide while the grace runs (remaining_ms: the lock that comes if no
-         * window is shown again). "a background timeout shorter than the grace acts at the end
-         * of the grace" */
-        int64_t w = sat_add(m->windows_zero_since,
-                            max64(m->p.background_timeout_ms, m->p.background_grace_ms));
-        d = min64(d, w);
+    if (m->windows_bg) {
+        d = min64(d, sat_add(m->windows_zero_since, m->p.background_timeout_ms));
+    } else if (m->windows == 0 && m->windows_zero_since != M_NEVER) {
+        /* While the grace runs: the lock that comes if no window is shown again (for
+         * remaining_ms; K_GRACE always comes first). "a background timeout shorter than the
+         * grace acts at the end of the grace" */
+        d = min64(d, sat_add(m->windows_zero_since, max64(m->p.background_timeout_ms, m->p.background_grace_ms)));
     }
     return d;
 }
@@ -133,8 +133,10 @@ static int64_t deadline_of(const model *m, int kind) {
         return M_NEVER;
     case K_WARNING:
         return m->state == INACT_STATE_ACTIVE ? m_warning_deadline(m) : M_NEVER;
+    case K_IDLE_EXPIRE:
+        return m->p.idle_action == INACT_IDLE_ACTION_EXPIRE ? m_idle_deadline(m) : M_NEVER;
     case K_IDLE:
-        return m_idle_deadline(m);
+        return m->p.idle_action == INACT_IDLE_ACTION_EXPIRE ? M_NEVER : m_idle_deadline(m);
     case K_BACKGROUND:
         return background_deadline(m);
     case K_ABSOLUTE:
@@ -163,7 +165,7 @@ static int64_t next_deadline(const model *m, int *out_kind) {
 
 int64_t m_remaining(const model *m) {
     int64_t d = M_NEVER;
-    for (int k = K_BACKGROUND; k < K_COUNT; k++) d = min64(d, deadline_of(m, k));
+    for (int k = K_ABSOLUTE; k < K_COUNT; k++) d = min64(d, deadline_of(m, k));
     if (d == M_NEVER) return M_NEVER;
     return d - m->now;
 }
@@ -188,9 +190,10 @@ static void sync_pause(model *m, int64_t pause_from, int64_t resume_at) {
         m->idle_used_at_pause =
             m->last_activity == M_NEVER ? 0 : max64(0, pause_from - m->last_activity);
     } else if (!should && m->idle_paused) {
-        /* "resumes the countdown where it was" */
+        /* "resumes the countdown where it was". READING (engine): while a hold is open the
+         * countdown is suspended anyway and nothing is shifted (the last release sets it). */
         m->idle_paused = 0;
-        if (m->last_activity != M_NEVER) m->last_activity = resume_at - m->idle_used_at_pause;
+        if (m->last_activity != M_NEVER && m->n_holds == 0) m->last_activity = resume_at - m->idle_used_at_pause;
     }
 }
 
@@ -208,11 +211,11 @@ static void apply(model *m, int kind, int64_t t) {
     case K_WARNING:
         set_state(m, INACT_STATE_WARNING, INACT_REASON_IDLE, t);
         break;
+    case K_IDLE_EXPIRE:
+        set_state(m, INACT_STATE_EXPIRED, INACT_REASON_IDLE_TIMEOUT, t);
+        break;
     case K_IDLE:
-        if (m->p.idle_action == INACT_IDLE_ACTION_EXPIRE)
-            set_state(m, INACT_STATE_EXPIRED, INACT_REASON_IDLE_TIMEOUT, t);
-        else
-            set_state(m, INACT_STATE_LOCKED, INACT_REASON_IDLE_TIMEOUT, t);
+        set_state(m, INACT_STATE_LOCKED, INACT_REASON_IDLE_TIMEOUT, t);
         break;
     case K_BACKGROUND:
         set_state(m, INACT_STATE_LOCKED, INACT_REASON_BACKGROUND_TIMEOUT, t);
@@ -260,6 +263,8 @@ static void emit(model *m) {
         e->time_any = m->change_time_any;
         m->change_time_any = 0;
         m->seen_state = m->state;
+        /* the WARNING event carries the countdown: the next tick is the next instant after now */
+        if (m->state == INACT_STATE_WARNING) m->last_tick = m->now;
     }
     m->changed = 0;
 }
@@ -286,25 +291,32 @@ static int64_t next_tick(const model *m) {
     return d - k * tick;
 }
 
+/* READING (engine): a countdown tick is due when a tick instant (idle deadline - k * tick) has
+ * passed since the last tick (or since the WARNING event, which carries the countdown itself).
+ * Only the latest such instant is delivered ("past ticks are not replayed"), at that instant,
+ * or at the time of the input that made it due (a scope pushed in WARNING). */
+static void maybe_tick(model *m, int64_t floor) {
+    int64_t t = latest_tick(m);
+    if (t == INT64_MIN || t <= m->last_tick || m->n_events >= M_MAX_EVENTS) return;
+    if (t < floor) t = floor;
+    m_event *e = &m->events[m->n_events++];
+    e->kind = INACT_EVENT_TICK;
+    e->previous_state = e->state = INACT_STATE_WARNING;
+    e->reason = m->reason;
+    e->time_ms = t;
+    e->now_ms = m->now;
+    e->remaining_ms = m_remaining(m);
+    e->time_any = 0;
+    m->last_tick = t;
+}
+
 /* Catch-up: applies every due deadline, delivers one folded state change, then the latest
- * countdown tick that came due since the last evaluation ("past ticks are not replayed"). */
+ * countdown tick that came due. */
 static void catch_up(model *m) {
     int64_t since = m->evaluated_at;
-    int n_before = m->n_events;
     evaluate(m, since);
     emit(m);
-    /* READING (engine): a catch-up that enters WARNING delivers the state change only; its
-     * remaining_ms already says where the countdown is. */
-    int64_t t = latest_tick(m);
-    if (t != INT64_MIN && t > since && m->n_events == n_before && m->n_events < M_MAX_EVENTS) {
-        m_event *e = &m->events[m->n_events++];
-        e->kind = INACT_EVENT_TICK;
-        e->previous_state = e->state = INACT_STATE_WARNING;
-        e->reason = m->reason;
-        e->time_ms = t;
-        e->now_ms = m->now;
-        e->remaining_ms = m_remaining(m);
-    }
+    maybe_tick(m, since);
 }
 
 /* The entry of every call: catch-up evaluation and its events. */
@@ -318,6 +330,7 @@ static void settle(model *m) {
     normalize_warning(m, m->now);
     evaluate(m, m->now);
     emit(m);
+    maybe_tick(m, m->now);
 }
 
 /* ---- lifecycle ----------------------------------------------------------------------------- */
@@ -355,13 +368,6 @@ int32_t m_activity(model *m, uint32_t kind) {
     if (kind == 0 || (kind & (kind - 1)) != 0 || (kind & ~INACT_ACTIVITY_ALL) != 0) {
         m_begin_step(m);
         return INACT_E_INVALID_ARGUMENT;
-    }
-    if (m_allow_ignored_activity_skips_catch_up &&
-        (m_in_background(m) || (m->state != INACT_STATE_ACTIVE &&
-                                !(m->state == INACT_STATE_WARNING && m->p.activity_dismisses_warning)))) {
-        /* Open finding 1: ignored activity returns before evaluating. */
-        m_begin_step(m);
-        return INACT_OK;
     }
     enter(m);
     if (!(m->p.activity_kinds & kind) || m_in_background(m)) return INACT_OK;
@@ -551,18 +557,30 @@ int32_t m_hold_release(model *m, uint64_t id) {
 
 int32_t m_set_policy(model *m, const inact_policy *p) {
     int32_t rc = m_policy_validate(p);
-    if (rc == INACT_OK) {
-        for (int i = 0; i < m->n_scopes; i++)
-            if (p->warning_ms >= m->scopes[i].timeout) rc = INACT_E_INVALID_ARGUMENT;
-    }
     if (rc != INACT_OK) {
         m_begin_step(m);
         return rc;
     }
+    /* READING (engine): the check against open scopes needs the engine's state, so it runs
+     * under the lock after the catch-up (as scope_push's check against the policy). */
     enter(m);
+    for (int i = 0; i < m->n_scopes; i++)
+        if (p->warning_ms >= m->scopes[i].timeout) return INACT_E_INVALID_ARGUMENT;
     m->p = *p;
     m->p.size = sizeof(inact_policy);
-    sync_pause(m, m->now, m->now);
+    /* READING (engine): "deadlines are recomputed at once" as if the new policy had always
+     * applied: pausing now pauses from the background's start; no longer pausing counts the
+     * whole background. */
+    int should = m->p.pause_idle_in_background && m_in_background(m);
+    if (should && !m->idle_paused) {
+        sync_pause(m, m_background_since(m), m->now);
+    } else if (!should && m->idle_paused) {
+        m->idle_paused = 0;
+    }
+    /* READING (engine): a new policy restarts the tick sequence from now (no immediate tick),
+     * whereas a scope that moves the deadline the same way delivers one at once (see
+     * RELIABILITY.md, observations). */
+    if (m->state == INACT_STATE_WARNING) m->last_tick = m->now;
     settle(m);
     return INACT_OK;
 }
@@ -640,6 +658,14 @@ int32_t m_reboot(model *m, int64_t downtime, uint64_t new_boot) {
     m_begin_step(m);
     /* "INACT_E_INVALID_ARGUMENT if the wall clock would overflow" */
     if (downtime < 0 || m->wall > INT64_MAX - downtime) return INACT_E_INVALID_ARGUMENT;
+    /* READING (engine): the engine's instants are moved onto the new clock by the same shift
+     * as the clock (a background that began 5 s before the reboot began at -5000). The fuzz target models reboots of LOADING engines
+     * only, whose only instants are the background's. */
+    /* READING (engine): the shift is from the engine's last evaluation, not from the clock:
+     * time that passed in a freeze just before the reboot is not counted. */
+    int64_t shift = -m->evaluated_at;
+    if (m->explicit_bg_since != M_NEVER) m->explicit_bg_since += shift;
+    if (m->windows_zero_since != M_NEVER) m->windows_zero_since += shift;
     m->now = 0;
     m->wall += downtime;
     m->boot = new_boot;
@@ -658,6 +684,10 @@ int32_t m_snapshot_take(model *m, m_snapshot *s) {
     s->started_at = m->started_at;
     s->last_activity = m->last_activity;
     s->background_since = m_background_since(m);
+    /* READING (engine): windows hidden and the grace still running count too: if no window
+     * came back before the process died, the background began at the hide. */
+    if (m->windows == 0 && m->windows_zero_since != M_NEVER)
+        s->background_since = min64(s->background_since, m->windows_zero_since);
     s->locked_at = m->locked_at;
     s->failures = m->failures;
     s->mono = m->now;
@@ -675,23 +705,19 @@ int32_t m_restore(model *m, const m_snapshot *s) {
     if (m->state != INACT_STATE_LOADING) return INACT_E_INVALID_STATE;
     int trusted = s->boot == m->boot && m->now >= s->mono;
     m->failures = s->failures;
-    if (!trusted && m->wall < s->wall) {
-        /* "EXPIRED when ... the wall clock went backwards" */
-        set_state(m, INACT_STATE_EXPIRED,
-                  s->state == INACT_STATE_EXPIRED ? INACT_REASON_RESTORED : INACT_REASON_UNTRUSTED_CLOCK,
-                  m->now);
-        emit(m);
-        return INACT_OK;
-    }
+    /* "EXPIRED when ... the wall clock went backwards": the deadlines already past at the
+     * snapshot's instant (elapsed 0) still give their reason (READING, engine); otherwise
+     * UNTRUSTED_CLOCK. */
+    int wall_back = !trusted && m->wall < s->wall;
     /* READING: with an unknown elapsed time the wall clock is the estimate of the time since
      * the snapshot (so that "the absolute lifetime passed by the wall clock" can be decided),
      * and the result is never ACTIVE. */
     int64_t wall_elapsed;
     if (__builtin_sub_overflow(m->wall, s->wall, &wall_elapsed)) wall_elapsed = INT64_MAX;
-    int64_t snap_at = trusted ? s->mono : m->now - min64(wall_elapsed, 10 * M_100_YEARS);
+    int64_t snap_at = trusted ? s->mono : m->now - min64(wall_back ? 0 : wall_elapsed, 10 * M_100_YEARS);
     /* READING (engine): an estimate beyond 1000 years is clamped (the times it gives are
      * absurd either way); only the state and reason are compared then. */
-    if (!trusted && wall_elapsed > 10 * M_100_YEARS) {
+    if (!trusted && !wall_back && wall_elapsed > 10 * M_100_YEARS) {
         snap_at = m->now - 10 * M_100_YEARS;
         m->change_time_any = 1;
     }
@@ -707,7 +733,8 @@ int32_t m_restore(model *m, const m_snapshot *s) {
     m->explicit_bg = 1;
     m->explicit_bg_since = s->background_since != M_NEVER ? rebase(s->background_since, off) : snap_at;
     m->idle_paused = 0;
-    if (s->idle_paused && m->last_activity != M_NEVER) m->last_activity = snap_at - s->idle_used_at_pause;
+    /* A paused countdown is not stored: it follows from the last activity and the background
+     * start under the new engine's policy. */
     sync_pause(m, m->explicit_bg_since, snap_at);
     if (m->state == INACT_STATE_WARNING) {
         int64_t w = m_warning_deadline(m);
@@ -721,7 +748,9 @@ int32_t m_restore(model *m, const m_snapshot *s) {
     if (m->state == INACT_STATE_WARNING && m->reason == INACT_REASON_IDLE) m->reason = INACT_REASON_RESTORED;
     /* Untrusted: never ACTIVE, and a lock is attributed to the clock, not to a deadline
      * computed from the wall-clock estimate. An expiry keeps its reason. */
-    if (!trusted && is_live(m->state)) {
+    if (wall_back && m->state != INACT_STATE_EXPIRED) {
+        set_state(m, INACT_STATE_EXPIRED, INACT_REASON_UNTRUSTED_CLOCK, m->now);
+    } else if (!trusted && is_live(m->state)) {
         set_state(m, INACT_STATE_LOCKED, INACT_REASON_UNTRUSTED_CLOCK, m->now);
     } else if (!trusted && m->state == INACT_STATE_LOCKED) {
         /* READING (engine): any LOCKED result of an untrusted restore says UNTRUSTED_CLOCK at

@@ -80,17 +80,12 @@ typedef struct model {
     int64_t change_time;
     int32_t change_time_any;
     int32_t changed;
+    int64_t last_tick; /* time of the last tick, or of the last WARNING event */
     int32_t wakes; /* wake-ups of the last advance (deadlines and ticks on the way) */
     /* a host callback that calls inact_lock on its engine at the first event of an advance */
     int32_t lock_on_first_event;
     int32_t lock_status;
 } model;
-
-/* Open findings (RELIABILITY.md) the model may be told to accept, so that a fuzzing run can
- * look past a known engine bug while it is being fixed. Strict (0) by default; the fuzz target
- * sets them from INACT_FUZZ_ALLOW (comma-separated names). */
-extern int m_allow_ignored_activity_skips_catch_up; /* "ignored-activity" */
-extern int m_allow_reboot_keeps_floor;               /* "reboot-floor": the target skips reboots */
 
 /* Policy validation as the header states it. Returns INACT_OK or INACT_E_INVALID_ARGUMENT
  * (INACT_E_STRUCT_SIZE for the size). */
