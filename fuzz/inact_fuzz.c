@@ -883,9 +883,9 @@ static void op_on_live(reader *r, int op) {
     }
     if (loading_input && m->state == INACT_STATE_LOADING) s->inputs_in_loading = 1;
     trace("s%d %s -> %d  [%s %s now=%" PRId64 " last=%" PRId64 " paused=%d used=%" PRId64 " bg=%d idleD=%" PRId64
-          " lastTick=%" PRId64 " scopes=%d holds=%d]", (int)(s - g_slots), what, rc,
+          " lastTickRem=%" PRId64 " scopes=%d holds=%d]", (int)(s - g_slots), what, rc,
           m_state_name(m->state), m_reason_name(m->reason), m->now, m->last_activity, m->idle_paused,
-          m->idle_used_at_pause, m_in_background(m), m_idle_deadline(m), m->last_tick, m->n_scopes, m->n_holds);
+          m->idle_used_at_pause, m_in_background(m), m_idle_deadline(m), m->last_tick_remaining, m->n_scopes, m->n_holds);
     compare(s, what, rc, ex);
 }
 

@@ -263,24 +263,13 @@ static void emit(model *m) {
         e->time_any = m->change_time_any;
         m->change_time_any = 0;
         m->seen_state = m->state;
-        /* the WARNING event carries the countdown: the next tick is the next instant after now */
-        if (m->state == INACT_STATE_WARNING) m->last_tick = m->now;
+        /* the WARNING event carries the countdown itself */
+        if (m->state == INACT_STATE_WARNING) m->last_tick_remaining = m_idle_deadline(m) - m->now;
     }
     m->changed = 0;
 }
 
 void m_begin_step(model *m) { m->n_events = 0; }
-
-/* The latest countdown tick instant at or before `now` (idle deadline - k * tick, k >= 1),
- * or INT64_MIN. Ticks are "aligned to the remaining time", and the instant WARNING begins is
- * announced by the state change itself, not by a tick. */
-static int64_t latest_tick(const model *m) {
-    int64_t d = m_idle_deadline(m), w = m_warning_deadline(m), tick = m->p.tick_ms;
-    if (m->state != INACT_STATE_WARNING || tick <= 0 || d == M_NEVER || w == M_NEVER || m->now >= d) return INT64_MIN;
-    int64_t k = (d - m->now + tick - 1) / tick; /* smallest k with d - k*tick <= now */
-    int64_t t = d - k * tick;
-    return t > w ? t : INT64_MIN;
-}
 
 /* The next tick instant after `now`, or M_NEVER. */
 static int64_t next_tick(const model *m) {
@@ -291,13 +280,18 @@ static int64_t next_tick(const model *m) {
     return d - k * tick;
 }
 
-/* READING (engine): a countdown tick is due when a tick instant (idle deadline - k * tick) has
- * passed since the last tick (or since the WARNING event, which carries the countdown itself).
- * Only the latest such instant is delivered ("past ticks are not replayed"), at that instant,
- * or at the time of the input that made it due (a scope pushed in WARNING). */
+/* READING (engine): ticks are "aligned to the remaining time": one is due when the remaining
+ * idle time has gone down past a multiple of the tick since the last tick (or since the WARNING
+ * event, which carries the countdown itself), and only below the warning time. Only the latest
+ * such multiple is delivered ("past ticks are not replayed"), at its instant, or at the time of
+ * the input that made it due (a scope pushed in WARNING). */
 static void maybe_tick(model *m, int64_t floor) {
-    int64_t t = latest_tick(m);
-    if (t == INT64_MIN || t <= m->last_tick || m->n_events >= M_MAX_EVENTS) return;
+    int64_t d = m_idle_deadline(m), tick = m->p.tick_ms;
+    if (m->state != INACT_STATE_WARNING || tick <= 0 || d == M_NEVER || m->now >= d) return;
+    int64_t rem = d - m->now;
+    int64_t r = (rem + tick - 1) / tick * tick; /* the smallest multiple >= rem */
+    if (r >= m->p.warning_ms || r >= m->last_tick_remaining || m->n_events >= M_MAX_EVENTS) return;
+    int64_t t = d - r;
     if (t < floor) t = floor;
     m_event *e = &m->events[m->n_events++];
     e->kind = INACT_EVENT_TICK;
@@ -307,7 +301,7 @@ static void maybe_tick(model *m, int64_t floor) {
     e->now_ms = m->now;
     e->remaining_ms = m_remaining(m);
     e->time_any = 0;
-    m->last_tick = t;
+    m->last_tick_remaining = r;
 }
 
 /* Catch-up: applies every due deadline, delivers one folded state change, then the latest
@@ -580,7 +574,7 @@ int32_t m_set_policy(model *m, const inact_policy *p) {
     /* READING (engine): a new policy restarts the tick sequence from now (no immediate tick),
      * whereas a scope that moves the deadline the same way delivers one at once (see
      * RELIABILITY.md, observations). */
-    if (m->state == INACT_STATE_WARNING) m->last_tick = m->now;
+    if (m->state == INACT_STATE_WARNING) m->last_tick_remaining = m_idle_deadline(m) - m->now;
     settle(m);
     return INACT_OK;
 }
@@ -714,13 +708,8 @@ int32_t m_restore(model *m, const m_snapshot *s) {
      * and the result is never ACTIVE. */
     int64_t wall_elapsed;
     if (__builtin_sub_overflow(m->wall, s->wall, &wall_elapsed)) wall_elapsed = INT64_MAX;
-    int64_t snap_at = trusted ? s->mono : m->now - min64(wall_back ? 0 : wall_elapsed, 10 * M_100_YEARS);
-    /* READING (engine): an estimate beyond 1000 years is clamped (the times it gives are
-     * absurd either way); only the state and reason are compared then. */
-    if (!trusted && !wall_back && wall_elapsed > 10 * M_100_YEARS) {
-        snap_at = m->now - 10 * M_100_YEARS;
-        m->change_time_any = 1;
-    }
+    /* READING (engine): the wall-clock estimate is clamped at 2^61 ms (no overflow later). */
+    int64_t snap_at = trusted ? s->mono : m->now - min64(wall_back ? 0 : wall_elapsed, INT64_C(1) << 61);
     int64_t off = snap_at - s->mono;
     m->state = s->state;
     m->reason = INACT_REASON_RESTORED;

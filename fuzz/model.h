@@ -80,7 +80,7 @@ typedef struct model {
     int64_t change_time;
     int32_t change_time_any;
     int32_t changed;
-    int64_t last_tick; /* time of the last tick, or of the last WARNING event */
+    int64_t last_tick_remaining; /* idle time left at the last tick or WARNING event */
     int32_t wakes; /* wake-ups of the last advance (deadlines and ticks on the way) */
     /* a host callback that calls inact_lock on its engine at the first event of an advance */
     int32_t lock_on_first_event;
