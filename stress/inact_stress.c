@@ -164,6 +164,10 @@ static void destroy_engine(worker *w, inact_engine h, probe *p) {
     if (rc != INACT_OK && !(rc == INACT_E_INVALID_HANDLE && by_callback))
         violation("destroy: %d", rc);
     atomic_store(&p->destroyed, 1);
+    /* the handle is dead for good, on the lock-free path too (generations never repeat) */
+    int32_t st;
+    if (inact_activity(h, INACT_ACTIVITY_KEY) != INACT_E_INVALID_HANDLE || inact_get_state(h, &st) != INACT_E_INVALID_HANDLE)
+        violation("a destroyed handle still answers");
     if (atomic_load(&p->frees) != 1 && !by_callback)
         violation("destroy returned before user_data_free ran (%d)", atomic_load(&p->frees));
     bury(w, p);
