@@ -202,11 +202,15 @@ static void activity_now(model *m) {
     m->idle_used_at_pause = 0;
 }
 
+static void normalize_warning(model *m, int64_t t);
+
 static void apply(model *m, int kind, int64_t t) {
     switch (kind) {
     case K_GRACE:
         m->windows_bg = 1;
         sync_pause(m, m->windows_zero_since, t);
+        /* a paused countdown is no longer due: WARNING -> ACTIVE (EXTENDED) */
+        normalize_warning(m, t);
         break;
     case K_WARNING:
         set_state(m, INACT_STATE_WARNING, INACT_REASON_IDLE, t);
