@@ -260,9 +260,13 @@ static void compare(slot *s, const char *what, int32_t rc, int32_t expected_rc) 
     if (rc != INACT_OK && inact_last_error()[0] == 0) fail("%s failed (%d) with an empty inact_last_error", what, rc);
     if (c->n_dropped) fail("more than %d events in one step", M_MAX_EVENTS + 8);
 
-    int64_t now = 0;
-    inact_clock_now(s->h, &now, NULL, NULL);
+    int64_t now = 0, wall = 0;
+    uint64_t boot = 0;
+    inact_clock_now(s->h, &now, &wall, &boot);
     if (s->modeled && now != s->m.now) fail("clock %" PRId64 " != model %" PRId64, now, s->m.now);
+    if (s->modeled && (wall != s->m.wall || boot != s->m.boot))
+        fail("%s: wall clock %" PRId64 " boot %" PRIu64 ", model %" PRId64 " boot %" PRIu64, what, wall, boot,
+             s->m.wall, s->m.boot);
 
     /* events: in order, exactly the model's (state changes and ticks) */
     int32_t prev_seen = -1;

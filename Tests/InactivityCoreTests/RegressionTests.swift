@@ -118,3 +118,21 @@ struct PausedIdleRegressionTests {
         #expect(throws: Never.self) { _ = try Snapshot.decode(try rig.engine.snapshot()) }
     }
 }
+
+@Suite("Regressions found by the fuzzer: wall-clock extremes")
+struct WallClockExtremesRegressionTests {
+    // Found by fuzz/inact_fuzz.c: "restore: LOADING -> EXPIRED (ABSOLUTE_TIMEOUT) time
+    // -2305843009210101452; the model expects EXPIRED (UNTRUSTED_CLOCK) time 0". A snapshot taken
+    // with the wall clock at its maximum, restored after a reboot with a normal wall clock: the
+    // wall clock went back, so the restore is EXPIRED (UNTRUSTED_CLOCK). The wall-clock delta
+    // (now - snapshot) overflowed and wrapped to a huge positive elapsed time instead, which
+    // gave ABSOLUTE_TIMEOUT at an absurd time. Still fail-secure (EXPIRED), but the wrong rule.
+    @Test func a_wall_clock_that_went_back_from_its_maximum_is_untrusted() throws {
+        let source = Rig(smallPolicy(), clock: try ManualClock(monotonicMs: 0, wallMs: .max, bootID: 1))
+        try source.engine.start()
+        let bytes = try source.engine.snapshot()
+        let rig = Rig(smallPolicy(), clock: try ManualClock(monotonicMs: 0, wallMs: -77_763_328_000, bootID: 2))
+        try rig.engine.restore(bytes)
+        #expect(rig.recorder.transitions == [Transition(.expired, .untrustedClock, 0)])
+    }
+}
