@@ -30,6 +30,8 @@ enum {
     K_COUNT
 };
 
+int m_allow_wall_overflow;
+
 static int64_t sat_add(int64_t t, int64_t d) {
     if (t == M_NEVER || d == M_NEVER) return M_NEVER;
     if (d > 0 && t > INT64_MAX - d) return M_NEVER;
@@ -265,7 +267,9 @@ static void emit(model *m) {
         e->now_ms = m->now;
         e->remaining_ms = m_remaining(m);
         e->time_any = m->change_time_any;
+        e->reason_alt = m->change_reason_alt;
         m->change_time_any = 0;
+        m->change_reason_alt = -1;
         m->seen_state = m->state;
         /* the WARNING event carries the countdown itself */
         if (m->state == INACT_STATE_WARNING) m->last_tick_remaining = m_idle_deadline(m) - m->now;
@@ -341,6 +345,7 @@ void m_init(model *m, const inact_policy *p, int64_t mono, int64_t wall, uint64_
     m->wall = wall;
     m->boot = boot;
     m->evaluated_at = mono;
+    m->change_reason_alt = -1;
     m->state = m->seen_state = INACT_STATE_LOADING;
     m->reason = INACT_REASON_NONE;
     m->started_at = m->last_activity = m->locked_at = M_NEVER;
@@ -711,7 +716,7 @@ int32_t m_restore(model *m, const m_snapshot *s) {
      * the snapshot (so that "the absolute lifetime passed by the wall clock" can be decided),
      * and the result is never ACTIVE. */
     int64_t wall_elapsed;
-    if (__builtin_sub_overflow(m->wall, s->wall, &wall_elapsed)) wall_elapsed = INT64_MAX;
+    if (__builtin_sub_overflow(m->wall, s->wall, &wall_elapsed)) wall_elapsed = m->wall < s->wall ? INT64_MAX : INT64_MAX - 1;
     /* READING (engine): the wall-clock estimate is clamped at 2^61 ms (no overflow later). */
     int64_t snap_at = trusted ? s->mono : m->now - min64(wall_back ? 0 : wall_elapsed, INT64_C(1) << 61);
     int64_t off = snap_at - s->mono;
@@ -743,6 +748,10 @@ int32_t m_restore(model *m, const m_snapshot *s) {
      * computed from the wall-clock estimate. An expiry keeps its reason. */
     if (wall_back && m->state != INACT_STATE_EXPIRED) {
         set_state(m, INACT_STATE_EXPIRED, INACT_REASON_UNTRUSTED_CLOCK, m->now);
+        if (m_allow_wall_overflow && wall_elapsed == INT64_MAX) { /* the delta overflows */
+            m->change_reason_alt = INACT_REASON_ABSOLUTE_TIMEOUT;
+            m->change_time_any = 1;
+        }
     } else if (!trusted && is_live(m->state)) {
         set_state(m, INACT_STATE_LOCKED, INACT_REASON_UNTRUSTED_CLOCK, m->now);
     } else if (!trusted && m->state == INACT_STATE_LOCKED) {
