@@ -136,3 +136,67 @@ struct WallClockExtremesRegressionTests {
         #expect(rig.recorder.transitions == [Transition(.expired, .untrustedClock, 0)])
     }
 }
+
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+
+/// What the threads of the close-race regression share.
+final class CloseRace: @unchecked Sendable {
+    var engine: InactivityEngine?
+    let armed = Atomic<Bool>(false)
+    let inCallback = Atomic<Bool>(false)
+    let release = Atomic<Bool>(false)
+    let closeReturned = Atomic<Bool>(false)
+}
+
+@Suite("Regressions found by scripts/memcheck")
+struct CloseRaceRegressionTests {
+    // Found by the C suite under valgrind (scripts/memcheck; Tests/CTests
+    // destroy_while_other_threads_use_the_engine: "ok_after_invalid == 99"). While a close waits
+    // for a callback running on another thread, the engine already answers INVALID_HANDLE to
+    // every call, but the lock-free activity path still found the gate open and returned OK:
+    // a thread saw its handle invalid, then valid again. The gate must close when the engine
+    // does, not when the wait is over.
+    @Test func activity_is_refused_once_a_close_has_begun() throws {
+        let race = CloseRace()
+        let engine = try InactivityEngine(policy: SessionPolicy(), clock: .system, delivery: .host, onEvent: { _ in
+            guard race.armed.load(ordering: .acquiring) else { return }
+            race.inCallback.store(true, ordering: .releasing)
+            while !race.release.load(ordering: .acquiring) { sched_yield() }
+        })
+        race.engine = engine
+        try engine.start()   // its event passes: the callback blocks only once armed
+        race.armed.store(true, ordering: .releasing)
+        let handle = engine.id
+        // Thread A: an input whose event blocks in the callback.
+        var a = pthread_t()
+        pthread_create(&a, nil, { p in
+            let r = Unmanaged<CloseRace>.fromOpaque(p!).takeUnretainedValue()
+            try? r.engine!.lock()
+            return nil
+        }, Unmanaged.passUnretained(race).toOpaque())
+        while !race.inCallback.load(ordering: .acquiring) { sched_yield() }
+        // Thread B: close, which waits for A's callback.
+        var b = pthread_t()
+        pthread_create(&b, nil, { p in
+            let r = Unmanaged<CloseRace>.fromOpaque(p!).takeUnretainedValue()
+            r.engine!.close()
+            r.closeReturned.store(true, ordering: .releasing)
+            return nil
+        }, Unmanaged.passUnretained(race).toOpaque())
+        while !engine.isClosed { sched_yield() }
+        let closeReturnedEarly = race.closeReturned.load(ordering: .acquiring)
+        #expect(!closeReturnedEarly)   // B is waiting for A's callback
+        var stateCode: InactivityError.Code? = nil
+        do { _ = try engine.state() } catch { stateCode = error.code }
+        var activityCode: InactivityError.Code? = nil
+        do { try InactivityEngine.recordActivity(handle: handle, kind: ActivityKind.key.rawValue) } catch { activityCode = error.code }
+        race.release.store(true, ordering: .releasing)
+        pthread_join(a, nil)
+        pthread_join(b, nil)
+        #expect(stateCode == .invalidHandle)
+        #expect(activityCode == .invalidHandle, "activity on a closing engine: \(String(describing: activityCode))")
+    }
+}
