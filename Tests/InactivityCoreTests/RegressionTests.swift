@@ -2,6 +2,10 @@
 // scripts/memcheck). One test per finding, named after the behaviour the design promises; each
 // failed before its fix. RELIABILITY.md lists them with the input that found them.
 
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
 import Testing
 @testable import InactivityCore
 
@@ -136,11 +140,6 @@ struct WallClockExtremesRegressionTests {
         #expect(rig.recorder.transitions == [Transition(.expired, .untrustedClock, 0)])
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#endif
-import Synchronization
 
 /// What the threads of the close-race regression share.
 final class CloseRace: @unchecked Sendable {
