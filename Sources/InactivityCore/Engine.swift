@@ -313,6 +313,9 @@ extension InactivityEngine {
         let action = core.withLock { c -> Action in
             if c.closed { return .already }
             c.closed = true
+            // The lock-free activity path must see the close now, not when a wait for a running
+            // callback is over: from here on every call answers "invalid handle".
+            gatePointer.pointee.retire()
             if c.delivering {
                 if let d = c.deliverer, pthread_equal(d, pthread_self()) != 0 {
                     c.finalizeAfterDelivery = true

@@ -580,7 +580,15 @@ struct SessionMachine {
         let wallWentBack = !trusted && clock.wallMs < s.wallMs
         // Elapsed time since the snapshot: the continuous clock when trusted, else the wall
         // clock as an estimate that can only make the outcome stricter (see below).
-        let elapsed = trusted ? clock.monotonicMs - s.monotonicMs : max(0, clock.wallMs &- s.wallMs)
+        let elapsed: Int64
+        if trusted {
+            elapsed = clock.monotonicMs - s.monotonicMs
+        } else if wallWentBack {
+            elapsed = 0   // no estimate at all: the outcome is EXPIRED (UNTRUSTED_CLOCK) below
+        } else {
+            let (delta, overflow) = clock.wallMs.subtractingReportingOverflow(s.wallMs)
+            elapsed = overflow ? .max : delta
+        }
         // Map the snapshot's instants into this clock: the snapshot was taken `elapsed` ago.
         let snapshotInstant = now &- min(elapsed, 1 << 61)
         let (offset, offsetOverflow) = snapshotInstant.subtractingReportingOverflow(s.monotonicMs)
