@@ -30,8 +30,6 @@ enum {
     K_COUNT
 };
 
-int m_allow_wall_overflow;
-
 static int64_t sat_add(int64_t t, int64_t d) {
     if (t == M_NEVER || d == M_NEVER) return M_NEVER;
     if (d > 0 && t > INT64_MAX - d) return M_NEVER;
@@ -211,8 +209,9 @@ static void apply(model *m, int kind, int64_t t) {
     case K_GRACE:
         m->windows_bg = 1;
         sync_pause(m, m->windows_zero_since, t);
-        /* a paused countdown is no longer due: WARNING -> ACTIVE (EXTENDED) */
-        normalize_warning(m, t);
+        /* a paused countdown is no longer due: WARNING -> ACTIVE (EXTENDED). READING (engine):
+         * stamped with the evaluation's now, not the grace's end, when caught up late. */
+        normalize_warning(m, m->now);
         break;
     case K_WARNING:
         set_state(m, INACT_STATE_WARNING, INACT_REASON_IDLE, t);
@@ -267,9 +266,7 @@ static void emit(model *m) {
         e->now_ms = m->now;
         e->remaining_ms = m_remaining(m);
         e->time_any = m->change_time_any;
-        e->reason_alt = m->change_reason_alt;
         m->change_time_any = 0;
-        m->change_reason_alt = -1;
         m->seen_state = m->state;
         /* the WARNING event carries the countdown itself */
         if (m->state == INACT_STATE_WARNING) m->last_tick_remaining = m_idle_deadline(m) - m->now;
@@ -345,7 +342,6 @@ void m_init(model *m, const inact_policy *p, int64_t mono, int64_t wall, uint64_
     m->wall = wall;
     m->boot = boot;
     m->evaluated_at = mono;
-    m->change_reason_alt = -1;
     m->state = m->seen_state = INACT_STATE_LOADING;
     m->reason = INACT_REASON_NONE;
     m->started_at = m->last_activity = m->locked_at = M_NEVER;
@@ -701,7 +697,7 @@ int32_t m_snapshot_take(model *m, m_snapshot *s) {
     return INACT_OK;
 }
 
-static int64_t rebase(int64_t t, int64_t off) { return t == M_NEVER ? M_NEVER : t + off; }
+static int64_t rebase(int64_t t, int64_t off) { return t == M_NEVER ? M_NEVER : sat_add(t, off); }
 
 int32_t m_restore(model *m, const m_snapshot *s) {
     enter(m);
@@ -748,10 +744,6 @@ int32_t m_restore(model *m, const m_snapshot *s) {
      * computed from the wall-clock estimate. An expiry keeps its reason. */
     if (wall_back && m->state != INACT_STATE_EXPIRED) {
         set_state(m, INACT_STATE_EXPIRED, INACT_REASON_UNTRUSTED_CLOCK, m->now);
-        if (m_allow_wall_overflow && wall_elapsed == INT64_MAX) { /* the delta overflows */
-            m->change_reason_alt = INACT_REASON_ABSOLUTE_TIMEOUT;
-            m->change_time_any = 1;
-        }
     } else if (!trusted && is_live(m->state)) {
         set_state(m, INACT_STATE_LOCKED, INACT_REASON_UNTRUSTED_CLOCK, m->now);
     } else if (!trusted && m->state == INACT_STATE_LOCKED) {

@@ -28,7 +28,6 @@ typedef struct m_event {
     int32_t previous_state, state, reason;
     int64_t time_ms, now_ms, remaining_ms;
     int32_t time_any; /* the model does not know time_ms (only that it is <= now_ms) */
-    int32_t reason_alt; /* another reason accepted (an open finding, INACT_FUZZ_ALLOW), or -1 */
 } m_event;
 
 /* What a snapshot holds (DESIGN section 4), in the model's own terms. */
@@ -80,7 +79,6 @@ typedef struct model {
     /* time of the last applied deadline / input (the time of the next folded event) */
     int64_t change_time;
     int32_t change_time_any;
-    int32_t change_reason_alt;
     int32_t changed;
     int64_t last_tick_remaining; /* idle time left at the last tick or WARNING event */
     int32_t wakes; /* wake-ups of the last advance (deadlines and ticks on the way) */
@@ -88,10 +86,6 @@ typedef struct model {
     int32_t lock_on_first_event;
     int32_t lock_status;
 } model;
-
-/* Open findings (RELIABILITY.md) the model may be told to accept, so that a long run can look
- * past a known engine bug until it is fixed. Off by default; set from INACT_FUZZ_ALLOW. */
-extern int m_allow_wall_overflow; /* "wall-overflow": finding 4 */
 
 /* Policy validation as the header states it. Returns INACT_OK or INACT_E_INVALID_ARGUMENT
  * (INACT_E_STRUCT_SIZE for the size). */
