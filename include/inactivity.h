@@ -334,7 +334,8 @@ INACT_EXPORT int32_t inact_policy_init(inact_policy *policy);
 INACT_EXPORT int32_t inact_policy_preset(inact_policy *policy, int32_t preset);
 
 /**
- * Checks `policy` without using it. Rejects: a wrong size; durations < 0; idle timeout 0;
+ * Checks `policy` without using it. Rejects: a wrong size; durations < 0; idle or absolute
+ * timeout 0; INACT_NEVER for warning, tick or grace;
  * warning >= idle timeout; unknown idle action; unknown activity-kind bits; booleans other
  * than 0/1; and any value whose deadline arithmetic would overflow (a finite duration
  * above 100 years). Returns INACT_OK or the error, with inact_last_error naming the field.

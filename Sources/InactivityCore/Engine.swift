@@ -432,7 +432,8 @@ extension InactivityEngine {
 
     /// Opens a stricter idle timeout; returns its id for `popScope`.
     public func pushScope(idleTimeoutMs: Int64) throws(InactivityError) -> UInt64 {
-        try perform { m, r throws(InactivityError) in try m.pushScope(idleTimeoutMs: idleTimeoutMs, now: r.monotonicMs) }
+        try SessionMachine.checkScope(idleTimeoutMs: idleTimeoutMs)   // before any evaluation
+        return try perform { m, r throws(InactivityError) in try m.pushScope(idleTimeoutMs: idleTimeoutMs, now: r.monotonicMs) }
     }
 
     public func popScope(_ id: UInt64) throws(InactivityError) {
@@ -449,6 +450,7 @@ extension InactivityEngine {
     }
 
     public func setPolicy(_ policy: SessionPolicy) throws(InactivityError) {
+        try policy.validate()   // a bad argument fails before any evaluation
         try perform { m, _ throws(InactivityError) in try m.setPolicy(policy) }
     }
 

@@ -501,11 +501,15 @@ struct SessionMachine {
         }
     }
 
-    mutating func pushScope(idleTimeoutMs: Int64, now: Int64) throws(InactivityError) -> UInt64 {
+    static func checkScope(idleTimeoutMs: Int64) throws(InactivityError) {
         guard idleTimeoutMs > 0, idleTimeoutMs <= SessionPolicy.maxFiniteMs else {
             throw InactivityError(.invalidArgument,
                                   "idle_timeout_ms (\(idleTimeoutMs)) must be > 0 and at most 100 years")
         }
+    }
+
+    mutating func pushScope(idleTimeoutMs: Int64, now: Int64) throws(InactivityError) -> UInt64 {
+        try SessionMachine.checkScope(idleTimeoutMs: idleTimeoutMs)
         guard idleTimeoutMs > policy.warningMs else {
             throw InactivityError(.invalidArgument,
                                   "idle_timeout_ms (\(idleTimeoutMs)) must be longer than policy.warning_ms (\(policy.warningMs))")
@@ -564,9 +568,14 @@ struct SessionMachine {
         guard state != .loading else {
             throw InactivityError(.invalidState, "snapshot: no session in state LOADING")
         }
+        // Holds are not kept (their screens push them again), and an open hold means the idle
+        // countdown is suspended: it counts from the snapshot, as it would from a release now.
+        let live = state == .active || state == .warning
+        let activity = live ? (holds.isEmpty ? lastActivity : max(lastActivity, clock.monotonicMs))
+            : (startedAt ?? clock.monotonicMs)
         return Snapshot(state: state, reason: reason, unlockFailures: unlockFailures,
                         startedAt: startedAt ?? clock.monotonicMs,
-                        lastActivity: state == .active || state == .warning ? lastActivity : (startedAt ?? clock.monotonicMs),
+                        lastActivity: activity,
                         backgroundSince: backgroundSince ?? hiddenSince,
                         lockedAt: lockedAt,
                         bootID: clock.bootID, monotonicMs: clock.monotonicMs, wallMs: clock.wallMs)
@@ -642,8 +651,7 @@ struct SessionMachine {
         // With an unknown elapsed time a lock is never attributed to a deadline judged on the
         // wall-clock estimate: the clock is the reason.
         if !trusted && state == .locked && reason != .untrustedClock {
-            reason = .untrustedClock
-            changedAt = now
+            transition(to: .locked, .untrustedClock, at: now)   // the event and locked-at agree
         }
         changedAt = max(changedAt, snapshotInstant)
         checkInvariants()

@@ -202,3 +202,40 @@ struct UntrustedRestoreTests {
         #expect(rig.recorder.transitions == [Transition(.locked, .untrustedClock, r.monotonicMs)])
     }
 }
+
+@Suite("Snapshot details")
+struct SnapshotDetailTests {
+    @Test func an_untrusted_lock_takes_effect_at_the_restore() throws {
+        let (source, bytes) = SnapshotTests.activeSnapshot()
+        try source.clock.reboot(downtimeMs: 2 * minute)
+        let r = source.clock.now()
+        let rig = Rig(smallPolicy(), clock: try ManualClock(monotonicMs: r.monotonicMs, wallMs: r.wallMs, bootID: r.bootID))
+        try rig.engine.restore(bytes)
+        let info = try rig.engine.info()
+        #expect(info.lockedAtMs == rig.recorder.changes.last?.timeMs)
+        #expect(info.lockedAtMs == r.monotonicMs)
+    }
+
+    @Test func a_snapshot_with_an_open_hold_counts_idle_from_the_snapshot() throws {
+        let rig0 = Rig(smallPolicy { $0.backgroundTimeoutMs = SessionPolicy.never })
+        try rig0.engine.start()
+        _ = try rig0.engine.acquireHold()        // a video plays for a minute
+        rig0.at(1 * minute)
+        let bytes = try rig0.engine.snapshot()
+        let rig = SnapshotTests.restarted(from: rig0, laterMs: 1 * second,
+                                          policy: smallPolicy { $0.backgroundTimeoutMs = SessionPolicy.never })
+        try rig.engine.restore(bytes)
+        #expect(rig.state == .active)            // not locked at once for the video's minute
+        #expect(try rig.engine.remainingMs() == 9 * second)
+    }
+
+    @Test func argument_errors_fail_before_any_catch_up() throws {
+        let rig = Rig(smallPolicy())
+        try rig.engine.start()
+        try rig.clock.freeze(for: 20 * second)   // a lock is overdue
+        rig.recorder.clear()
+        #expect(errorCode { _ = try rig.engine.pushScope(idleTimeoutMs: -1) } == .invalidArgument)
+        #expect(errorCode { try rig.engine.setPolicy(smallPolicy { $0.idleTimeoutMs = 0 }) } == .invalidArgument)
+        #expect(rig.recorder.events.isEmpty)     // the failed calls delivered nothing
+    }
+}
