@@ -724,10 +724,14 @@ static void op_on_live(reader *r, int op) {
                     if (s->scope_ids[i] == id) fail("scope id %" PRIu64 " given twice", id);
                 m_scope_pushed(m, id, t);
                 s->scope_ids[s->n_scope_ids++] = id;
+            } else if (t <= 0 || t > M_100_YEARS) {
+                /* A bad argument fails before any evaluation, as in every other call. */
+                m_begin_step(m);
+                if (rc != INACT_OK && id != 0) fail("a failed scope_push wrote out_scope_id");
             } else {
                 /* READING (engine): the timeout is checked against the policy under the lock,
                  * after the catch-up (so a due transition is delivered even though the push
-                 * fails); argument checks of other calls come before any evaluation. */
+                 * fails): that check depends on the engine's state. */
                 m_query(m);
                 if (rc != INACT_OK && id != 0) fail("a failed scope_push wrote out_scope_id");
             }

@@ -682,6 +682,10 @@ int32_t m_snapshot_take(model *m, m_snapshot *s) {
     s->reason = m->reason;
     s->started_at = m->started_at;
     s->last_activity = m->last_activity;
+    /* READING (engine): holds are not kept; an open hold suspends the idle countdown, so the
+     * snapshot counts idle from its own instant, as a release now would. */
+    if (is_live(m->state) && m->n_holds > 0 && m->last_activity != M_NEVER && m->last_activity < m->now)
+        s->last_activity = m->now;
     s->background_since = m_background_since(m);
     /* READING (engine): windows hidden and the grace still running count too: if no window
      * came back before the process died, the background began at the hide. */
@@ -747,9 +751,9 @@ int32_t m_restore(model *m, const m_snapshot *s) {
     } else if (!trusted && is_live(m->state)) {
         set_state(m, INACT_STATE_LOCKED, INACT_REASON_UNTRUSTED_CLOCK, m->now);
     } else if (!trusted && m->state == INACT_STATE_LOCKED) {
-        /* READING (engine): any LOCKED result of an untrusted restore says UNTRUSTED_CLOCK at
-         * now, but locked_at keeps the snapshot's (or the estimated deadline's) time, so a
-         * locked timeout runs from there. */
+        /* READING (engine): any LOCKED result of an untrusted restore is a lock by the clock,
+         * taking effect at the restore: UNTRUSTED_CLOCK, and locked_at is now. */
+        m->locked_at = m->now;
         m->reason = INACT_REASON_UNTRUSTED_CLOCK;
         m->change_time = m->now;
     }
