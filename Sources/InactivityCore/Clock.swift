@@ -106,12 +106,14 @@ public final class ManualClock: Sendable {
         while true {
             let current = now().monotonicMs
             let attached = engines.withLock { $0.compactMap(\.engine) }
-            let next = attached.compactMap { $0.pendingWake() }.filter { $0 > current }.min()
-            let step = min(next ?? target, target)
-            move(by: step - current)
+            // Deliver everything due now. Callbacks may make inputs (a lock at the WARNING), which
+            // can bring a deadline closer, so the next step is read only afterwards.
             for engine in attached { engine.timerFired() }
-            if step >= target { return }
+            guard let next = attached.compactMap({ $0.peekNextWake() }).min(), next < target else { break }
+            move(by: max(next, current + 1) - current)
         }
+        move(by: target - now().monotonicMs)
+        for engine in engines.withLock({ $0.compactMap(\.engine) }) { engine.timerFired() }
     }
 
     /// Moves time forward by `ms` (>= 0) as for a frozen or suspended process: nothing is

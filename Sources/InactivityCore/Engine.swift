@@ -254,9 +254,9 @@ extension InactivityEngine {
         _ = try? perform { _, _ in }
     }
 
-    /// The next instant this engine must be evaluated (evaluating due deadlines first).
-    func pendingWake() -> Int64? {
-        (try? perform { m, _ in m.nextWake }) ?? nil
+    /// The next instant this engine must be evaluated, as of its last evaluation.
+    func peekNextWake() -> Int64? {
+        core.withLock { c in c.closed ? nil : c.machine.nextWake }
     }
 
     /// Frees the handle, stops scheduling, finishes streams and runs `onClose` exactly once.

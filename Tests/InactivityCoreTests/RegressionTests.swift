@@ -199,3 +199,31 @@ struct CloseRaceRegressionTests {
         #expect(activityCode == .invalidHandle, "activity on a closing engine: \(String(describing: activityCode))")
     }
 }
+
+@Suite("Regressions found by the fuzzer: inputs made by callbacks during an advance")
+struct AdvanceCallbackRegressionTests {
+    // Found by fuzz/inact_fuzz.c (90 s run): "advance with lock in the callback: LOCKED -> EXPIRED
+    // (LOCKED_TIMEOUT) time 78294 now 79194; the model expects now 78294". The manual clock read
+    // the engine's next deadline before the callbacks of that step had run; a lock made by a
+    // callback brought the locked timeout closer, and the advance stepped past it, delivering
+    // the expiry late (at the end of the advance) instead of at its own time.
+    @Test func a_lock_made_by_a_callback_during_an_advance_expires_on_time() throws {
+        let clock = try ManualClock()
+        let box = EngineBox()
+        let recorder = Recorder()
+        let engine = try InactivityEngine(policy: smallPolicy { $0.lockedTimeoutMs = 100; $0.tickMs = 0 },
+                                          clock: .manual(clock), delivery: .host, onEvent: { e in
+            recorder.record(e)
+            if e.state == .warning { try? box.engine!.lock() }
+        })
+        box.engine = engine
+        try engine.start()
+        try clock.advance(by: 20 * second)
+        #expect(recorder.transitions == [
+            Transition(.active, .started, 0), Transition(.warning, .idle, 7 * second),
+            Transition(.locked, .manualLock, 7 * second), Transition(.expired, .lockedTimeout, 7_100),
+        ])
+        #expect(recorder.events.allSatisfy { $0.nowMs == $0.timeMs })
+        engine.close()
+    }
+}
