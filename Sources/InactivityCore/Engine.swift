@@ -150,8 +150,6 @@ public final class InactivityEngine: @unchecked Sendable {
 // MARK: - The locked path and delivery
 
 extension InactivityEngine {
-    var id: UInt64 { handle }
-    private var gatePointer: UnsafeMutablePointer<ActivityGate> { gate }
 
     /// Publishes what the activity fast path needs; the gate is closed while this runs.
     private func publishGate(_ m: SessionMachine) {
@@ -172,7 +170,7 @@ extension InactivityEngine {
         } else {
             mode = .ignore
         }
-        gatePointer.pointee.publish(mode: mode, kinds: m.policy.activityKinds, lastActivity: m.lastActivity,
+        gate.pointee.publish(mode: mode, kinds: m.policy.activityKinds, lastActivity: m.lastActivity,
                                     window: window, horizon: horizon)
     }
 
@@ -184,26 +182,26 @@ extension InactivityEngine {
         var arm: (Int64, UInt64)? = nil
         let deliver = core.withLock { c -> Bool in
             if c.closed {
-                outcome = .failure(InactivityEngine.invalidHandle(id))
+                outcome = .failure(InactivityEngine.invalidHandle(handle))
                 return false
             }
             let reading = clock.now()
             let now = reading.monotonicMs
-            let recorded = gatePointer.pointee.close()
+            let recorded = gate.pointee.close()
             if c.machine.state == .active && recorded > c.machine.lastActivity && recorded <= now {
                 c.machine.lastActivity = recorded
             }
             var events: [SessionEvent] = []
             c.machine.observe(reading)
             c.machine.evaluate(now: now)
-            c.machine.collect(now: now, engine: id, into: &events)
+            c.machine.collect(now: now, engine: handle, into: &events)
             do throws(InactivityError) {
                 outcome = .success(try body(&c.machine, reading))
             } catch {
                 outcome = .failure(error)
             }
             c.machine.evaluate(now: now)
-            c.machine.collect(now: now, engine: id, into: &events)
+            c.machine.collect(now: now, engine: handle, into: &events)
             publishGate(c.machine)
             if usesScheduler, let next = c.machine.nextWake, c.armedAt == nil || next < c.armedAt! {
                 c.armedSeq &+= 1
@@ -216,7 +214,7 @@ extension InactivityEngine {
             c.deliverer = pthread_self()
             return true
         }
-        if let (at, seq) = arm { Scheduler.shared.arm(handle: id, at: at, seq: seq) }
+        if let (at, seq) = arm { Scheduler.shared.arm(handle: handle, at: at, seq: seq) }
         if deliver { deliverQueue() }
         return try outcome!.get()
     }
@@ -262,7 +260,7 @@ extension InactivityEngine {
     /// Frees the handle, stops scheduling, finishes streams and runs `onClose` exactly once.
     private func finalize() {
         guard !finalized.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        Registry.shared.release(id)
+        Registry.shared.release(handle)
         if usesScheduler { Scheduler.shared.engineRemoved() }
         if case .manual(let manual) = clock { manual.detach(self) }
         let observers = core.withLock { c -> [(id: UInt64, observer: EventObserver)] in
@@ -315,7 +313,7 @@ extension InactivityEngine {
             c.closed = true
             // The lock-free activity path must see the close now, not when a wait for a running
             // callback is over: from here on every call answers "invalid handle".
-            gatePointer.pointee.retire()
+            gate.pointee.retire()
             if c.delivering {
                 if let d = c.deliverer, pthread_equal(d, pthread_self()) != 0 {
                     c.finalizeAfterDelivery = true
@@ -331,7 +329,7 @@ extension InactivityEngine {
             return false
         case .deferred:
             // The handle dies now; onClose runs when the callback returns.
-            Registry.shared.release(id)
+            Registry.shared.release(handle)
             return true
         case .wait:
             CloseWait.wait { core.withLock { $0.delivering } }
@@ -373,7 +371,7 @@ extension InactivityEngine {
             throw InactivityError(.invalidArgument,
                                   "kind (0x\(String(kind.rawValue, radix: 16))) must be exactly one known activity kind")
         }
-        switch gatePointer.pointee.record(kind: kind.rawValue, expectedHandle: id) {
+        switch gate.pointee.record(kind: kind.rawValue, expectedHandle: handle) {
         case .recorded, .ignored: return
         case .slow: break
         }
@@ -505,7 +503,7 @@ extension InactivityEngine {
     public func clockNow() -> ClockReading { clock.now() }
 
     private func manualClock() throws(InactivityError) -> ManualClock {
-        if isClosed { throw InactivityEngine.invalidHandle(id) }
+        if isClosed { throw InactivityEngine.invalidHandle(handle) }
         guard case .manual(let m) = clock else {
             throw InactivityError(.wrongClock, "engine uses the system clock; only a manual clock can be moved")
         }
@@ -580,11 +578,6 @@ extension InactivityEngine {
     }
 
 
-    /// Engines alive in this process.
-    public static var liveEngineCount: Int { Registry.shared.count }
-
-    /// Scheduler thread statistics: wake-ups that found nothing due and thread starts.
-    public static var schedulerIdleWakeups: UInt64 { Scheduler.shared.wakeups.load(ordering: .relaxed) }
-    public static var schedulerThreadStarts: UInt64 { Scheduler.shared.threadStarts.load(ordering: .relaxed) }
+    /// Whether the process-wide scheduler thread is running.
     public static var schedulerIsRunning: Bool { Scheduler.shared.isRunning }
 }

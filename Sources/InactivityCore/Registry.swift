@@ -110,11 +110,12 @@ final class Registry: @unchecked Sendable {
         }
     }
 
-    /// Activity by handle: the lock-free fast path, falling back to the engine's locked path.
+    /// Activity by handle (`kind` already checked by the caller): the lock-free fast path, falling
+    /// back to the engine's locked path.
     @inline(__always)
     func activity(_ handle: UInt64, kind: UInt32) throws(InactivityError) {
         let low = handle & 0xFFFF_FFFF
-        if low != 0, handle >> 32 != 0, ActivityKind(rawValue: kind).isSingleKnownKind,
+        if low != 0, handle >> 32 != 0,
            let gate = gatePointer(Int(low - 1)), gate.pointee.handle.load(ordering: .acquiring) == handle {
             switch gate.pointee.record(kind: kind, expectedHandle: handle) {
             case .recorded, .ignored: return
@@ -125,5 +126,4 @@ final class Registry: @unchecked Sendable {
         try engine.recordActivity(ActivityKind(rawValue: kind))
     }
 
-    var count: Int { table.withLock { $0.entries.count - $0.free.count } }
 }

@@ -20,7 +20,6 @@ import Bionic
 import Darwin
 #endif
 import CInactivityPlatform
-import Synchronization
 
 final class Scheduler: @unchecked Sendable {
     static let shared = Scheduler()
@@ -39,10 +38,6 @@ final class Scheduler: @unchecked Sendable {
     }
 
     private let state = Locked(State())
-    /// Wake-ups of the scheduler thread (for benchmarks: none while nothing is due).
-    let wakeups = Atomic<UInt64>(0)
-    /// Times the scheduler thread was started.
-    let threadStarts = Atomic<UInt64>(0)
 
     #if os(Linux) || os(Android)
     private let timerFD: Int32 = timerfd_create(CLOCK_BOOTTIME, Int32(TFD_CLOEXEC | TFD_NONBLOCK))
@@ -92,13 +87,11 @@ final class Scheduler: @unchecked Sendable {
         }
     }
 
-    var engineCount: Int { state.withLock { $0.engines } }
     var isRunning: Bool { state.withLock { $0.running } }
 
     // MARK: The thread
 
     private func startThread() {
-        threadStarts.add(1, ordering: .relaxed)
         var thread = pthread_t()
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)
@@ -138,7 +131,6 @@ final class Scheduler: @unchecked Sendable {
             guard let due else { return }
             if due.isEmpty {
                 sleep()
-                wakeups.add(1, ordering: .relaxed)
                 continue
             }
             for entry in due {

@@ -628,14 +628,15 @@ struct SessionMachine {
         foreground(now: now)
         normalizeWarning()
 
-        // Unknown elapsed time: never ACTIVE. LOCKED at least; EXPIRED when the wall clock went
-        // back (elapsed cannot even be estimated).
+        // Unknown elapsed time: never ACTIVE. LOCKED at least, by the clock (a lock is never
+        // attributed to a deadline judged on the wall-clock estimate), taking effect now;
+        // EXPIRED when the wall clock went back (elapsed cannot even be estimated).
         var overridden = false
         if !trusted {
             if wallWentBack && state != .expired {
                 transition(to: .expired, .untrustedClock, at: now)
                 overridden = true
-            } else if state == .active || state == .warning {
+            } else if state != .expired {
                 transition(to: .locked, .untrustedClock, at: now)
                 overridden = true
             }
@@ -648,12 +649,6 @@ struct SessionMachine {
         if !deadlineApplied && !overridden {
             changedAt = now   // restored as it was: that happens now
         }
-        // With an unknown elapsed time a lock is never attributed to a deadline judged on the
-        // wall-clock estimate: the clock is the reason.
-        if !trusted && state == .locked && reason != .untrustedClock {
-            transition(to: .locked, .untrustedClock, at: now)   // the event and locked-at agree
-        }
-        changedAt = max(changedAt, snapshotInstant)
         checkInvariants()
     }
 

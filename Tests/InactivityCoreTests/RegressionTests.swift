@@ -168,7 +168,7 @@ struct CloseRaceRegressionTests {
         race.engine = engine
         try engine.start()   // its event passes: the callback blocks only once armed
         race.armed.store(true, ordering: .releasing)
-        let handle = engine.id
+        let handle = engine.handle
         // Thread A: an input whose event blocks in the callback.
         var a = pthread_t()
         pthread_create(&a, nil, { p in
