@@ -228,7 +228,10 @@ static int reason_fits_state(int32_t state, int32_t reason) {
 static void check_event_shape(const slot *s, const inact_event *e, int64_t now) {
     if (e->size != sizeof(inact_event)) fail("event.size %u", e->size);
     if (e->engine != s->h) fail("event.engine %" PRIx64 " != %" PRIx64, e->engine, s->h);
-    if (e->reserved0 != 0) fail("event.reserved0 %d", e->reserved0);
+    if (e->state == INACT_STATE_LOCKED
+            ? e->required_auth != INACT_AUTH_BIOMETRIC && e->required_auth != INACT_AUTH_CREDENTIAL
+            : e->required_auth != INACT_AUTH_NONE)
+        fail("event.required_auth %d in %s", e->required_auth, m_state_name(e->state));
     if (e->kind != INACT_EVENT_STATE_CHANGED && e->kind != INACT_EVENT_TICK) fail("event.kind %d", e->kind);
     if (!reason_fits_state(e->state, e->reason))
         fail("event %s with reason %s", m_state_name(e->state), m_reason_name(e->reason));

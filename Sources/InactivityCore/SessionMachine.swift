@@ -19,6 +19,12 @@
 //      locked     = locked-at + locked timeout                (EXPIRED)
 //      grace end  = all windows hidden + grace                (background takes effect)
 //      tick       = idle deadline - k * tick, k >= 1          (countdown in WARNING)
+//      offline    = last server contact + offline timeout     (LOCKED)
+//      offline expiry = last server contact + offline expiry  (EXPIRED)
+//    A background that begins inside an announced expected interruption does not lock before
+//    the announcement's end (background = max(background start + timeout, announcement end)).
+//    What an unlock needs is derived too: the credential once the time since the last
+//    credential verification reached the strong-auth timeout, or while `credentialRequired`.
 //    `evaluate(now:)` applies every deadline that is due, one at a time in time order (ties:
 //    the most severe first), each at its own instant, exactly as if the process had been
 //    awake throughout. So a lock at t1 starts the locked timeout at t1, and a frozen process
@@ -39,6 +45,7 @@ enum Input: CaseIterable {
     case start, restore, activity, continueSession, lock, unlock, unlockFailed, end
     case refreshResult, background, foreground, windowShown, windowHidden
     case pushScope, popScope, acquireHold, releaseHold, setPolicy
+    case expectInterruption, deviceLocked, biometricsChanged, tokenRotated, serverContact, setCeilings
 
     /// The transition table's left half: the states in which the input is allowed.
     /// (Its effects are in `SessionMachine.apply`.)
@@ -47,10 +54,12 @@ enum Input: CaseIterable {
         case .start: [.loading, .expired]
         case .restore: [.loading]
         case .continueSession: [.warning]
+        case .expectInterruption: [.active, .warning]      // only a live session has a background timeout
         case .lock: [.active, .warning, .locked]           // LOCKED: no-op success
         case .unlock, .unlockFailed: [.locked]
         case .activity, .end, .refreshResult, .background, .foreground, .windowShown,
-             .windowHidden, .pushScope, .popScope, .acquireHold, .releaseHold, .setPolicy:
+             .windowHidden, .pushScope, .popScope, .acquireHold, .releaseHold, .setPolicy,
+             .deviceLocked, .biometricsChanged, .tokenRotated, .serverContact, .setCeilings:
             .all                                           // activity: ignored where it does not count
         }
     }
@@ -75,6 +84,12 @@ enum Input: CaseIterable {
         case .acquireHold: "acquire hold"
         case .releaseHold: "release hold"
         case .setPolicy: "set policy"
+        case .expectInterruption: "expect interruption"
+        case .deviceLocked: "device locked"
+        case .biometricsChanged: "biometrics changed"
+        case .tokenRotated: "token rotated"
+        case .serverContact: "server contact"
+        case .setCeilings: "set ceilings"
         }
     }
 }
@@ -103,7 +118,7 @@ func earliest(_ a: Int64?, _ b: Int64?) -> Int64? {
 /// The deadlines, in tie-break order: at the same instant the earlier case is applied first
 /// (most severe first), so simultaneous idle lock and absolute expiry end in EXPIRED.
 enum DeadlineKind: Int, Comparable {
-    case absolute, lockedTimeout, idleExpire, background, idleLock, graceEnd, warning, tick
+    case absolute, offlineExpiry, lockedTimeout, idleExpire, offlineLock, background, idleLock, graceEnd, warning, tick
     static func < (a: DeadlineKind, b: DeadlineKind) -> Bool { a.rawValue < b.rawValue }
 }
 
@@ -125,6 +140,20 @@ struct SessionMachine {
     var lastActivity: Int64 = 0
     private(set) var lockedAt: Int64?
     private(set) var unlockFailures: UInt32 = 0
+    /// The last credential verification (sign-in or credential unlock).
+    private(set) var lastCredentialAt: Int64?
+    /// Sticky until the next credential verification: the enrolled biometrics changed, or a
+    /// restore could not tell how long ago the credential was verified.
+    private(set) var credentialRequired = false
+    /// The last successful server contact (sign-in, a 2xx refresh, a reported online check).
+    private(set) var lastContactAt: Int64?
+    /// The newest refresh-token generation seen (0: none). A sign-in starts a new family.
+    private(set) var newestGeneration: UInt64 = 0
+    /// An announced expected interruption: a background beginning in [start, end] does not lock
+    /// before `end`. Single use; dropped when it lapses, is used, or the session leaves ACTIVE/WARNING.
+    private(set) var interruption: (start: Int64, end: Int64)?
+    /// The administrator's limits; every policy applied must be within them.
+    private(set) var ceilings = PolicyCeilings()
 
     // Background: `backgroundSince` is background in effect (activity ignored); `hiddenSince` is
     // the instant the visible-window count dropped to 0 while the grace runs.
@@ -202,7 +231,49 @@ struct SessionMachine {
         } else {
             return nil
         }
+        if d == SessionPolicy.never { return nil }
+        return interruptionCover.map { max(d, $0) } ?? d
+    }
+
+    /// The end of the announced interruption that covers the current background, if any.
+    var interruptionCover: Int64? {
+        guard let i = interruption, let b = backgroundSince ?? hiddenSince, b >= i.start, b <= i.end else { return nil }
+        return i.end
+    }
+
+    var offlineLockDeadline: Int64? {
+        guard state == .active || state == .warning, let c = lastContactAt else { return nil }
+        let d = deadline(c, plus: policy.offlineTimeoutMs)
         return d == SessionPolicy.never ? nil : d
+    }
+
+    var offlineExpiryDeadline: Int64? {
+        guard state == .active || state == .warning || state == .locked, let c = lastContactAt else { return nil }
+        let d = deadline(c, plus: policy.offlineExpiryMs)
+        return d == SessionPolicy.never ? nil : d
+    }
+
+    /// True when the offline timeout has passed: an unlock must wait for a server contact.
+    func offlineBlocked(at now: Int64) -> Bool {
+        guard let c = lastContactAt else { return false }
+        return deadline(c, plus: policy.offlineTimeoutMs) <= now
+    }
+
+    /// The instant from which a biometric no longer unlocks (the last credential verification
+    /// when one is required already); nil when a biometric is always enough.
+    var strongAuthDeadline: Int64? {
+        guard let c = lastCredentialAt else { return nil }
+        if credentialRequired { return c }
+        let d = deadline(c, plus: policy.strongAuthTimeoutMs)
+        return d == SessionPolicy.never ? nil : d
+    }
+
+    /// What an unlock needs at `now`: nothing unless LOCKED.
+    func requiredAuth(at now: Int64) -> AuthStrength {
+        guard state == .locked else { return .none }
+        if credentialRequired { return .credential }
+        if let d = strongAuthDeadline, d <= now { return .credential }
+        return .biometric
     }
 
     var lockedDeadline: Int64? {
@@ -231,6 +302,8 @@ struct SessionMachine {
             best = Deadline(time: time, kind: kind)
         }
         consider(absoluteDeadline, .absolute)
+        consider(offlineExpiryDeadline, .offlineExpiry)
+        consider(offlineLockDeadline, .offlineLock)
         consider(lockedDeadline, .lockedTimeout)
         if let d = idleDeadline { consider(d, policy.idleAction == .lock ? .idleLock : .idleExpire) }
         consider(backgroundDeadline, .background)
@@ -245,7 +318,8 @@ struct SessionMachine {
 
     /// The next lock or expiry: what a countdown shows.
     var nextLockOrExpiry: Int64? {
-        earliest(earliest(idleDeadline, absoluteDeadline), earliest(backgroundDeadline, lockedDeadline))
+        earliest(earliest(earliest(idleDeadline, absoluteDeadline), earliest(backgroundDeadline, lockedDeadline)),
+                 earliest(offlineLockDeadline, offlineExpiryDeadline))
     }
 
     func remaining(at now: Int64) -> Int64 {
@@ -269,6 +343,9 @@ struct SessionMachine {
         startedAt = shift(startedAt)
         lastActivity = shift(lastActivity)!
         lockedAt = shift(lockedAt)
+        lastCredentialAt = shift(lastCredentialAt)
+        lastContactAt = shift(lastContactAt)
+        if let i = interruption, let s = shift(i.start), let e = shift(i.end) { interruption = (s, e) }
         backgroundSince = shift(backgroundSince)
         hiddenSince = shift(hiddenSince)
         changedAt = now
@@ -300,17 +377,22 @@ struct SessionMachine {
         }
         cursor = max(cursor, now)
         normalizeWarning()
+        // An announcement that no background used by its end lapses.
+        if let i = interruption, i.end < cursor, interruptionCover == nil { interruption = nil }
         checkInvariants()
     }
 
     private func nextNonTickDeadline() -> Int64? {
-        earliest(earliest(earliest(absoluteDeadline, lockedDeadline), earliest(idleDeadline, backgroundDeadline)), graceDeadline)
+        earliest(earliest(earliest(earliest(absoluteDeadline, lockedDeadline), earliest(idleDeadline, backgroundDeadline)), graceDeadline),
+                 earliest(offlineLockDeadline, offlineExpiryDeadline))
     }
 
     private mutating func apply(_ kind: DeadlineKind, at t: Int64) {
         if kind != .graceEnd { appliedDeadline = true }
         switch kind {
         case .absolute: transition(to: .expired, .absoluteTimeout, at: t)
+        case .offlineExpiry: transition(to: .expired, .offlineExpiry, at: t)
+        case .offlineLock: transition(to: .locked, .offlineTimeout, at: t)
         case .lockedTimeout: transition(to: .expired, .lockedTimeout, at: t)
         case .idleExpire: transition(to: .expired, .idleTimeout, at: t)
         case .background: transition(to: .locked, .backgroundTimeout, at: t)
@@ -331,6 +413,7 @@ struct SessionMachine {
         changedAt = t
         pendingTick = nil
         lockedAt = newState == .locked ? t : nil
+        if newState != .active && newState != .warning { interruption = nil }
         if newState == .warning, policy.tickMs > 0, let d = idleDeadline {
             // The WARNING event itself shows the remaining time; the first tick is the next
             // multiple of the tick period below it.
@@ -359,7 +442,8 @@ struct SessionMachine {
         if state != seenState {
             events.append(SessionEvent(kind: .stateChanged, state: state, previousState: seenState,
                                        reason: reason, remainingMs: remaining(at: now),
-                                       timeMs: changedAt, nowMs: now, engine: engine))
+                                       timeMs: changedAt, nowMs: now, engine: engine,
+                                       requiredAuth: requiredAuth(at: now)))
             seenState = state
             pendingTick = nil
         } else if let tick = pendingTick {
@@ -385,6 +469,12 @@ struct SessionMachine {
         startedAt = now
         lastActivity = now
         unlockFailures = 0
+        // A sign-in verifies the credential and contacts the server, and starts a new family of
+        // refresh tokens.
+        lastCredentialAt = now
+        credentialRequired = false
+        lastContactAt = now
+        newestGeneration = 0
         transition(to: .active, .started, at: now)
     }
 
@@ -417,15 +507,44 @@ struct SessionMachine {
         transition(to: .locked, .manualLock, at: now)
     }
 
-    mutating func unlock(now: Int64) throws(InactivityError) {
+    /// Refuses a method weaker than what the lock requires (the caller checked it is a method).
+    private func requireStrength(_ method: AuthStrength, _ input: Input, now: Int64) throws(InactivityError) {
+        let needed = requiredAuth(at: now)
+        guard method >= needed else {
+            let why = credentialRequired
+                ? "the credential must be verified again (biometrics changed, or the time since the last credential verification is unknown)"
+                : "policy.strong_auth_timeout_ms (\(policy.strongAuthTimeoutMs)) has passed since the last credential verification"
+            throw InactivityError(.weakAuth, "\(input.name): method (\(method)) is weaker than the \(needed) this lock requires: \(why)")
+        }
+    }
+
+    static func checkMethod(_ method: AuthStrength) throws(InactivityError) {
+        guard method != .none else {
+            throw InactivityError(.invalidArgument, "method (0) must be INACT_AUTH_BIOMETRIC (1) or INACT_AUTH_CREDENTIAL (2)")
+        }
+    }
+
+    mutating func unlock(method: AuthStrength = .credential, now: Int64) throws(InactivityError) {
+        try SessionMachine.checkMethod(method)
         try require(.unlock)
+        if offlineBlocked(at: now) {
+            throw InactivityError(.offline,
+                                  "unlock: no successful server contact for policy.offline_timeout_ms (\(policy.offlineTimeoutMs)): report a server contact first")
+        }
+        try requireStrength(method, .unlock, now: now)
         lastActivity = now
         unlockFailures = 0
+        if method == .credential {
+            lastCredentialAt = now
+            credentialRequired = false
+        }
         transition(to: .active, .unlocked, at: now)
     }
 
-    mutating func unlockFailed(now: Int64) throws(InactivityError) -> UInt32 {
+    mutating func unlockFailed(method: AuthStrength = .credential, now: Int64) throws(InactivityError) -> UInt32 {
+        try SessionMachine.checkMethod(method)
         try require(.unlockFailed)
+        try requireStrength(method, .unlockFailed, now: now)
         unlockFailures = unlockFailures == .max ? .max : unlockFailures + 1
         if policy.maxUnlockFailures > 0 && unlockFailures >= policy.maxUnlockFailures {
             transition(to: .expired, .unlockFailures, at: now)
@@ -457,10 +576,71 @@ struct SessionMachine {
         }
     }
 
-    mutating func refreshResult(_ outcome: RefreshOutcome, now: Int64) {
-        if outcome == .revoked && state != .expired {
+    /// Applies a classified refresh that used refresh token `generation` (0: not tracked).
+    /// REVOKED for a generation older than the newest seen is a rotation race: STALE.
+    mutating func refreshResult(_ classified: RefreshOutcome, generation: UInt64 = 0, now: Int64) -> RefreshOutcome {
+        if classified == .revoked && generation != 0 && generation < newestGeneration { return .stale }
+        newestGeneration = max(newestGeneration, generation)
+        switch classified {
+        case .revoked where state != .expired:
             transition(to: .expired, .revoked, at: now)
+        case .ok:
+            serverContact(now: now)
+        default:
+            break
         }
+        return classified
+    }
+
+    /// The host stored refresh token `generation` (a rotation). Generations never go back.
+    mutating func tokenRotated(_ generation: UInt64, now: Int64) throws(InactivityError) {
+        guard generation >= newestGeneration else {
+            throw InactivityError(.invalidArgument,
+                                  "generation (\(generation)) is older than the newest generation seen (\(newestGeneration))")
+        }
+        newestGeneration = generation
+    }
+
+    /// A successful server contact. Kept in LOADING too, so that a restore right after an
+    /// online check keeps it.
+    mutating func serverContact(now: Int64) {
+        lastContactAt = max(lastContactAt ?? now, now)
+    }
+
+    /// The enrolled biometrics changed: until the next credential verification a biometric
+    /// does not unlock. Kept in LOADING too (a restore adds the snapshot's own flag).
+    mutating func biometricsChanged(now: Int64) {
+        credentialRequired = true
+    }
+
+    /// The device locked: background starts (an announced interruption no longer applies: this
+    /// is not the app's own sheet) and, per policy, the session locks at once.
+    mutating func deviceLocked(now: Int64) {
+        interruption = nil
+        background(now: now)
+        if policy.lockOnDeviceLock && (state == .active || state == .warning) {
+            transition(to: .locked, .deviceLocked, at: now)
+        }
+    }
+
+    static func checkInterruption(maxMs: Int64) throws(InactivityError) {
+        guard maxMs >= 0 else {
+            throw InactivityError(.invalidArgument, "max_ms (\(maxMs)) must be >= 0 (0 withdraws the announcement)")
+        }
+    }
+
+    /// Announces an expected interruption of at most `maxMs` from now; 0 withdraws one.
+    mutating func expectInterruption(maxMs: Int64, now: Int64) throws(InactivityError) {
+        try SessionMachine.checkInterruption(maxMs: maxMs)
+        try require(.expectInterruption)
+        guard maxMs <= policy.expectedInterruptionMaxMs else {
+            throw InactivityError(.invalidArgument,
+                                  "max_ms (\(maxMs)) must be at most policy.expected_interruption_max_ms (\(policy.expectedInterruptionMaxMs))")
+        }
+        guard backgroundSince == nil && hiddenSince == nil else {
+            throw InactivityError(.invalidState, "expect interruption is not allowed in background (announce before the sheet appears)")
+        }
+        interruption = maxMs == 0 ? nil : (now, now + maxMs)
     }
 
     mutating func background(now: Int64) {
@@ -471,6 +651,7 @@ struct SessionMachine {
     }
 
     mutating func foreground(now: Int64) {
+        if interruptionCover != nil { interruption = nil }   // used once
         if let b = backgroundSince, policy.pauseIdleInBackground, holds.isEmpty,
            state == .active || state == .warning {
             // The idle countdown stopped while in background: resume it where it was. It stopped
@@ -552,13 +733,37 @@ struct SessionMachine {
 
     mutating func setPolicy(_ newPolicy: SessionPolicy) throws(InactivityError) {
         try newPolicy.validate()
+        try ceilings.check(newPolicy)
         if let strictest = scopes.map(\.idleMs).min(), newPolicy.warningMs >= strictest {
             throw InactivityError(.invalidArgument,
                                   "policy.warning_ms (\(newPolicy.warningMs)) must be shorter than every open scope's idle timeout (\(strictest))")
         }
         policy = newPolicy
+        if let i = interruption, i.end - i.start > policy.expectedInterruptionMaxMs {
+            interruption = (i.start, i.start + policy.expectedInterruptionMaxMs)   // the new cap binds at once
+        }
         if state == .warning && policy.tickMs > 0, let d = idleDeadline {
             tickIndex = ceilDiv(d - cursor, policy.tickMs)
+        }
+    }
+
+    /// Sets the administrator's limits and makes the current policy as strict as them.
+    /// Refused (nothing changes) when the tightened policy is invalid.
+    mutating func setCeilings(_ newCeilings: PolicyCeilings) throws(InactivityError) {
+        try newCeilings.validate()
+        let tightened = newCeilings.tighten(policy)
+        do throws(InactivityError) {
+            try tightened.validate()
+        } catch {
+            throw InactivityError(.invalidArgument, "ceilings: the current policy made as strict as them is invalid: \(error.message)")
+        }
+        let saved = ceilings
+        ceilings = newCeilings
+        do throws(InactivityError) {
+            try setPolicy(tightened)
+        } catch {
+            ceilings = saved
+            throw error
         }
     }
 
@@ -573,12 +778,16 @@ struct SessionMachine {
         let live = state == .active || state == .warning
         let activity = live ? (holds.isEmpty ? lastActivity : max(lastActivity, clock.monotonicMs))
             : (startedAt ?? clock.monotonicMs)
+        let start = startedAt ?? clock.monotonicMs
+        func sessionTime(_ t: Int64?) -> Int64 { min(max(t ?? start, start), clock.monotonicMs) }
         return Snapshot(state: state, reason: reason, unlockFailures: unlockFailures,
-                        startedAt: startedAt ?? clock.monotonicMs,
+                        startedAt: start,
                         lastActivity: activity,
                         backgroundSince: backgroundSince ?? hiddenSince,
                         lockedAt: lockedAt,
-                        bootID: clock.bootID, monotonicMs: clock.monotonicMs, wallMs: clock.wallMs)
+                        bootID: clock.bootID, monotonicMs: clock.monotonicMs, wallMs: clock.wallMs,
+                        lastCredentialAt: sessionTime(lastCredentialAt), credentialRequired: credentialRequired,
+                        lastContactAt: sessionTime(lastContactAt), newestGeneration: newestGeneration)
     }
 
     /// Restores `s` (already decoded and checked) at `clock` (DESIGN.md section 4).
@@ -609,6 +818,13 @@ struct SessionMachine {
         startedAt = map(s.startedAt)
         lastActivity = map(s.lastActivity)
         unlockFailures = s.unlockFailures
+        // What the host reported in LOADING (an online check, a biometrics change, a rotation)
+        // adds to what the snapshot kept.
+        lastCredentialAt = map(s.lastCredentialAt)
+        credentialRequired = credentialRequired || s.credentialRequired
+        lastContactAt = max(map(s.lastContactAt), lastContactAt ?? .min)
+        newestGeneration = max(newestGeneration, s.newestGeneration)
+        interruption = nil
         // The time since the snapshot counts as background time: nothing was on screen.
         backgroundSince = map(s.backgroundSince ?? s.monotonicMs)
         hiddenSince = nil
@@ -640,6 +856,14 @@ struct SessionMachine {
                 transition(to: .locked, .untrustedClock, at: now)
                 overridden = true
             }
+            // How long ago the credential was verified is only estimated: when the policy limits
+            // it, the next unlock needs the credential.
+            if policy.strongAuthTimeoutMs != SessionPolicy.never { credentialRequired = true }
+        }
+        // A policy that locks on every restart: LOCKED at least, whatever the elapsed time.
+        if policy.lockOnRestart && (state == .active || state == .warning) {
+            transition(to: .locked, .restart, at: now)
+            overridden = true
         }
         // The reason of the deadline that caused the outcome, else RESTORED (also for a restore
         // that lands inside the warning window or returns to ACTIVE).

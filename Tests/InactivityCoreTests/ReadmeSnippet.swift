@@ -11,7 +11,7 @@ import Testing
     try engine.recordActivity(.touchDown)
     try engine.enterBackground()
     let bytes = try engine.snapshot()
-    #expect(bytes.count == 80)
+    #expect(bytes.count == 104)
     engine.close()
     for await _ in engine.events() {}
 

@@ -43,7 +43,11 @@ enum class Reason(val code: Int) {
     LOGOUT(15),
     REVOKED(16),
     PASSWORD_CHANGED(17),
-    RESTORE_FAILED(18);
+    RESTORE_FAILED(18),
+    DEVICE_LOCKED(19),
+    OFFLINE_TIMEOUT(20),
+    OFFLINE_EXPIRY(21),
+    RESTART(22);
 
     companion object {
         private val byCode = entries.associateBy { it.code }
@@ -97,6 +101,28 @@ enum class Preset(val code: Int) {
     NIST_AAL3(2),
     PCI_DSS(3),
     BANKING(4),
+    /** EU PSD2 RTS 2018/389 art. 4(3)(b) and (d): 5 min idle, 5 failed attempts. */
+    PSD2(5),
+    /** Modelled on Microsoft Intune app protection defaults. */
+    ENTERPRISE(6),
+}
+
+/**
+ * The strength of a user verification (inact_auth): what an unlock needs
+ * ([InactivityEngine.requiredAuth]) and which method verified the user. CREDENTIAL > BIOMETRIC.
+ */
+enum class AuthStrength(val code: Int) {
+    /** Nothing is required: the session is not LOCKED. */
+    NONE(0),
+    /** A biometric is enough (or the credential). */
+    BIOMETRIC(1),
+    /** The credential (PIN, password) is required. */
+    CREDENTIAL(2);
+
+    companion object {
+        internal fun of(code: Int): AuthStrength =
+            entries.firstOrNull { it.code == code } ?: throw InactivityException.unknownValue("auth strength", code)
+    }
 }
 
 /** How a token refresh was classified (inact_refresh_outcome). */
@@ -108,7 +134,9 @@ enum class RefreshOutcome(val code: Int) {
     /** 401, or 400 with invalid_grant: the session is now EXPIRED (REVOKED). */
     REVOKED(2),
     /** Any other status: nothing changed; retrying will not help. */
-    FAILED(3);
+    FAILED(3),
+    /** REVOKED for a refresh token older than the newest generation seen: a rotation race; nothing changed. */
+    STALE(4);
 
     companion object {
         internal fun of(code: Int): RefreshOutcome =
@@ -159,6 +187,9 @@ enum class Status(val code: Int) {
     SNAPSHOT_INVALID(-12),
     LIMIT(-13),
     INTERNAL(-14),
+    WEAK_AUTH(-15),
+    OFFLINE(-16),
+    CEILING(-17),
 
     /** A code this binding does not know (a newer library). */
     UNKNOWN(Int.MIN_VALUE);
