@@ -29,7 +29,14 @@ let package = Package(
             exclude: ["exports.map"],
             linkerSettings: [
                 // Export inact_* and nothing else.
-                .unsafeFlags(["-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/InactivityCABI/exports.map"])
+                .unsafeFlags(["-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/InactivityCABI/exports.map"]),
+                // The SONAME carries the ABI major version (INACT_VERSION_MAJOR): programs record
+                // libinactivity.so.1, so the loader never binds them to an incompatible major.
+                // scripts/install lays down .so.1.0.0, .so.1 and .so; scripts/soname-link adds
+                // the .so.1 name beside a build tree's product. Android installs only lib*.so
+                // files from an APK, so there the SONAME is the file name.
+                .unsafeFlags(["-Xlinker", "-soname", "-Xlinker", "libinactivity.so.1"], .when(platforms: [.linux])),
+                .unsafeFlags(["-Xlinker", "-soname", "-Xlinker", "libinactivity.so"], .when(platforms: [.android])),
             ]
         ),
         .executableTarget(name: "inactivity-demo", dependencies: ["InactivityCore"]),
