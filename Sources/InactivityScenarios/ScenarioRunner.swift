@@ -65,8 +65,10 @@ public struct TimelineEntry: Sendable {
     public enum Kind: Sendable {
         /// A step of the scenario ran (an input, a process or device event, a note, a check).
         case step(Step, StepOutcome)
-        /// The engine delivered an event (a state change or a countdown tick).
-        case event(SessionEvent)
+        /// The engine delivered an event (a state change or a countdown tick): inside the call
+        /// of an engine input (`byInput`), or while time ran between steps (a deadline fired,
+        /// or the engine caught up after a freeze).
+        case event(SessionEvent, byInput: Bool)
     }
 
     /// Scenario time when it happened (for an event: when it was delivered).
@@ -89,6 +91,10 @@ public struct StepOutcome: Sendable {
     public var snapshotBytes: Int?
     /// `expect`: nil when it held, else what was found instead.
     public var problem: String?
+    /// After the step, whether the engine was in background, and since when (scenario time,
+    /// which is earlier than the step after a window grace); nil when no app runs.
+    public var inBackground: Bool?
+    public var backgroundSinceMs: Int64?
 }
 
 public final class ScenarioRunner {
@@ -116,6 +122,8 @@ public final class ScenarioRunner {
     private var ticksSinceChange = 0
     private var eventsSinceCheck = 0
     private var lastChangeMs: Int64?
+    /// An engine input's call and its printing are under way (for TimelineEntry.byInput).
+    private var inInput = false
 
     public init(_ scenario: Scenario, options: RunOptions = RunOptions(), emit: @escaping (String) -> Void) {
         self.scenario = scenario
@@ -136,6 +144,13 @@ public final class ScenarioRunner {
     }
 
     private func record(_ step: Step, _ outcome: StepOutcome = StepOutcome()) {
+        var outcome = outcome
+        // Every deadline due by now has been delivered (time runs deadline by deadline and
+        // every input evaluates), so this query delivers nothing and changes no output.
+        if let engine, let info = try? engine.info() {
+            outcome.inBackground = info.inBackground
+            if info.backgroundSinceMs != SessionPolicy.never { outcome.backgroundSinceMs = info.backgroundSinceMs + offsetMs }
+        }
         result.timeline.entries.append(TimelineEntry(timeMs: nowMs, effectiveMs: nowMs, kind: .step(step, outcome)))
     }
 
@@ -219,6 +234,8 @@ public final class ScenarioRunner {
     /// An engine input: call it, compare any error with the expected one, print the result.
     private func input(_ step: Step) {
         guard let engine else { return }   // the parser guarantees a running app
+        inInput = true
+        defer { inInput = false }
         var note: String? = nil
         var failure: InactivityError? = nil
         var outcome = StepOutcome()
@@ -415,7 +432,7 @@ public final class ScenarioRunner {
         eventsSinceCheck += events.count
         for e in events {
             result.timeline.entries.append(TimelineEntry(timeMs: e.nowMs + offsetMs, effectiveMs: e.timeMs + offsetMs,
-                                                         kind: .event(e)))
+                                                         kind: .event(e, byInput: inInput)))
             switch e.kind {
             case .stateChanged:
                 ticksSinceChange = 0

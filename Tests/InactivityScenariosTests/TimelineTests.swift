@@ -34,7 +34,7 @@ struct TimelineTests {
             r.timeline.entries.map { entry in
                 switch entry.kind {
                 case .step(let s, let o): "\(entry.timeMs) step \(s.line) \(o.error?.code.rawValue ?? 0) \(o.problem ?? "")"
-                case .event(let e): "\(entry.timeMs) \(entry.effectiveMs) \(e.kind) \(e.state) \(e.reason)"
+                case .event(let e, let byInput): "\(entry.timeMs) \(entry.effectiveMs) \(e.kind) \(e.state) \(e.reason) \(byInput)"
                 }
             }
         }
@@ -54,15 +54,28 @@ struct TimelineTests {
         """
         let (_, result, _) = try Self.run(text)
         let changes = result.timeline.entries.compactMap { entry -> TimelineEntry? in
-            if case .event(let e) = entry.kind, e.kind == .stateChanged { return entry }
+            if case .event(let e, _) = entry.kind, e.kind == .stateChanged { return entry }
             return nil
         }
         // ACTIVE (start), then LOCKED background-timeout delivered at 6:00 but effective at 1:30.
         let locked = try #require(changes.last)
-        guard case .event(let e) = locked.kind else { return }
+        guard case .event(let e, let byInput) = locked.kind else { return }
         #expect(e.state == .locked && e.reason == .backgroundTimeout)
         #expect(locked.timeMs == 6 * 60_000)
         #expect(locked.effectiveMs == 90_000)
+        // Nothing ran during the freeze: the first call after it (the foreground) delivers it.
+        #expect(byInput)
+    }
+
+    @Test func events_tell_a_deadline_from_an_input() throws {
+        let (_, result, _) = try Self.run(DemoScenario.text)
+        let changes = result.timeline.entries.compactMap { entry -> (Int64, SessionState, Bool)? in
+            if case .event(let e, let byInput) = entry.kind, e.kind == .stateChanged { return (entry.timeMs, e.state, byInput) }
+            return nil
+        }
+        // WARNING at 3:40 is the idle deadline; ACTIVE at 3:52 is the Continue.
+        #expect(changes.contains { $0 == (220_000, .warning, false) })
+        #expect(changes.contains { $0 == (232_000, .active, true) })
     }
 
     @Test func outcomes_of_inputs_and_checks_are_recorded() throws {
