@@ -32,7 +32,12 @@ let package = Package(
                 .unsafeFlags(["-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/InactivityCABI/exports.map"])
             ]
         ),
-        .executableTarget(name: "inactivity-demo", dependencies: ["InactivityCore"]),
+        // The scenario language: parser, runner on the manual clock, and the recorded timeline.
+        // Shared by the demo, its tests and the conformance runners. Foundation is allowed
+        // here (it is not the core).
+        .target(name: "InactivityScenarios", dependencies: ["InactivityCore"]),
+        .executableTarget(name: "inactivity-demo", dependencies: ["InactivityCore", "InactivityScenarios"]),
         .testTarget(name: "InactivityCoreTests", dependencies: ["InactivityCore", "InactivityAsync"]),
+        .testTarget(name: "InactivityScenariosTests", dependencies: ["InactivityCore", "InactivityScenarios"]),
     ]
 )
