@@ -148,7 +148,11 @@ def test_close_from_another_thread_ends_iteration_after_every_event() -> None:
     async def main() -> List[State]:
         engine = AsyncEngine(TEST_POLICY, clock=ManualClock())
         engine.start()
-        worker = threading.Thread(target=lambda: (engine.lock(), engine.close()))
+        def lock_and_close() -> None:
+            engine.lock()
+            engine.close()
+
+        worker = threading.Thread(target=lock_and_close)
         worker.start()
         worker.join()
         return [event.state async for event in engine]
