@@ -39,7 +39,11 @@ let package = Package(
                              .when(platforms: [.linux, .android]))
             ]
         ),
-        .executableTarget(name: "inactivity-demo", dependencies: ["InactivityCore"]),
+        // The scenario language: parser, runner on the manual clock, and the recorded timeline.
+        // Shared by the demo, its tests and the conformance runners. Foundation is allowed
+        // here (it is not the core).
+        .target(name: "InactivityScenarios", dependencies: ["InactivityCore"]),
+        .executableTarget(name: "inactivity-demo", dependencies: ["InactivityCore", "InactivityScenarios"]),
         // Which Apple platform signals become which engine inputs, the per-scene window count,
         // the cover and once-only presentation rules: no Apple SDK needed, tested everywhere.
         .target(name: "InactivityAppleMapping", dependencies: ["InactivityCore"]),
@@ -48,6 +52,7 @@ let package = Package(
         // module is empty.
         .target(name: "InactivityApple", dependencies: ["InactivityAppleMapping", "InactivityCore"]),
         .testTarget(name: "InactivityCoreTests", dependencies: ["InactivityCore", "InactivityAsync"]),
+        .testTarget(name: "InactivityScenariosTests", dependencies: ["InactivityCore", "InactivityScenarios"]),
         .testTarget(name: "InactivityAppleMappingTests", dependencies: ["InactivityAppleMapping", "InactivityCore"]),
     ]
 )
