@@ -462,6 +462,7 @@ extension InactivityEngine {
 
     /// Ends the session with `.logout`, `.revoked` or `.passwordChanged`.
     public func end(reason: Reason = .logout) throws(InactivityError) {
+        try SessionMachine.checkEndReason(reason)   // a bad argument fails before any evaluation
         try perform { m, r throws(InactivityError) in try m.end(reason, now: r.monotonicMs) }
     }
 

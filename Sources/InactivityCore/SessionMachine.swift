@@ -552,11 +552,15 @@ struct SessionMachine {
         return unlockFailures
     }
 
-    mutating func end(_ endReason: Reason, now: Int64) throws(InactivityError) {
+    static func checkEndReason(_ endReason: Reason) throws(InactivityError) {
         guard [.logout, .revoked, .passwordChanged].contains(endReason) else {
             throw InactivityError(.invalidArgument,
                                   "reason (\(endReason.rawValue)) must be LOGOUT, REVOKED or PASSWORD_CHANGED")
         }
+    }
+
+    mutating func end(_ endReason: Reason, now: Int64) throws(InactivityError) {
+        try SessionMachine.checkEndReason(endReason)
         if state == .expired { return }
         transition(to: .expired, endReason, at: now)
     }
