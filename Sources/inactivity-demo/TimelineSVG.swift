@@ -267,7 +267,6 @@ struct TimelineSVG {
         let combByLane = Dictionary(grouping: marks.filter(isComb), by: \.mark.lane)
         let lanes = Lane.allCases.filter { clustersByLane[$0] != nil || combByLane[$0] != nil }
 
-        var y = 0.0
         var body = SVGText()
 
         // Title, policy, result.
@@ -276,9 +275,9 @@ struct TimelineSVG {
         body.text("policy \(scenario.policyLabel): \(PolicyText.summary(scenario.policy))", x: 16, y: 45, size: Layout.font, fill: Palette.slate)
         let verdict = result.passed ? "\(result.checksPassed) expectations met"
             : "\(result.failures.count) FAILED, \(result.checksPassed) met"
-        y = 60
 
         // Lanes.
+        var y = 60.0
         var laneTop: [Lane: Double] = [:]
         var laneHeight: [Lane: Double] = [:]
         for lane in lanes {
@@ -490,6 +489,7 @@ struct TimelineSVG {
             if s.compressed { continue }
             body.raw("<line x1=\"\(f(left + s.x0))\" y1=\"\(f(axisY))\" x2=\"\(f(left + s.x1 + (s.endMs == endMs ? tail - 8 : 0)))\" y2=\"\(f(axisY))\" stroke=\"\(Palette.slate)\" stroke-width=\"1\"/>")
         }
+        body.text("time", x: left - 10, y: axisY + 4, size: Layout.small, fill: Palette.grey, anchor: "end")
         // Segment ends first (they say where a break lands), then round times.
         axisLabel(0, strong: true)
         for s in scale.segments where s.compressed { axisLabel(s.endMs, strong: true) }
@@ -634,8 +634,22 @@ struct TimelineSVG {
             return failed > 0 ? "\(failed) FAILED" : ""
         }
         if first.step.isRepeat { return "" }
-        let text = cluster.filter { !$0.step.isRepeat }.map(short).joined(separator: ", ")
-        return text
+        let items = cluster.filter { !$0.step.isRepeat }
+        // Several of one command: counted ("refresh ×8: ok, retry ×4, failed ×2, refused").
+        let words = Set(items.map { $0.step.text.prefix { $0 != " " } })
+        if items.count > 2, words.count == 1, let word = words.first {
+            var text = "\(word) ×\(items.count)"
+            var outcomes: [(String, Int)] = []
+            for item in items {
+                let name = item.outcome.refresh.map(Names.refreshOutcome) ?? (item.outcome.error != nil ? "refused" : nil)
+                guard let name else { continue }
+                if let i = outcomes.firstIndex(where: { $0.0 == name }) { outcomes[i].1 += 1 } else { outcomes.append((name, 1)) }
+            }
+            if !outcomes.isEmpty { text += ": " + outcomes.map { $0.1 > 1 ? "\($0.0) ×\($0.1)" : $0.0 }.joined(separator: ", ") }
+            if let n = items.last?.outcome.unlockFailures { text += " (\(n) in a row)" }
+            return text
+        }
+        return items.map(short).joined(separator: ", ")
     }
 
     /// A step as written, with what it returned, for labels.
