@@ -25,13 +25,6 @@
 // After every wake the thread reads the continuous clock (SystemClock) to decide what is due,
 // so a wait that ends early or late only costs a loop turn or a delay, never a wrong decision.
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Bionic)
-import Bionic
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import CInactivityPlatform
 
 final class Scheduler: @unchecked Sendable {

@@ -552,7 +552,7 @@ struct SessionMachine {
 
     mutating func setPolicy(_ newPolicy: SessionPolicy) throws(InactivityError) {
         try newPolicy.validate()
-        if let strictest = scopes.map(\.idleMs).min(), newPolicy.warningMs >= strictest {
+        if let strictest = scopes.map({ $0.idleMs }).min(), newPolicy.warningMs >= strictest {
             throw InactivityError(.invalidArgument,
                                   "policy.warning_ms (\(newPolicy.warningMs)) must be shorter than every open scope's idle timeout (\(strictest))")
         }
