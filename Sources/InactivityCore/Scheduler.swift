@@ -144,7 +144,7 @@ final class Scheduler: @unchecked Sendable {
     }
 }
 
-/// The error of a failed system call: which call, and errno's name and text.
+/// The error of a failed system call: which call, and errno's text and number.
 private func systemError(_ call: String, _ code: Int32) -> InactivityError {
     InactivityError(.system, "scheduler thread: \(call) failed: \(String(cString: strerror(code))) (errno \(code))")
 }
@@ -161,16 +161,16 @@ private final class Waiter {
     func prepare() throws(InactivityError) {
         if timerFD >= 0 { return }
         let timer = timerfd_create(CLOCK_BOOTTIME, Int32(TFD_CLOEXEC | TFD_NONBLOCK))
-        guard timer >= 0 else { throw systemError("timerfd_create(CLOCK_BOOTTIME)", errno) }
+        guard timer >= 0 else { throw systemError("timerfd_create(CLOCK_BOOTTIME)", inactivity_errno()) }
         var disarmed = itimerspec()
         guard timerfd_settime(timer, Int32(TFD_TIMER_ABSTIME), &disarmed, nil) == 0 else {
-            let code = errno
+            let code = inactivity_errno()
             close(timer)
             throw systemError("timerfd_settime", code)
         }
         let wake = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
         guard wake >= 0 else {
-            let code = errno
+            let code = inactivity_errno()
             close(timer)
             throw systemError("eventfd", code)
         }
