@@ -28,7 +28,7 @@ final class Screen {
 @Suite("Cover rule")
 struct CoverRuleTests {
     @Test func covers_while_loading_whatever_the_phase() {
-        for phase in ScenePhase.allCases { #expect(CoverRule.covers(.loading, phase: phase)) }
+        for phase in SceneActivation.allCases { #expect(CoverRule.covers(.loading, phase: phase)) }
     }
 
     @Test func covers_session_content_whenever_the_scene_is_not_active() {
@@ -40,7 +40,7 @@ struct CoverRuleTests {
     }
 
     @Test func never_covers_the_lock_screen() {
-        for phase in ScenePhase.allCases { #expect(!CoverRule.covers(.locked, phase: phase)) }
+        for phase in SceneActivation.allCases { #expect(!CoverRule.covers(.locked, phase: phase)) }
     }
 
     @Test func a_cold_start_is_covered_until_the_restore_has_decided() throws {
