@@ -7,7 +7,9 @@
 // thread-local message.
 
 import CInactivity
-import InactivityCore
+#if !hasFeature(Embedded)
+import InactivityCore  // the Embedded build compiles the core and these shims as one module
+#endif
 
 // MARK: - Conversions
 

@@ -1,13 +1,7 @@
 // Time. The engine decides only on a monotonic clock that counts deep sleep and cannot be set
 // (DESIGN.md section 3). The wall clock and the boot id are read only to judge a snapshot.
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Bionic)
-import Bionic
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import CInactivityPlatform
 import Synchronization
 
 /// One reading of an engine's clock.
@@ -56,7 +50,7 @@ public enum SystemClock {
     public static let bootID: UInt64 = {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         func mix(_ byte: UInt8) { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        let fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY)
+        let fd = inactivity_open_read_only("/proc/sys/kernel/random/boot_id")
         if fd >= 0 {
             var buffer = [UInt8](repeating: 0, count: 64)
             let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, 64) }
@@ -80,7 +74,10 @@ public enum SystemClock {
 /// Advancing it delivers every due event of every engine that uses it, inside the call.
 public final class ManualClock: Sendable {
     private let reading: Locked<ClockReading>
-    private let engines = Locked<[WeakEngine]>([])
+    /// The attached engines, by handle: the clock never keeps an engine alive, and a closed
+    /// engine's handle no longer resolves (the registry is the one place that maps handles to
+    /// engines, in both builds).
+    private let engines = Locked<[UInt64]>([])
 
     /// - Parameters: monotonicMs >= 0; bootID != 0.
     public init(monotonicMs: Int64 = 0, wallMs: Int64 = 1_700_000_000_000, bootID: UInt64 = 1) throws(InactivityError) {
@@ -105,7 +102,7 @@ public final class ManualClock: Sendable {
         let target = try checkedTarget(ms, "ms")
         while true {
             let current = now().monotonicMs
-            let attached = engines.withLock { $0.compactMap(\.engine) }
+            let attached = attachedEngines()
             // Deliver everything due now. Callbacks may make inputs (a lock at the WARNING), which
             // can bring a deadline closer, so the next step is read only afterwards.
             for engine in attached { engine.timerFired() }
@@ -113,7 +110,7 @@ public final class ManualClock: Sendable {
             move(by: max(next, current + 1) - current)
         }
         move(by: target - now().monotonicMs)
-        for engine in engines.withLock({ $0.compactMap(\.engine) }) { engine.timerFired() }
+        for engine in attachedEngines() { engine.timerFired() }
     }
 
     /// Moves time forward by `ms` (>= 0) as for a frozen or suspended process: nothing is
@@ -174,21 +171,19 @@ public final class ManualClock: Sendable {
         }
     }
 
-    func attach(_ engine: InactivityEngine) {
-        engines.withLock { list in
-            list.removeAll { $0.engine == nil }
-            list.append(WeakEngine(engine: engine))
-        }
+    func attach(_ handle: UInt64) {
+        engines.withLock { $0.append(handle) }
     }
 
-    func detach(_ engine: InactivityEngine) {
-        engines.withLock { list in list.removeAll { $0.engine == nil || $0.engine === engine } }
+    /// Called by every engine's finalize (close or deinit), so the list holds live engines only.
+    func detach(_ handle: UInt64) {
+        engines.withLock { list in list.removeAll { $0 == handle } }
     }
 
-}
-
-struct WeakEngine: @unchecked Sendable {
-    weak var engine: InactivityEngine?
+    /// The live attached engines, resolved outside this clock's lock.
+    private func attachedEngines() -> [InactivityEngine] {
+        engines.withLock { $0 }.compactMap { Registry.shared.lookup($0) }
+    }
 }
 
 /// Which clock an engine reads.

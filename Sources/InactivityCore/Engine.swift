@@ -14,13 +14,7 @@
 //   callback takes effect when the callback returns; from another thread it waits for the
 //   running callback to return, after which no callback of this engine runs again.
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Bionic)
-import Bionic
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import CInactivityPlatform
 import Synchronization
 
 public final class InactivityEngine: @unchecked Sendable {
@@ -83,7 +77,9 @@ public final class InactivityEngine: @unchecked Sendable {
         var nextObserver: UInt64 = 1
     }
 
-    /// Creates an engine in LOADING.
+    #if !hasFeature(Embedded)
+    /// Creates an engine in LOADING, owned by its Swift references: dropping the last one closes it.
+    /// (Not in the Embedded build, which has no weak references: see Registry.Entry.)
     /// - Parameters:
     ///   - onEvent: receives every event (see the class notes for threading).
     ///   - onClose: runs exactly once, when the engine is closed (or deinitialized).
@@ -94,6 +90,7 @@ public final class InactivityEngine: @unchecked Sendable {
         try self.init(policy: policy, clock: clock, delivery: delivery, onEvent: onEvent, onClose: onClose,
                       ownedByHandle: false)
     }
+    #endif
 
     /// Creates an engine that lives until `close()` whatever references remain, for hosts that
     /// hold its handle rather than the object (the C ABI). Returns the handle.
@@ -123,7 +120,7 @@ public final class InactivityEngine: @unchecked Sendable {
             throw error
         }
         core.withLock { c in publishGate(c.machine) }
-        if case .manual(let manual) = clock { manual.attach(self) }
+        if case .manual(let manual) = clock { manual.attach(handle) }
         if usesScheduler { Scheduler.shared.engineAdded() }
     }
 
@@ -244,7 +241,7 @@ extension InactivityEngine {
         guard !finalized.exchange(true, ordering: .acquiringAndReleasing) else { return }
         Registry.shared.release(handle)
         if usesScheduler { Scheduler.shared.engineRemoved() }
-        if case .manual(let manual) = clock { manual.detach(self) }
+        if case .manual(let manual) = clock { manual.detach(handle) }
         let observers = core.withLock { c -> [(id: UInt64, observer: EventObserver)] in
             let o = c.observers
             c.observers = []

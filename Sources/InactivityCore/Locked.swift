@@ -5,13 +5,7 @@
 // suite under `--sanitize=thread` becomes unreadable. pthread mutexes are intercepted by every
 // sanitizer and cost the same uncontended. One allocation holds the value and the mutex.
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Bionic)
-import Bionic
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import CInactivityPlatform
 
 final class LockedStorage<Value>: ManagedBuffer<Value, pthread_mutex_t> {
     deinit {

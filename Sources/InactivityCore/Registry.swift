@@ -17,8 +17,13 @@ final class Registry: @unchecked Sendable {
         var generation: UInt32 = 1
         /// The engine while its handle is owned by a C host (destroyed explicitly).
         var strong: InactivityEngine?
+        #if !hasFeature(Embedded)
         /// The engine while it lives (Swift hosts drop it like any object).
         weak var weak: InactivityEngine?
+        #endif
+        // Embedded Swift has no weak references. The Embedded build is the C library, whose
+        // hosts own engines by handle, so there every engine is `strong` until `release`, and
+        // engines owned by their Swift references (the only users of `weak`) do not exist there.
     }
 
     private struct Table {
@@ -64,11 +69,15 @@ final class Registry: @unchecked Sendable {
                 }
                 t.entries.append(Entry())
             }
+            #if hasFeature(Embedded)
+            t.entries[index].strong = engine   // see Entry: ownedByHandle is always true here
+            #else
             if ownedByHandle {
                 t.entries[index].strong = engine   // no weak reference: no side table either
             } else {
                 t.entries[index].weak = engine
             }
+            #endif
             let handle = UInt64(t.entries[index].generation) << 32 | UInt64(index + 1)
             let gate = gatePointer(index)!
             gate.pointee.open(handle: handle, now: now)
@@ -85,7 +94,9 @@ final class Registry: @unchecked Sendable {
             gatePointer(i)!.pointee.retire()
             let s = t.entries[i].strong
             t.entries[i].strong = nil
+            #if !hasFeature(Embedded)
             t.entries[i].weak = nil
+            #endif
             t.entries[i].generation = t.entries[i].generation == .max ? 1 : t.entries[i].generation + 1
             t.free.append(UInt32(i))
             return s
@@ -106,7 +117,11 @@ final class Registry: @unchecked Sendable {
     func lookup(_ handle: UInt64) -> InactivityEngine? {
         table.withLock { t in
             guard let i = index(of: handle, in: t) else { return nil }
+            #if hasFeature(Embedded)
+            return t.entries[i].strong
+            #else
             return t.entries[i].strong ?? t.entries[i].weak
+            #endif
         }
     }
 

@@ -12,13 +12,6 @@
 // the engine re-arms at the new deadline. A stale entry (superseded by an earlier arm) is
 // recognized by its sequence number.
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Bionic)
-import Bionic
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import CInactivityPlatform
 
 final class Scheduler: @unchecked Sendable {

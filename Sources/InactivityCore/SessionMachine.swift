@@ -744,7 +744,7 @@ struct SessionMachine {
         assertValid(newPolicy)
         guard try admits(.setPolicy) else { return }
         // Against the open scopes: a check of the session, not of the value alone.
-        if let strictest = scopes.map(\.idleMs).min(), newPolicy.warningMs >= strictest {
+        if let strictest = scopes.map({ $0.idleMs }).min(), newPolicy.warningMs >= strictest {
             throw InactivityError(.invalidArgument,
                                   "policy.warning_ms (\(newPolicy.warningMs)) must be shorter than every open scope's idle timeout (\(strictest))")
         }

@@ -8,6 +8,7 @@
 
 import Foundation
 import InactivityCore
+import InactivityScenarios
 
 #if canImport(Glibc)
 import Glibc

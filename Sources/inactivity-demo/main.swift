@@ -8,6 +8,7 @@
 
 import Foundation
 import InactivityCore
+import InactivityScenarios
 
 enum Exit {
     static let ok: Int32 = 0

@@ -1,5 +1,8 @@
-/* System headers that the Swift core needs and that the Glibc module does not expose
- * (timerfd). No code lives here. */
+/* The C library as the Swift core sees it. Every libc declaration the core and the shims use
+ * comes through this one header, in both builds: the normal build (where these headers belong
+ * to the toolchain's Glibc/Darwin modules) and the Embedded Swift build of the C library, which
+ * has no Glibc overlay. The only code here is a static inline wrapper for a variadic function
+ * Swift cannot call. */
 #ifndef INACTIVITY_PLATFORM_H
 #define INACTIVITY_PLATFORM_H
 #if defined(__linux__) && !defined(_GNU_SOURCE)
@@ -8,7 +11,16 @@
 #if defined(__linux__)
 #include <sys/timerfd.h>
 #endif
+#include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <time.h>
+#include <unistd.h>
+
+/* open(2) is variadic, which Swift imports only through an overlay; read-only needs no mode. */
+static inline int inactivity_open_read_only(const char *path) {
+    return open(path, O_RDONLY | O_CLOEXEC);
+}
 #endif

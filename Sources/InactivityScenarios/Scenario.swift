@@ -1,36 +1,37 @@
 // A scenario: an initial policy and a list of timed steps (inputs, process events, checks).
 // The text format is documented in docs/scenarios.md; ScenarioParser reads it and
-// ScenarioRunner plays it on a manual clock.
+// ScenarioRunner plays it on a manual clock. Everything here is public so that the demo, its
+// tests and the conformance runners of the bindings read the same parsed steps (exact times).
 
 import InactivityCore
 
-struct Scenario {
-    var name: String?
+public struct Scenario: Sendable {
+    public var name: String?
     /// Where the text came from, for messages ("scenarios/banking.scenario" or "built-in demo").
-    var source: String
-    var policy: SessionPolicy
+    public var source: String
+    public var policy: SessionPolicy
     /// How the policy was written: the preset's name, plus "+ overrides" when `set` lines follow.
-    var policyLabel: String
+    public var policyLabel: String
     /// In time order (ties keep source order).
-    var steps: [Step]
+    public var steps: [Step]
 }
 
-struct Step {
+public struct Step: Sendable {
     /// Scenario time (ms since the scenario began).
-    var timeMs: Int64
+    public var timeMs: Int64
     /// 1-based line in the source text.
-    var line: Int
-    var command: Command
+    public var line: Int
+    public var command: Command
     /// The text of the command as written (for the timeline), without the time prefix.
-    var text: String
+    public var text: String
     /// An error this input must fail with (`expect error ...` on the next line), and that line.
-    var expectedError: (code: InactivityError.Code, line: Int)?
+    public var expectedError: (code: InactivityError.Code, line: Int)?
     /// A later occurrence of a repeated line (`every ... until ...`): printed only when
     /// something happens.
-    var isRepeat = false
+    public var isRepeat = false
 }
 
-enum Command {
+public enum Command: Sendable {
     // Engine inputs.
     case start
     case activity(ActivityKind)
@@ -62,7 +63,7 @@ enum Command {
     case expect(Expectation)
 
     /// True for the calls that go to the engine (and may fail with a status).
-    var isEngineInput: Bool {
+    public var isEngineInput: Bool {
         switch self {
         case .save, .kill, .launch, .reboot, .wallJump, .freeze, .note, .expect: false
         default: true
@@ -70,7 +71,7 @@ enum Command {
     }
 }
 
-enum Expectation {
+public enum Expectation: Sendable {
     /// The state, optionally the reason, optionally the instant of the last state change.
     case state(SessionState, Reason?, sinceMs: Int64?)
     /// Milliseconds to the next lock or expiry (SessionPolicy.never for none).
@@ -88,49 +89,54 @@ enum Expectation {
 }
 
 /// A scenario that cannot be run: a one-line message with the line it applies to.
-struct ScenarioError: Error, CustomStringConvertible {
-    var line: Int?
-    var message: String
+public struct ScenarioError: Error, CustomStringConvertible {
+    public var line: Int?
+    public var message: String
 
-    var description: String { line.map { "line \($0): \(message)" } ?? message }
+    public init(line: Int?, message: String) {
+        self.line = line
+        self.message = message
+    }
+
+    public var description: String { line.map { "line \($0): \(message)" } ?? message }
 }
 
 // MARK: - Names used in scenario files and in the timeline
 
-enum Names {
-    static let presets: [(String, SessionPolicy.Preset)] = [
+public enum Names {
+    public static let presets: [(String, SessionPolicy.Preset)] = [
         ("default", .default), ("nist-aal2", .nistAAL2), ("nist-aal3", .nistAAL3),
         ("pci-dss", .pciDSS), ("banking", .banking),
     ]
 
-    static let activityKinds: [(String, ActivityKind)] = [
+    public static let activityKinds: [(String, ActivityKind)] = [
         ("touch-down", .touchDown), ("touch-up", .touchUp), ("touch-move", .touchMove),
         ("key", .key), ("scroll", .scroll), ("pointer", .pointer), ("programmatic", .programmatic),
     ]
 
-    static let refreshOutcomes: [(String, RefreshOutcome)] = [
+    public static let refreshOutcomes: [(String, RefreshOutcome)] = [
         ("ok", .ok), ("retry", .retry), ("revoked", .revoked), ("failed", .failed),
     ]
 
-    static let endReasons: [(String, Reason)] = [
+    public static let endReasons: [(String, Reason)] = [
         ("logout", .logout), ("revoked", .revoked), ("password-changed", .passwordChanged),
     ]
 
-    static func state(_ text: String) -> SessionState? {
+    public static func state(_ text: String) -> SessionState? {
         SessionState.allCases.first { $0.description == text.uppercased() }
     }
 
     /// Reasons are written as the core prints them: `idle-timeout`, `manual-lock`, ...
-    static func reason(_ text: String) -> Reason? {
+    public static func reason(_ text: String) -> Reason? {
         Reason.allCases.first { $0.description == text.lowercased() }
     }
 
-    static func errorCode(_ text: String) -> InactivityError.Code? {
+    public static func errorCode(_ text: String) -> InactivityError.Code? {
         InactivityError.Code.allCases.first { errorCodeName($0) == text.lowercased() }
     }
 
     /// `invalidState` -> `invalid-state`.
-    static func errorCodeName(_ code: InactivityError.Code) -> String {
+    public static func errorCodeName(_ code: InactivityError.Code) -> String {
         var out = ""
         for ch in "\(code)" {
             if ch.isUppercase { out += "-" + ch.lowercased() } else { out.append(ch) }
@@ -138,13 +144,13 @@ enum Names {
         return out
     }
 
-    static func refreshOutcome(_ outcome: RefreshOutcome) -> String {
+    public static func refreshOutcome(_ outcome: RefreshOutcome) -> String {
         refreshOutcomes.first { $0.1 == outcome }!.0
     }
 
-    static func preset(_ preset: SessionPolicy.Preset) -> String {
+    public static func preset(_ preset: SessionPolicy.Preset) -> String {
         presets.first { $0.1 == preset }!.0
     }
 
-    static func list(_ names: [String]) -> String { names.joined(separator: ", ") }
+    public static func list(_ names: [String]) -> String { names.joined(separator: ", ") }
 }

@@ -6,16 +6,16 @@
 import Foundation
 import InactivityCore
 
-enum ScenarioParser {
+public enum ScenarioParser {
     /// The commands, for the "unknown command" message.
-    static let commandNames = [
+    public static let commandNames = [
         "start", "activity", "continue", "lock", "unlock", "unlock-failed", "end", "refresh",
         "background", "foreground", "window-shown", "window-hidden", "push-scope", "pop-scope",
         "hold", "release", "policy", "set", "save", "kill", "launch", "restore", "reboot",
         "wall-jump", "freeze", "note", "expect",
     ]
 
-    static func parse(_ text: String, source: String) throws(ScenarioError) -> Scenario {
+    public static func parse(_ text: String, source: String) throws(ScenarioError) -> Scenario {
         var state = ParseState()
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         for (index, raw) in lines.enumerated() {
@@ -28,9 +28,9 @@ enum ScenarioParser {
 }
 
 /// What other modes share with the parser.
-enum ScenarioParserSupport {
+public enum ScenarioParserSupport {
     /// Applies `[FIELD, VALUE]` as a `set` line would; returns the field's name.
-    static func applySet(_ args: [String], to policy: inout SessionPolicy) throws(ScenarioError) -> String {
+    public static func applySet(_ args: [String], to policy: inout SessionPolicy) throws(ScenarioError) -> String {
         try ParseState.applySet(args, to: &policy, line: 0)
     }
 }

@@ -2,8 +2,8 @@
 // It is written in the scenario format (docs/scenarios.md) and checks itself: every `expect`
 // below must hold, or the demo exits 1.
 
-enum DemoScenario {
-    static let text = """
+public enum DemoScenario {
+    public static let text = """
     name A banking app, one working day of a session (built-in demo)
     policy banking
     set tick 5s                     # a 5 s countdown tick keeps the timeline short

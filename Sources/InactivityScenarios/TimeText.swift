@@ -3,11 +3,11 @@
 
 import InactivityCore
 
-enum TimeText {
+public enum TimeText {
     /// Parses a duration: a sum of `<n>h`, `<n>m`, `<n>s`, `<n>ms` parts (`1h30m`, `90s`,
     /// `500ms`, `2m30s`), a clock time (`15:00` = 15 min, `1:02:03`, `0:05.250`), or `never`
     /// when `allowNever`. A leading `-` is accepted when `allowNegative`.
-    static func parseDuration(_ text: String, allowNever: Bool = false, allowNegative: Bool = false) -> Int64? {
+    public static func parseDuration(_ text: String, allowNever: Bool = false, allowNegative: Bool = false) -> Int64? {
         if text == "never" { return allowNever ? SessionPolicy.never : nil }
         var body = Substring(text)
         var sign: Int64 = 1
@@ -69,7 +69,7 @@ enum TimeText {
     }
 
     /// A timeline instant: `h:mm:ss`, and `.mmm` only when it is not a whole second.
-    static func clock(_ ms: Int64) -> String {
+    public static func clock(_ ms: Int64) -> String {
         let sign = ms < 0 ? "-" : ""
         let v = ms.magnitude
         let h = v / 3_600_000, m = v / 60_000 % 60, s = v / 1000 % 60, f = v % 1000
@@ -79,7 +79,7 @@ enum TimeText {
 
     /// A remaining time: `m:ss` under an hour, `h:mm:ss` above, `.mmm` only when needed;
     /// `never` for SessionPolicy.never.
-    static func remaining(_ ms: Int64) -> String {
+    public static func remaining(_ ms: Int64) -> String {
         if ms == SessionPolicy.never { return "never" }
         let v = ms.magnitude
         let h = v / 3_600_000, m = v / 60_000 % 60, s = v / 1000 % 60, f = v % 1000
@@ -89,7 +89,7 @@ enum TimeText {
     }
 
     /// A duration as it would be written in a scenario file: `5m`, `1h30m`, `750ms`, `never`.
-    static func duration(_ ms: Int64) -> String {
+    public static func duration(_ ms: Int64) -> String {
         if ms == SessionPolicy.never { return "never" }
         if ms == 0 { return "0s" }
         var v = ms.magnitude

@@ -2,10 +2,10 @@
 
 import InactivityCore
 
-enum PolicyText {
+public enum PolicyText {
     /// Every settable field: name, the kind of value it takes, and how to apply it.
     /// The names are the C fields without `_ms`, in kebab case.
-    static let fields: [(name: String, value: String, apply: @Sendable (inout SessionPolicy, String) -> Bool)] = [
+    public static let fields: [(name: String, value: String, apply: @Sendable (inout SessionPolicy, String) -> Bool)] = [
         ("idle-timeout", "a duration or never", { p, v in set(&p.idleTimeoutMs, v, never: true) }),
         ("warning", "a duration (0s = no warning)", { p, v in set(&p.warningMs, v, never: false) }),
         ("idle-action", "lock or expire", { p, v in
@@ -37,7 +37,7 @@ enum PolicyText {
 
     /// The C field name that a validation message names, mapped back to the scenario's name
     /// (so that an invalid policy can be blamed on the line that set that field).
-    static func field(inValidationMessage message: String) -> String? {
+    public static func field(inValidationMessage message: String) -> String? {
         let cNames = [
             ("policy.idle_timeout_ms", "idle-timeout"), ("policy.warning_ms", "warning"),
             ("policy.background_timeout_ms", "background-timeout"),
@@ -64,7 +64,7 @@ enum PolicyText {
         return true
     }
 
-    static func activityKinds(_ text: String) -> ActivityKind? {
+    public static func activityKinds(_ text: String) -> ActivityKind? {
         if text == "user" { return .user }
         if text == "all" { return .all }
         var kinds: ActivityKind = []
@@ -76,7 +76,7 @@ enum PolicyText {
     }
 
     /// "idle 5m (warning 30s, tick 1s, lock), background 30s, absolute 8h, locked 15m, 5 unlock failures"
-    static func summary(_ p: SessionPolicy) -> String {
+    public static func summary(_ p: SessionPolicy) -> String {
         let d = TimeText.duration
         var idle = "idle \(d(p.idleTimeoutMs)) -> \(p.idleAction == .lock ? "lock" : "expire")"
         var details: [String] = []

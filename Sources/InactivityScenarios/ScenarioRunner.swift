@@ -13,12 +13,14 @@ import Synchronization
 
 /// Events arrive on the calling thread inside each engine call (manual clock), and are
 /// collected here until the runner prints them.
-final class EventInbox: Sendable {
+public final class EventInbox: Sendable {
     private let events = Mutex<[SessionEvent]>([])
 
-    func push(_ event: SessionEvent) { events.withLock { $0.append(event) } }
+    public init() {}
 
-    func drain() -> [SessionEvent] {
+    public func push(_ event: SessionEvent) { events.withLock { $0.append(event) } }
+
+    public func drain() -> [SessionEvent] {
         events.withLock { list in
             defer { list.removeAll() }
             return list
@@ -26,25 +28,78 @@ final class EventInbox: Sendable {
     }
 }
 
-struct RunOptions {
+public struct RunOptions: Sendable {
     /// Print each expectation as it is checked (scenario files), or only failed ones (the demo).
-    var showChecks = true
+    public var showChecks = true
     /// Print countdown ticks.
-    var showTicks = true
+    public var showTicks = true
     /// Print nothing but failures and the summary.
-    var quiet = false
+    public var quiet = false
+
+    public init(showChecks: Bool = true, showTicks: Bool = true, quiet: Bool = false) {
+        self.showChecks = showChecks
+        self.showTicks = showTicks
+        self.quiet = quiet
+    }
 }
 
-struct RunResult {
-    var checksPassed = 0
+public struct RunResult: Sendable {
+    public var checksPassed = 0
     /// (line, message) for each failed expectation or unexpected engine error.
-    var failures: [(line: Int, message: String)] = []
-    var passed: Bool { failures.isEmpty }
+    public var failures: [(line: Int, message: String)] = []
+    public var passed: Bool { failures.isEmpty }
+    /// Everything the run did, in order, whatever the print options were.
+    public var timeline = Timeline()
 }
 
-final class ScenarioRunner {
-    let scenario: Scenario
-    let options: RunOptions
+/// What a run did, in scenario time: every step as it was executed and every event the engine
+/// delivered, in the order they happened. The text timeline is one rendering of it, the SVG
+/// another; a conformance runner can compare its own run with it.
+public struct Timeline: Sendable {
+    public var entries: [TimelineEntry] = []
+    /// Scenario time when the last step had run.
+    public var endMs: Int64 = 0
+}
+
+public struct TimelineEntry: Sendable {
+    public enum Kind: Sendable {
+        /// A step of the scenario ran (an input, a process or device event, a note, a check).
+        case step(Step, StepOutcome)
+        /// The engine delivered an event (a state change or a countdown tick): inside the call
+        /// of an engine input (`byInput`), or while time ran between steps (a deadline fired,
+        /// or the engine caught up after a freeze).
+        case event(SessionEvent, byInput: Bool)
+    }
+
+    /// Scenario time when it happened (for an event: when it was delivered).
+    public var timeMs: Int64
+    /// For an event, when it took effect in scenario time: earlier than `timeMs` when the
+    /// engine caught up after a freeze. For a step, `timeMs`.
+    public var effectiveMs: Int64
+    public var kind: Kind
+}
+
+/// What one step returned.
+public struct StepOutcome: Sendable {
+    /// The error an engine input failed with (expected or not); nil when it succeeded.
+    public var error: InactivityError?
+    /// `refresh`: what the engine made of the result.
+    public var refresh: RefreshOutcome?
+    /// `unlock-failed`: the failures in a row, as the engine counts them.
+    public var unlockFailures: UInt32?
+    /// `save`: the size of the snapshot.
+    public var snapshotBytes: Int?
+    /// `expect`: nil when it held, else what was found instead.
+    public var problem: String?
+    /// After the step, whether the engine was in background, and since when (scenario time,
+    /// which is earlier than the step after a window grace); nil when no app runs.
+    public var inBackground: Bool?
+    public var backgroundSinceMs: Int64?
+}
+
+public final class ScenarioRunner {
+    public let scenario: Scenario
+    public let options: RunOptions
     private let emit: (String) -> Void
     private var result = RunResult()
 
@@ -67,22 +122,36 @@ final class ScenarioRunner {
     private var ticksSinceChange = 0
     private var eventsSinceCheck = 0
     private var lastChangeMs: Int64?
+    /// An engine input's call and its printing are under way (for TimelineEntry.byInput).
+    private var inInput = false
 
-    init(_ scenario: Scenario, options: RunOptions = RunOptions(), emit: @escaping (String) -> Void) {
+    public init(_ scenario: Scenario, options: RunOptions = RunOptions(), emit: @escaping (String) -> Void) {
         self.scenario = scenario
         self.options = options
         self.emit = emit
         self.policy = scenario.policy
     }
 
-    func run() -> RunResult {
+    public func run() -> RunResult {
         printHeader()
         launchEngine()
         for step in scenario.steps {
             advance(to: step.timeMs, line: step.line)
             execute(step)
         }
+        result.timeline.endMs = nowMs
         return result
+    }
+
+    private func record(_ step: Step, _ outcome: StepOutcome = StepOutcome()) {
+        var outcome = outcome
+        // Every deadline due by now has been delivered (time runs deadline by deadline and
+        // every input evaluates), so this query delivers nothing and changes no output.
+        if let engine, let info = try? engine.info() {
+            outcome.inBackground = info.inBackground
+            if info.backgroundSinceMs != SessionPolicy.never { outcome.backgroundSinceMs = info.backgroundSinceMs + offsetMs }
+        }
+        result.timeline.entries.append(TimelineEntry(timeMs: nowMs, effectiveMs: nowMs, kind: .step(step, outcome)))
     }
 
     // MARK: Time
@@ -112,12 +181,14 @@ final class ScenarioRunner {
     private func execute(_ step: Step) {
         switch step.command {
         case .note(let text):
+            record(step)
             if !text.isEmpty && !options.quiet { emit(ScenarioRunner.timeColumn(nowMs) + "-- " + text) }
         case .expect(let expectation):
             check(expectation, step: step)
         case .save:
             if let bytes = query(step.line, { try engine!.snapshot() }) {
                 savedSnapshot = bytes
+                record(step, StepOutcome(snapshotBytes: bytes.count))
                 printInput(step, [], note: "snapshot of \(bytes.count) bytes stored")
             }
         case .kill:
@@ -127,15 +198,18 @@ final class ScenarioRunner {
             clock = nil
             scopes = [:]
             holds = [:]
+            record(step)
             printInput(step, [], note: "the process dies")
         case .launch:
             launchEngine()
+            record(step)
             printInput(step, [], note: "cold start: a new engine")
         case .reboot:
             deviceClock.bootID = deviceClock.bootID &* 0x9E37_79B9_7F4A_7C15 &+ 0x6A09_E667
             if deviceClock.bootID == 0 { deviceClock.bootID = 1 }
             deviceClock.monotonicMs = 0
             offsetMs = nowMs
+            record(step)
             printInput(step, [], note: "new boot id; the monotonic clock restarts")
         case .wallJump(let ms):
             if let engine {
@@ -143,8 +217,10 @@ final class ScenarioRunner {
             } else {
                 deviceClock.wallMs += ms
             }
+            record(step)
             printInput(step, [], note: "only the wall clock moves")
         case .freeze(let ms):
+            record(step)
             if !options.quiet { emit(row(nowMs, "> " + step.text, note: "suspended: no timer runs")) }
             // Nothing runs while suspended: the next input (or the next timer) catches up.
             call(step.line) { try engine!.freezeClock(forMs: ms) }
@@ -158,8 +234,11 @@ final class ScenarioRunner {
     /// An engine input: call it, compare any error with the expected one, print the result.
     private func input(_ step: Step) {
         guard let engine else { return }   // the parser guarantees a running app
+        inInput = true
+        defer { inInput = false }
         var note: String? = nil
         var failure: InactivityError? = nil
+        var outcome = StepOutcome()
         do throws(InactivityError) {
             switch step.command {
             case .start: try engine.start()
@@ -169,12 +248,14 @@ final class ScenarioRunner {
             case .unlock: try engine.unlock()
             case .unlockFailed:
                 let n = try engine.unlockFailed()
+                outcome.unlockFailures = n
                 note = "\(n) in a row"
             case .end(let reason): try engine.end(reason: reason)
             case .refresh(let status, let oauthError):
-                let outcome = try engine.refreshResult(httpStatus: status, oauthError: oauthError)
-                lastRefresh = outcome
-                note = "=> \(Names.refreshOutcome(outcome))"
+                let refreshed = try engine.refreshResult(httpStatus: status, oauthError: oauthError)
+                lastRefresh = refreshed
+                outcome.refresh = refreshed
+                note = "=> \(Names.refreshOutcome(refreshed))"
             case .background: try engine.enterBackground()
             case .foreground: try engine.enterForeground()
             case .windowShown: try engine.windowShown()
@@ -216,6 +297,8 @@ final class ScenarioRunner {
         case (nil, let expected?):
             fail(expected.line, "expected '\(step.text)' (line \(step.line)) to fail with \(Names.errorCodeName(expected.code)), but it succeeded")
         }
+        outcome.error = failure
+        record(step, outcome)
         printInput(step, events, note: note)
     }
 
@@ -264,6 +347,7 @@ final class ScenarioRunner {
             problem = eventsSinceCheck == n ? nil : "got \(eventsSinceCheck)"
         }
         eventsSinceCheck = 0
+        record(step, StepOutcome(problem: problem))
         if let problem {
             fail(step.line, "at \(TimeText.clock(nowMs)): \(step.text): \(problem)")
             if !options.quiet { emit(row(nowMs, "  " + step.text, note: "FAILED: \(problem)")) }
@@ -347,6 +431,8 @@ final class ScenarioRunner {
     private func recordEvents(_ events: [SessionEvent]) {
         eventsSinceCheck += events.count
         for e in events {
+            result.timeline.entries.append(TimelineEntry(timeMs: e.nowMs + offsetMs, effectiveMs: e.timeMs + offsetMs,
+                                                         kind: .event(e, byInput: inInput)))
             switch e.kind {
             case .stateChanged:
                 ticksSinceChange = 0
@@ -381,7 +467,8 @@ final class ScenarioRunner {
     }
 }
 
+// Column padding for the text timelines (this runner's and the demo's live mode).
 extension String {
-    func leftPad(_ width: Int) -> String { count >= width ? self : String(repeating: " ", count: width - count) + self }
-    func rightPad(_ width: Int) -> String { count >= width ? self : self + String(repeating: " ", count: width - count) }
+    package func leftPad(_ width: Int) -> String { count >= width ? self : String(repeating: " ", count: width - count) + self }
+    package func rightPad(_ width: Int) -> String { count >= width ? self : self + String(repeating: " ", count: width - count) }
 }
