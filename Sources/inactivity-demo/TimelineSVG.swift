@@ -52,7 +52,8 @@ struct TimelineSVG {
     let notes: [(timeMs: Int64, text: String)]
     let endMs: Int64
 
-    init(scenario: Scenario, result: RunResult) {
+    /// `showTicks: false` (the demo's --no-ticks) leaves the ticks out, as from the text.
+    init(scenario: Scenario, result: RunResult, showTicks: Bool = true) {
         self.scenario = scenario
         self.result = result
         let timeline = result.timeline
@@ -107,7 +108,7 @@ struct TimelineSVG {
                                                   state: event.state, reason: event.reason))
                     }
                 case .tick:
-                    ticks.append(entry.timeMs)
+                    if showTicks { ticks.append(entry.timeMs) }
                 }
             }
         }
