@@ -36,7 +36,14 @@ let package = Package(
                 // Export inact_* and nothing else.
                 // GNU ld / lld only: Apple's linker has no version scripts.
                 .unsafeFlags(["-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/InactivityCABI/exports.map"],
-                             .when(platforms: [.linux, .android]))
+                             .when(platforms: [.linux, .android])),
+                // The SONAME carries the ABI major version (INACT_VERSION_MAJOR): programs record
+                // libinactivity.so.1, so the loader never binds them to an incompatible major.
+                // scripts/install lays down .so.1.0.0, .so.1 and .so; scripts/soname-link adds
+                // the .so.1 name beside a build tree's product. Android installs only lib*.so
+                // files from an APK, so there the SONAME is the file name.
+                .unsafeFlags(["-Xlinker", "-soname", "-Xlinker", "libinactivity.so.1"], .when(platforms: [.linux])),
+                .unsafeFlags(["-Xlinker", "-soname", "-Xlinker", "libinactivity.so"], .when(platforms: [.android])),
             ]
         ),
         // The scenario language: parser, runner on the manual clock, and the recorded timeline.
@@ -44,6 +51,9 @@ let package = Package(
         // here (it is not the core).
         .target(name: "InactivityScenarios", dependencies: ["InactivityCore"]),
         .executableTarget(name: "inactivity-demo", dependencies: ["InactivityCore", "InactivityScenarios"]),
+        // The conformance suite's scenario compiler (scenario -> flat op list) and its Swift
+        // runner; the C, Python and Kotlin runners are in conformance/ and bindings/kotlin-jni.
+        .executableTarget(name: "inactivity-conformance", dependencies: ["InactivityCore", "InactivityScenarios"]),
         // Which Apple platform signals become which engine inputs, the per-scene window count,
         // the cover and once-only presentation rules: no Apple SDK needed, tested everywhere.
         .target(name: "InactivityAppleMapping", dependencies: ["InactivityCore"]),
