@@ -32,7 +32,7 @@ final class Scheduler: @unchecked Sendable {
 
     private let state = Locked(State())
 
-    #if os(Linux) || os(Android)
+    #if os(Linux) || os(Android) || INACTIVITY_LINUX
     private let timerFD: Int32 = timerfd_create(CLOCK_BOOTTIME, Int32(TFD_CLOEXEC | TFD_NONBLOCK))
     #else
     private let waitMutex: UnsafeMutablePointer<pthread_mutex_t>
@@ -41,7 +41,7 @@ final class Scheduler: @unchecked Sendable {
     #endif
 
     private init() {
-        #if !(os(Linux) || os(Android))
+        #if !(os(Linux) || os(Android) || INACTIVITY_LINUX)
         waitMutex = .allocate(capacity: 1)
         pthread_mutex_init(waitMutex, nil)
         waitCondition = .allocate(capacity: 1)
@@ -100,7 +100,7 @@ final class Scheduler: @unchecked Sendable {
     }
 
     private func run() {
-        #if os(Linux)
+        #if os(Linux) || INACTIVITY_LINUX
         _ = pthread_setname_np(pthread_self(), "inactivity")   // visible in top -H, /proc/<pid>/task
         #endif
         while true {
@@ -134,7 +134,7 @@ final class Scheduler: @unchecked Sendable {
 
     // MARK: Waiting
 
-    #if os(Linux) || os(Android)
+    #if os(Linux) || os(Android) || INACTIVITY_LINUX
     /// Sets the timerfd to `at` (absolute CLOCK_BOOTTIME ms), to fire at once, or disarms it.
     private func setTimer(_ at: Int64?, immediately: Bool) {
         var spec = itimerspec()
