@@ -4,6 +4,9 @@ import PackageDescription
 
 let package = Package(
     name: "Inactivity",
+    // Apple: the core's Mutex and Atomic (Synchronization) need macOS 15 / iOS 18. Elsewhere
+    // this list is ignored.
+    platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         // The engine for Swift hosts (`import InactivityCore`; `import InactivityAsync` adds
         // `engine.events()`, an AsyncStream).
@@ -11,6 +14,8 @@ let package = Package(
         // libinactivity.so: the C ABI declared in include/inactivity.h.
         .library(name: "inactivity", type: .dynamic, targets: ["InactivityCABI"]),
         .executable(name: "inactivity-demo", targets: ["inactivity-demo"]),
+        // Apple hosts: the UIKit / SwiftUI adapter (`import InactivityApple`).
+        .library(name: "InactivityApple", targets: ["InactivityApple", "InactivityAppleMapping"]),
     ],
     targets: [
         // The session state machine, policy, clocks and scheduler. Pure Swift, no Foundation.
@@ -29,7 +34,16 @@ let package = Package(
             exclude: ["exports.map"],
             linkerSettings: [
                 // Export inact_* and nothing else.
-                .unsafeFlags(["-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/InactivityCABI/exports.map"])
+                // GNU ld / lld only: Apple's linker has no version scripts.
+                .unsafeFlags(["-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/InactivityCABI/exports.map"],
+                             .when(platforms: [.linux, .android])),
+                // The SONAME carries the ABI major version (INACT_VERSION_MAJOR): programs record
+                // libinactivity.so.1, so the loader never binds them to an incompatible major.
+                // scripts/install lays down .so.1.0.0, .so.1 and .so; scripts/soname-link adds
+                // the .so.1 name beside a build tree's product. Android installs only lib*.so
+                // files from an APK, so there the SONAME is the file name.
+                .unsafeFlags(["-Xlinker", "-soname", "-Xlinker", "libinactivity.so.1"], .when(platforms: [.linux])),
+                .unsafeFlags(["-Xlinker", "-soname", "-Xlinker", "libinactivity.so"], .when(platforms: [.android])),
             ]
         ),
         // The scenario language: parser, runner on the manual clock, and the recorded timeline.
@@ -37,7 +51,18 @@ let package = Package(
         // here (it is not the core).
         .target(name: "InactivityScenarios", dependencies: ["InactivityCore"]),
         .executableTarget(name: "inactivity-demo", dependencies: ["InactivityCore", "InactivityScenarios"]),
+        // The conformance suite's scenario compiler (scenario -> flat op list) and its Swift
+        // runner; the C, Python and Kotlin runners are in conformance/ and bindings/kotlin-jni.
+        .executableTarget(name: "inactivity-conformance", dependencies: ["InactivityCore", "InactivityScenarios"]),
+        // Which Apple platform signals become which engine inputs, the per-scene window count,
+        // the cover and once-only presentation rules: no Apple SDK needed, tested everywhere.
+        .target(name: "InactivityAppleMapping", dependencies: ["InactivityCore"]),
+        // The UIKit / SwiftUI adapter over the mapping. Its files compile only where UIKit and
+        // SwiftUI exist (the Apple workflow builds it for the iOS simulator); elsewhere the
+        // module is empty.
+        .target(name: "InactivityApple", dependencies: ["InactivityAppleMapping", "InactivityCore"]),
         .testTarget(name: "InactivityCoreTests", dependencies: ["InactivityCore", "InactivityAsync"]),
         .testTarget(name: "InactivityScenariosTests", dependencies: ["InactivityCore", "InactivityScenarios"]),
+        .testTarget(name: "InactivityAppleMappingTests", dependencies: ["InactivityAppleMapping", "InactivityCore"]),
     ]
 )

@@ -2,6 +2,7 @@
 //
 //   inactivity-demo                       the built-in demo on a manual clock (about a second)
 //   inactivity-demo --scenario FILE       run a scenario file; exit 1 if an expectation fails
+//   ... --svg OUT.svg                      also draw the run as a picture (TimelineSVG.swift)
 //   inactivity-demo --live [--preset P] [--set FIELD=VALUE]...   the real clock in a terminal
 //
 // Exit codes: 0 success, 1 an expectation failed, 2 bad input (usage, file, scenario text).
@@ -17,8 +18,8 @@ enum Exit {
 }
 
 let usage = """
-    usage: inactivity-demo [--no-ticks] [--quiet]
-           inactivity-demo --scenario FILE [--no-ticks] [--quiet]
+    usage: inactivity-demo [--no-ticks] [--quiet] [--svg OUT.svg]
+           inactivity-demo --scenario FILE [--no-ticks] [--quiet] [--svg OUT.svg]
            inactivity-demo --check FILE...
            inactivity-demo --live [--preset NAME] [--set FIELD=VALUE]...
 
@@ -31,6 +32,8 @@ let usage = """
       --set FIELD=VALUE change one policy field for --live (as 'set' in a scenario: idle-timeout=1m)
       --no-ticks        leave countdown ticks out of the timeline
       --quiet           print only failures and the summary
+      --svg OUT.svg     also write the run as one self-contained SVG picture (a band per
+                        state, the inputs, deadlines, ticks, background; see docs/scenarios.md)
       --help            this text
     """
 
@@ -55,6 +58,7 @@ struct Arguments {
     var options = RunOptions()
     var preset: String?
     var sets: [String] = []
+    var svgPath: String?
 
     static func parse(_ args: [String]) -> Arguments {
         var result = Arguments()
@@ -87,6 +91,7 @@ struct Arguments {
             case "--set": result.sets.append(value(arg))
             case "--no-ticks": result.options.showTicks = false
             case "--quiet": result.options.quiet = true
+            case "--svg": result.svgPath = value(arg)
             default:
                 badInput(arg.hasPrefix("-") ? "unknown option '\(arg)' (see --help)" : "unexpected argument '\(arg)' (see --help)")
             }
@@ -94,6 +99,10 @@ struct Arguments {
         }
         if case .live = result.mode {} else if result.preset != nil || !result.sets.isEmpty {
             badInput("--preset and --set apply to --live only")
+        }
+        switch result.mode {
+        case .demo, .scenario: break
+        case .check, .live: if result.svgPath != nil { badInput("--svg applies to the built-in demo and --scenario only") }
         }
         return result
     }
@@ -116,10 +125,19 @@ func loadScenario(_ path: String) -> Scenario {
     }
 }
 
-/// Plays a scenario, prints the timeline and a summary; returns the exit code.
-func play(_ scenario: Scenario, options: RunOptions, label: String) -> Int32 {
+/// Plays a scenario, prints the timeline and a summary, writes the picture if asked; returns
+/// the exit code. The picture is written whether or not the expectations held (it shows them).
+func play(_ scenario: Scenario, options: RunOptions, label: String, svgPath: String?) -> Int32 {
     let runner = ScenarioRunner(scenario, options: options) { standardOutput($0) }
     let result = runner.run()
+    if let svgPath {
+        let svg = TimelineSVG(scenario: scenario, result: result).render()
+        do {
+            try svg.write(toFile: svgPath, atomically: true, encoding: .utf8)
+        } catch {
+            badInput("--svg \(svgPath): cannot write the file (\(error.localizedDescription))")
+        }
+    }
     if !options.quiet { standardOutput("") }
     if result.passed {
         standardOutput("\(label): \(result.checksPassed) expectations met")
@@ -143,9 +161,9 @@ case .demo:
     }
     var options = arguments.options
     options.showChecks = false
-    exit(play(scenario, options: options, label: "demo"))
+    exit(play(scenario, options: options, label: "demo", svgPath: arguments.svgPath))
 case .scenario(let path):
-    exit(play(loadScenario(path), options: arguments.options, label: path))
+    exit(play(loadScenario(path), options: arguments.options, label: path, svgPath: arguments.svgPath))
 case .check(let paths):
     for path in paths {
         let s = loadScenario(path)

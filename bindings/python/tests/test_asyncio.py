@@ -121,3 +121,40 @@ def test_inputs_from_another_thread_are_delivered_on_the_loop() -> None:
 def test_needs_a_running_loop() -> None:
     with pytest.raises(RuntimeError):
         AsyncEngine()
+
+
+def test_events_keep_the_library_order_across_threads() -> None:
+    # An event produced on a worker thread reaches the loop through call_soon_threadsafe; one
+    # produced on the loop thread right after it must not overtake it. The worker is joined
+    # while the loop is blocked, so its hand-over cannot have run when the loop-thread input
+    # delivers its own event.
+    async def main() -> List[State]:
+        async with AsyncEngine(TEST_POLICY, clock=ManualClock()) as engine:
+            engine.start()
+            worker = threading.Thread(target=engine.lock)  # LOCKED, produced off the loop
+            worker.start()
+            worker.join()
+            engine.unlock()  # ACTIVE (UNLOCKED), produced on the loop thread
+            other = threading.Thread(target=engine.end)  # EXPIRED, off the loop again
+            other.start()
+            other.join()
+            events = [await next_event(engine) for _ in range(4)]
+            return [e.state for e in events]
+
+    assert asyncio.run(main()) == [State.ACTIVE, State.LOCKED, State.ACTIVE, State.EXPIRED]
+
+
+def test_close_from_another_thread_ends_iteration_after_every_event() -> None:
+    async def main() -> List[State]:
+        engine = AsyncEngine(TEST_POLICY, clock=ManualClock())
+        engine.start()
+        def lock_and_close() -> None:
+            engine.lock()
+            engine.close()
+
+        worker = threading.Thread(target=lock_and_close)
+        worker.start()
+        worker.join()
+        return [event.state async for event in engine]
+
+    assert asyncio.run(main()) == [State.ACTIVE, State.LOCKED]

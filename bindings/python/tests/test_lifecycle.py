@@ -49,8 +49,21 @@ def test_close_is_idempotent_and_the_handle_dies() -> None:
 def test_context_manager_closes() -> None:
     with Engine(TEST_POLICY, clock=ManualClock()) as engine:
         engine.start()
-        assert "ACTIVE" in repr(engine)
+        assert "open" in repr(engine)
     assert engine.closed
+
+
+def test_repr_delivers_no_callback() -> None:
+    # A frozen process wakes past its idle deadline: the next query catches up with LOCKED.
+    # repr (a debugger, a log line) must not be that query.
+    recorder = Recorder()
+    with Engine(TEST_POLICY, on_event=recorder, clock=ManualClock()) as engine:
+        engine.start()
+        engine.freeze(120)
+        assert repr(engine) == f"<Engine {engine.handle:#x} open>"
+        assert [e.state for e in recorder.events] == [State.ACTIVE]
+        assert engine.state() is State.LOCKED  # the catch-up is still there for a real query
+        assert [e.state for e in recorder.events] == [State.ACTIVE, State.LOCKED]
 
 
 def test_every_method_raises_after_close() -> None:

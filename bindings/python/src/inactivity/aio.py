@@ -11,7 +11,10 @@ put on a queue that ``async for`` reads::
             ...
 
 Calls made from the loop thread re-arm the timer at once; calls from other threads are
-allowed and hand the re-arm to the loop (``call_soon_threadsafe``). As the design asks, the
+allowed and hand the re-arm to the loop (``call_soon_threadsafe``). Events keep the library's
+order whatever thread produced them: each is appended, in delivery order, to one list that only
+the loop moves into the queue, so an event produced on the loop thread never overtakes one
+produced earlier on another thread. As the design asks, the
 timer is not re-armed per activity: it is moved only when the deadline became earlier, and a
 timer that fires early just polls (a no-op) and re-arms. With a ``ManualClock`` no timer is
 armed at all: ``advance()`` delivers due events inside the call.
@@ -20,6 +23,7 @@ armed at all: ``advance()`` delivers due events inside the call.
 from __future__ import annotations
 
 import asyncio
+import collections
 import threading
 import weakref
 from ctypes import byref, c_int64
@@ -53,6 +57,11 @@ class AsyncEngine(Engine):
         self._loop = asyncio.get_running_loop()
         self._loop_thread = threading.get_ident()
         self._queue: asyncio.Queue[Optional[Event]] = asyncio.Queue()
+        # Events (and the end marker None) in the library's order, not yet in the queue. The
+        # library serializes an engine's deliveries, so appends happen in its order; the lock
+        # only makes the loop's drain and another thread's append safe together.
+        self._pending: collections.deque[Optional[Event]] = collections.deque()
+        self._pending_lock = threading.Lock()
         self._timer: Optional[asyncio.TimerHandle] = None
         self._timer_when = 0.0
         self._manual_clock = clock is not None
@@ -61,11 +70,25 @@ class AsyncEngine(Engine):
     # -- events ---------------------------------------------------------------------------------
 
     def _deliver(self, event: Event) -> None:
-        if threading.get_ident() == self._loop_thread:
-            self._queue.put_nowait(event)
-        else:
-            self._call_soon_threadsafe(self._queue.put_nowait, event)
+        self._enqueue(event)
         super()._deliver(event)
+
+    def _enqueue(self, item: Optional[Event]) -> None:
+        """Appends in order; the loop thread drains at once, another thread asks the loop to."""
+        with self._pending_lock:
+            self._pending.append(item)
+        if threading.get_ident() == self._loop_thread:
+            self._drain()
+        else:
+            self._call_soon_threadsafe(self._drain)
+
+    def _drain(self) -> None:
+        """On the loop thread: moves every pending item, oldest first, into the queue."""
+        with self._pending_lock:
+            items = list(self._pending)
+            self._pending.clear()
+        for item in items:
+            self._queue.put_nowait(item)
 
     def __aiter__(self) -> AsyncIterator[Event]:
         return self
@@ -95,10 +118,9 @@ class AsyncEngine(Engine):
         if was_open:
             if threading.get_ident() == self._loop_thread:
                 self._cancel_timer()
-                self._queue.put_nowait(None)
             else:
                 self._call_soon_threadsafe(self._cancel_timer)
-                self._call_soon_threadsafe(self._queue.put_nowait, None)
+            self._enqueue(None)  # after every event of the engine: close() waited for them
 
     # -- the loop timer -------------------------------------------------------------------------
 

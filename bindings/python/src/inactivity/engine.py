@@ -297,9 +297,10 @@ class Engine:
         self._on_event = callback
 
     def __repr__(self) -> str:
-        if self.closed:
-            return f"<{type(self).__name__} {self._handle:#x} closed>"
-        return f"<{type(self).__name__} {self._handle:#x} {self.state().name}>"
+        # No call into the library: every query evaluates the deadlines first and may deliver
+        # a catch-up event, and repr runs in debuggers, logs and tracebacks, where a callback
+        # must not fire (nor a lock be taken).
+        return f"<{type(self).__name__} {self._handle:#x} {'closed' if self.closed else 'open'}>"
 
     def _deliver(self, event: Event) -> None:
         callback = self._on_event

@@ -10,9 +10,12 @@
  * - A failed inact_* call throws the exception built by the Kotlin factory
  *   InactivityException.fromStatus(status, message); the message is copied from
  *   inact_last_error() right after the failing call, on the same thread.
- * - The engine's user_data is a JNI global reference to an EventDispatcher. It is
- *   released in user_data_free (run once by the library when the engine is destroyed),
- *   or here when inact_engine_create fails (the library keeps nothing then).
+ * - The engine's user_data is a JNI *weak* global reference to an EventDispatcher: the
+ *   Kotlin engine holds the dispatcher, so a dropped engine (and a listener that refers to
+ *   it) can be collected and its Cleaner can destroy the native engine. An event that
+ *   arrives after the dispatcher was collected is dropped. The reference is released in
+ *   user_data_free (run once by the library when the engine is destroyed), or here when
+ *   inact_engine_create fails (the library keeps nothing then).
  * - Events may come from the library's scheduler thread, which the JVM does not know.
  *   The first upcall on such a thread attaches it (as a daemon, so it never holds the JVM
  *   open) and stores a marker in a pthread key; the key's destructor detaches it when
@@ -144,7 +147,7 @@ static void clear_escaped_exception(JNIEnv *env) {
     }
 }
 
-/* inact_callback: forwards one event to the EventDispatcher held in user_data. */
+/* inact_callback: forwards one event to the EventDispatcher weakly held in user_data. */
 static void on_event(const inact_event *event, void *user_data) {
     if (event == NULL || user_data == NULL) return;
     if (event->size < offsetof(inact_event, engine) + sizeof(event->engine)) return;
@@ -153,19 +156,24 @@ static void on_event(const inact_event *event, void *user_data) {
     /* A Java thread may call in with an exception pending only if a caller broke the JNI
      * rules; never make an upcall on top of one. */
     if ((*env)->ExceptionCheck(env)) return;
-    (*env)->CallVoidMethod(env, (jobject)user_data, g_dispatcher_on_event, (jint)event->kind,
+    /* A strong local reference for the upcall; NULL once the dispatcher was collected (the
+     * engine was dropped and its Cleaner has not destroyed it yet). */
+    jobject dispatcher = (*env)->NewLocalRef(env, (jweak)user_data);
+    if (dispatcher == NULL) return;
+    (*env)->CallVoidMethod(env, dispatcher, g_dispatcher_on_event, (jint)event->kind,
                            (jint)event->state, (jint)event->previous_state, (jint)event->reason,
                            (jlong)event->remaining_ms, (jlong)event->time_ms,
                            (jlong)event->now_ms);
     clear_escaped_exception(env);
+    (*env)->DeleteLocalRef(env, dispatcher);
 }
 
-/* inact_user_data_free: releases the dispatcher's global reference, once. */
+/* inact_user_data_free: releases the dispatcher's weak global reference, once. */
 static void free_dispatcher_ref(void *user_data) {
     if (user_data == NULL) return;
     JNIEnv *env = env_for_upcall();
     if (env == NULL) return; /* cannot happen on a live VM; leaking beats crashing */
-    (*env)->DeleteGlobalRef(env, (jobject)user_data);
+    (*env)->DeleteWeakGlobalRef(env, (jweak)user_data);
 }
 
 /* ---------------------------------------------------------------------------------
@@ -317,9 +325,9 @@ static jlong n_create(JNIEnv *env, jclass cls, jlongArray config_values, jlongAr
     if (c[CONFIG_HAS_MANUAL_WALL]) config.manual_wall_ms = (int64_t)c[CONFIG_MANUAL_WALL_MS];
     if (c[CONFIG_HAS_MANUAL_BOOT_ID]) config.manual_boot_id = (uint64_t)c[CONFIG_MANUAL_BOOT_ID];
 
-    jobject ref = NULL;
+    jweak ref = NULL;
     if (dispatcher != NULL) {
-        ref = (*env)->NewGlobalRef(env, dispatcher);
+        ref = (*env)->NewWeakGlobalRef(env, dispatcher);
         if (ref == NULL) return 0; /* OutOfMemoryError pending */
     }
     inact_engine engine = 0;
@@ -327,7 +335,7 @@ static jlong n_create(JNIEnv *env, jclass cls, jlongArray config_values, jlongAr
                                      ref != NULL ? free_dispatcher_ref : NULL, &engine);
     if (rc != INACT_OK) {
         /* On failure the library keeps nothing and never calls user_data_free. */
-        if (ref != NULL) (*env)->DeleteGlobalRef(env, ref);
+        if (ref != NULL) (*env)->DeleteWeakGlobalRef(env, ref);
         throw_if_error(env, rc);
         return 0;
     }

@@ -3,7 +3,6 @@ package dev.inactivity
 import java.util.concurrent.CopyOnWriteArrayList
 import java.util.concurrent.Executor
 import java.util.concurrent.atomic.AtomicBoolean
-import java.util.concurrent.atomic.AtomicLong
 import kotlin.time.Duration
 
 /**
@@ -16,14 +15,20 @@ import kotlin.time.Duration
  * compare-and-set on the handle) and every other method throws [IllegalStateException] after
  * it. Every method may be called from any thread. A close racing with a call on another
  * thread is safe: the library rejects the stale handle and this class reports the close.
- * There is no finalizer: the listeners are held by a JNI global reference until close, so a
- * garbage-collector safety net could never fire for an engine whose listener refers to it.
  * Close the engine (`use { }`), or keep it for the life of the process (an Android app).
+ * As a safety net, an engine that becomes unreachable without close is destroyed by the
+ * garbage collector's clean-up ([NativeCleaner]): its native engine is freed and, with the last
+ * THREAD engine, the library's scheduler thread exits. The JNI glue holds the listeners only
+ * weakly, so a listener that refers to its engine does not keep it alive; an engine that
+ * nobody references stops delivering events once it is collected. Keep a reference to every
+ * engine you expect events from.
  *
  * ## Delivery
  * Events reach every listener serialized and in order: on the calling thread before the
  * call returns (unless another thread is delivering at that moment), on the native scheduler
  * thread for timer-caused events in [Delivery.THREAD] mode, or through a listener's executor.
+ * Executor deliveries of one engine run one at a time in the library's order, even on a
+ * thread pool, and none runs after [close] returns.
  * The native scheduler thread is attached to the JVM once and detached when it exits.
  *
  * ## Reentrance
@@ -33,11 +38,13 @@ import kotlin.time.Duration
  * that a listener takes.
  */
 class InactivityEngine private constructor(
-    handle: Long,
+    private val handle: NativeHandle,
     private val dispatcher: EventDispatcher,
 ) : AutoCloseable {
-    private val handle = AtomicLong(handle)
     private val closeActions = CopyOnWriteArrayList<() -> Unit>()
+
+    /** Destroys the native engine if this object is collected unclosed (refers to [handle] only). */
+    internal val cleanup: NativeCleaner.Cleanable = NativeCleaner.register(this, handle)
 
     companion object {
         /**
@@ -53,9 +60,10 @@ class InactivityEngine private constructor(
             listener: InactivityListener? = null,
             onListenerError: (Throwable) -> Unit = ::printListenerError,
         ): InactivityEngine {
-            val dispatcher = EventDispatcher(onListenerError)
+            val handle = NativeHandle()
+            val dispatcher = EventDispatcher(handle, onListenerError)
             listener?.let { dispatcher.add(it, null) }
-            val handle = NativeBridge.create(config.toWire(), policy.toWire(), dispatcher)
+            handle.attach(NativeBridge.create(config.toWire(), policy.toWire(), dispatcher))
             return InactivityEngine(handle, dispatcher)
         }
 
@@ -77,21 +85,20 @@ class InactivityEngine private constructor(
 
     /**
      * Destroys the native engine. Idempotent. After it returns no listener of this engine runs
-     * again (from inside a listener: when that listener returns). Runs the [addCloseHandler] actions.
+     * again, directly or through an executor (called from inside a listener, that listener
+     * finishes; no other runs). From another thread it waits for a listener in progress.
+     * Runs the [addCloseHandler] actions.
      */
     override fun close() {
-        while (true) {
-            val h = handle.get()
-            if (h == 0L) return
-            if (handle.compareAndSet(h, 0L)) {
-                try {
-                    NativeBridge.destroy(h)
-                } finally {
-                    for (action in closeActions) runCatching(action)
-                    closeActions.clear()
-                }
-                return
-            }
+        val h = handle.take()
+        if (h == 0L) return
+        try {
+            cleanup.clean() // unregisters the safety net; its action finds the handle taken
+            NativeBridge.destroy(h) // waits for a native callback in progress
+        } finally {
+            dispatcher.awaitIdle() // and for an executor delivery in progress
+            for (action in closeActions) runCatching(action)
+            closeActions.clear()
         }
     }
 
@@ -251,6 +258,15 @@ class InactivityEngine private constructor(
         return h
     }
 
+    /**
+     * Read after every native call so that this object stays reachable until the call returns:
+     * the call itself uses only the handle, and an engine collected during its own last call
+     * would be cleaned up under it (and its dispatcher, so the call's events, dropped).
+     * `Reference.reachabilityFence` does this on Java 9+, but Android has it only from API 28.
+     */
+    @Volatile
+    private var reachable = true
+
     private inline fun <T> call(block: (Long) -> T): T {
         val h = checkOpen()
         try {
@@ -259,6 +275,8 @@ class InactivityEngine private constructor(
             // Closed by another thread between the check and the call: report it as a close.
             if (isClosed) throw IllegalStateException("InactivityEngine is closed", e)
             throw e
+        } finally {
+            if (!reachable) throw AssertionError() // never: the read is what matters
         }
     }
 

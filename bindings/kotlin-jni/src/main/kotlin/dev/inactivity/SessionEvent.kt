@@ -55,16 +55,45 @@ fun interface Registration : AutoCloseable {
     override fun close()
 }
 
-/** The JVM-side half of an engine's native callback: owned by the JNI global ref. */
-internal class EventDispatcher(private val onListenerError: (Throwable) -> Unit) {
-    private class Entry(val listener: InactivityListener, val executor: Executor?)
+/**
+ * The JVM-side half of an engine's native callback. The JNI glue holds it through a weak
+ * global reference, so only the engine keeps it (and its listeners) alive. It refers to the
+ * engine's [NativeHandle], never to the engine.
+ *
+ * Listeners without an executor are called on the delivering thread (the library serializes
+ * an engine's deliveries). Listeners with an executor share one FIFO per engine: one item runs
+ * at a time, each on its own listener's executor, in the library's order; when an item's
+ * executor is the one the previous item ran on, it runs in the same task. So events never
+ * overlap or reorder on a thread pool, and an item found after close is dropped.
+ */
+internal class EventDispatcher(
+    private val handle: NativeHandle,
+    private val onListenerError: (Throwable) -> Unit,
+) {
+    private class Entry(val listener: InactivityListener, val executor: Executor?) {
+        @Volatile
+        var registered = true
+    }
+
+    private class Posted(val entry: Entry, val event: SessionEvent)
 
     private val entries = java.util.concurrent.CopyOnWriteArrayList<Entry>()
+
+    private val posted = ArrayDeque<Posted>() // guarded by itself
+    private var pumping = false // an item is handed to an executor or running; guarded by posted
+
+    /** Held while an executor delivery runs; [awaitIdle] takes it to wait for one in progress. */
+    private val deliveryLock = java.util.concurrent.locks.ReentrantLock()
+
+    private val closed: Boolean get() = handle.released
 
     fun add(listener: InactivityListener, executor: Executor?): Registration {
         val entry = Entry(listener, executor)
         entries.add(entry)
-        return Registration { entries.remove(entry) }
+        return Registration {
+            entry.registered = false
+            entries.remove(entry)
+        }
     }
 
     /** Called by the JNI glue (on_event) for every inact_event; must never throw. */
@@ -91,18 +120,73 @@ internal class EventDispatcher(private val onListenerError: (Throwable) -> Unit)
             report(t)
             return
         }
+        var post = false
         for (entry in entries) {
-            val executor = entry.executor
-            if (executor == null) {
+            if (closed) break // closed by an earlier listener of this event
+            if (entry.executor == null) {
                 deliver(entry.listener, event)
             } else {
-                try {
-                    executor.execute { deliver(entry.listener, event) }
-                } catch (t: Throwable) {
-                    report(t)
+                synchronized(posted) {
+                    posted.addLast(Posted(entry, event))
+                    if (!pumping) {
+                        pumping = true
+                        post = true
+                    }
                 }
             }
         }
+        if (post) handOver(null)
+    }
+
+    /**
+     * Hands the oldest posted item to its executor, or runs it in the current task when that
+     * is already on [current] (the executor of the item that just ran). Loops instead of
+     * recursing, so a same-thread executor cannot grow the stack.
+     */
+    private fun handOver(current: Executor?) {
+        while (true) {
+            val next = synchronized(posted) {
+                val head = posted.firstOrNull()
+                if (head == null || closed) {
+                    posted.clear()
+                    pumping = false
+                    return
+                }
+                head
+            }
+            val executor = next.entry.executor!!
+            if (executor === current) {
+                runHead()
+                continue
+            }
+            try {
+                executor.execute { runHead(); handOver(executor) }
+                return
+            } catch (t: Throwable) {
+                // Rejected (a shut-down executor): drop that item, keep the rest in order.
+                synchronized(posted) { if (posted.firstOrNull() === next) posted.removeFirst() }
+                report(t)
+            }
+        }
+    }
+
+    private fun runHead() {
+        val item = synchronized(posted) { posted.removeFirstOrNull() } ?: return
+        deliveryLock.lock()
+        try {
+            if (!closed && item.entry.registered) deliver(item.entry.listener, item.event)
+        } finally {
+            deliveryLock.unlock()
+        }
+    }
+
+    /**
+     * After the native engine is destroyed: waits for an executor delivery in progress on
+     * another thread (the current thread's own is allowed to finish); later items are dropped.
+     */
+    fun awaitIdle() {
+        deliveryLock.lock()
+        deliveryLock.unlock()
     }
 
     private fun deliver(listener: InactivityListener, event: SessionEvent) {

@@ -27,12 +27,26 @@ class GlueReferencesTest {
         return WeakReference(listener)
     }
 
-    /** An engine whose Kotlin object is dropped without close: only the glue's global ref remains. */
-    private fun droppedEngineListener(): Pair<Long, WeakReference<InactivityListener>> {
-        val listener = Recorder()
-        val engine = manualEngine(listener = listener)
+    /**
+     * An engine dropped without close, whose listener refers to the engine (the usual shape:
+     * a listener that calls continueSession or lock). Returns the native handle and weak
+     * references to the listener and the engine.
+     */
+    private fun droppedEngine(): Triple<Long, WeakReference<InactivityListener>, WeakReference<InactivityEngine>> {
+        lateinit var engine: InactivityEngine
+        val listener = InactivityListener { event ->
+            if (event is SessionEvent.StateChanged && event.state == SessionState.WARNING) engine.continueSession()
+        }
+        engine = manualEngine(listener = listener)
         engine.start()
-        return engine.nativeHandle to WeakReference(listener)
+        return Triple(engine.nativeHandle, WeakReference(listener), WeakReference(engine))
+    }
+
+    private fun handleIsLive(handle: Long): Boolean = try {
+        NativeBridge.getState(handle)
+        true
+    } catch (_: InvalidHandleException) {
+        false
     }
 
     private fun failedCreateListener(): WeakReference<InactivityListener> {
@@ -44,11 +58,36 @@ class GlueReferencesTest {
     }
 
     @Test
-    fun the_listener_global_ref_lives_until_destroy_and_no_longer() {
-        val (handle, ref) = droppedEngineListener()
-        assertTrue("the engine's global ref must keep the listener alive", !collected(ref, attempts = 5))
-        NativeBridge.destroy(handle) // user_data_free deletes the global ref
-        assertTrue("listener still reachable after destroy: global ref not freed", collected(ref))
+    fun a_dropped_engine_is_destroyed_by_the_cleaner_and_its_listener_freed() {
+        val cleanups = NativeCleaner.collectorCleanups
+        val (handle, listener, engine) = droppedEngine()
+        assertTrue(handleIsLive(handle))
+        assertTrue("the glue must not keep a dropped engine alive", collected(engine))
+        assertTrue("the listener is freed with its engine", collected(listener))
+        // The cleaner thread destroys the native engine: the library now refuses the handle.
+        assertTrue("the native engine was not destroyed", waitFor { System.gc(); !handleIsLive(handle) })
+        assertTrue(NativeCleaner.collectorCleanups > cleanups)
+    }
+
+    @Test
+    fun close_after_the_clean_up_action_and_clean_up_after_close_are_harmless() {
+        val rec = Recorder()
+        val engine = manualEngine(listener = rec)
+        engine.start()
+        val handle = engine.nativeHandle
+        assertTrue(engine.cleanup.clean()) // what the cleaner thread runs
+        assertTrue(engine.isClosed)
+        assertTrue(!handleIsLive(handle))
+        engine.close() // nothing left to do: no exception, no second destroy
+        assertTrue(!engine.cleanup.clean())
+
+        val other = manualEngine()
+        other.close()
+        assertTrue("close unregisters the safety net", !other.cleanup.clean())
+    }
+
+    @Test
+    fun a_closed_engine_keeps_no_reference_to_its_listener() {
         assertTrue(collected(closedEngineListener()))
     }
 

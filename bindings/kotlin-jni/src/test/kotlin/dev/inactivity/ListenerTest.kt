@@ -5,8 +5,12 @@ import org.junit.Assert.assertSame
 import org.junit.Assert.assertTrue
 import org.junit.Test
 import java.util.Collections
+import java.util.concurrent.CountDownLatch
+import java.util.concurrent.Executor
 import java.util.concurrent.Executors
 import java.util.concurrent.TimeUnit
+import java.util.concurrent.atomic.AtomicInteger
+import kotlin.concurrent.thread
 import kotlin.time.Duration.Companion.minutes
 import kotlin.time.Duration.Companion.seconds
 
@@ -91,8 +95,9 @@ class ListenerTest {
             // the engine was closed under the call: reported as a close, never as a crash
         }
         assertTrue(engine.isClosed)
-        // no event of the engine after the one being delivered when it closed
-        assertEquals(listOf(SessionState.ACTIVE, SessionState.WARNING), rec.events.map { it.state })
+        // no listener runs once close returned: not even the later listeners of the event
+        // being delivered (the same rule as for executor listeners)
+        assertEquals(listOf(SessionState.ACTIVE), rec.events.map { it.state })
         engine.close() // still idempotent
     }
 
@@ -123,6 +128,109 @@ class ListenerTest {
         } finally {
             executor.shutdownNow()
         }
+    }
+
+    @Test
+    fun on_a_thread_pool_executor_listeners_run_one_at_a_time_in_order() {
+        val pool = Executors.newFixedThreadPool(4)
+        try {
+            val running = AtomicInteger()
+            val overlaps = AtomicInteger()
+            val seen = Collections.synchronizedList(mutableListOf<Long>())
+            val slow = InactivityListener { e ->
+                if (running.incrementAndGet() > 1) overlaps.incrementAndGet()
+                Thread.yield() // widen the window a pool would use to overlap or reorder
+                seen.add(e.timeMs)
+                running.decrementAndGet()
+            }
+            val rec = Recorder()
+            manualEngine().use { engine ->
+                engine.addListener(pool, slow)
+                engine.addListener(pool, rec) // a second listener shares the engine's order
+                engine.start()
+                engine.advanceInSteps(15.minutes) // WARNING, 29 ticks, LOCKED
+                engine.unlock()
+                assertTrue(waitFor { rec.events.size == 33 })
+            }
+            assertEquals(0, overlaps.get())
+            assertEquals(seen.sorted(), seen.toList())
+            assertEquals(rec.events.map { it.timeMs }, seen.toList())
+            assertEquals(33, seen.size)
+        } finally {
+            pool.shutdownNow()
+        }
+    }
+
+    /** An executor that keeps what it is given until the test runs it. */
+    private class HeldExecutor : Executor {
+        val tasks = Collections.synchronizedList(mutableListOf<Runnable>())
+        override fun execute(command: Runnable) {
+            tasks.add(command)
+        }
+        fun runAll() {
+            while (true) {
+                val task = synchronized(tasks) { if (tasks.isEmpty()) null else tasks.removeAt(0) } ?: return
+                task.run()
+            }
+        }
+    }
+
+    @Test
+    fun nothing_posted_to_an_executor_runs_after_close_returns() {
+        val held = HeldExecutor()
+        val rec = Recorder()
+        val engine = manualEngine()
+        engine.addListener(held, rec)
+        engine.start()
+        engine.lock()
+        assertEquals(1, held.tasks.size) // one hand-over per engine, not one per event
+        engine.close()
+        held.runAll() // the executor runs late (a busy main thread)
+        assertEquals(emptyList<SessionEvent>(), rec.events.toList())
+    }
+
+    @Test
+    fun close_from_another_thread_waits_for_an_executor_listener_in_progress() {
+        val pool = Executors.newSingleThreadExecutor()
+        try {
+            val entered = CountDownLatch(1)
+            val release = CountDownLatch(1)
+            val calls = AtomicInteger()
+            val engine = manualEngine()
+            engine.addListener(pool) {
+                calls.incrementAndGet()
+                entered.countDown()
+                release.await(10, TimeUnit.SECONDS)
+            }
+            engine.start()
+            engine.lock() // queued behind the first, still running
+            assertTrue(entered.await(10, TimeUnit.SECONDS))
+            val closer = thread { engine.close() }
+            closer.join(200)
+            assertTrue("close returned while a listener of the engine was running", closer.isAlive)
+            release.countDown()
+            closer.join(10_000)
+            assertTrue(!closer.isAlive)
+            pool.submit {}.get(10, TimeUnit.SECONDS)
+            assertEquals(1, calls.get()) // the LOCKED posted before close never ran
+        } finally {
+            pool.shutdownNow()
+        }
+    }
+
+    @Test
+    fun close_from_inside_an_executor_listener_stops_the_rest() {
+        val held = HeldExecutor()
+        val rec = Recorder()
+        lateinit var engine: InactivityEngine
+        engine = manualEngine()
+        engine.addListener(held) { if (it.state == SessionState.ACTIVE) engine.close() }
+        engine.addListener(held, rec)
+        engine.start()
+        engine.lock()
+        held.runAll()
+        assertTrue(engine.isClosed)
+        assertEquals(emptyList<SessionEvent>(), rec.events.toList()) // not even the first event's second listener
     }
 
     @Test
