@@ -78,8 +78,7 @@ private func readPolicy(_ pointer: UnsafePointer<inact_policy>?) throws(Inactivi
     p.maxUnlockFailures = c.max_unlock_failures
     p.activityDismissesWarning = try flag(c.activity_dismisses_warning, "activity_dismisses_warning")
     p.pauseIdleInBackground = try flag(c.pause_idle_in_background, "pause_idle_in_background")
-    try p.validate()
-    return p
+    return p   // validated once, by the engine (or inact_policy_validate)
 }
 
 private func writePolicy(_ p: SessionPolicy, to out: UnsafeMutablePointer<inact_policy>) {
@@ -130,7 +129,7 @@ public func inact_policy_preset(_ policy: UnsafeMutablePointer<inact_policy>?, _
 
 @c @implementation
 public func inact_policy_validate(_ policy: UnsafePointer<inact_policy>?) -> Int32 {
-    status { () throws(InactivityError) in _ = try readPolicy(policy) }
+    status { () throws(InactivityError) in try readPolicy(policy).validate() }
 }
 
 @c @implementation

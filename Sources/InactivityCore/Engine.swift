@@ -151,27 +151,12 @@ public final class InactivityEngine: @unchecked Sendable {
 
 extension InactivityEngine {
 
-    /// Publishes what the activity fast path needs; the gate is closed while this runs.
+    /// Publishes the machine's gate view; the gate is closed while this runs. A manual clock
+    /// sends every call through the lock: the gate reads the system clock.
     private func publishGate(_ m: SessionMachine) {
-        let mode: ActivityGate.Mode
-        var window = SessionPolicy.never
-        var horizon = m.nextWake ?? SessionPolicy.never
-        if clock.isManual {
-            mode = .slow   // tests and simulations: every call takes the lock
-        } else if m.state == .active && !m.inBackground {
-            mode = .accept
-            if !m.idleSuspended {
-                window = m.policy.warningMs > 0 ? m.effectiveIdleMs - m.policy.warningMs : m.effectiveIdleMs
-            }
-            horizon = earliest(earliest(m.absoluteDeadline, m.backgroundDeadline), m.graceDeadline)
-                ?? SessionPolicy.never
-        } else if m.state == .warning && m.policy.activityDismissesWarning && !m.inBackground {
-            mode = .slow
-        } else {
-            mode = .ignore
-        }
-        gate.pointee.publish(mode: mode, kinds: m.policy.activityKinds, lastActivity: m.lastActivity,
-                                    window: window, horizon: horizon)
+        var view = m.gateView
+        if clock.isManual { view.mode = .slow }
+        gate.pointee.publish(view)
     }
 
     /// Runs `body` on the machine under the lock: evaluate deadlines, apply, evaluate again,
@@ -187,10 +172,7 @@ extension InactivityEngine {
             }
             let reading = clock.now()
             let now = reading.monotonicMs
-            let recorded = gate.pointee.close()
-            if c.machine.state == .active && recorded > c.machine.lastActivity && recorded <= now {
-                c.machine.lastActivity = recorded
-            }
+            c.machine.mergeGateStamp(gate.pointee.close(), now: now)
             var events: [SessionEvent] = []
             c.machine.observe(reading)
             c.machine.evaluate(now: now)
@@ -352,17 +334,7 @@ extension InactivityEngine {
     /// Restores a snapshot (LOADING only). Corrupt bytes throw their own error and leave the
     /// engine EXPIRED (RESTORE_FAILED).
     public func restore(_ bytes: [UInt8]) throws(InactivityError) {
-        try perform { m, r throws(InactivityError) in
-            guard m.state == .loading else { throw InactivityError.invalidState("restore", m.state) }
-            let snapshot: Snapshot
-            do throws(InactivityError) {
-                snapshot = try Snapshot.decode(bytes)
-            } catch {
-                m.restoreFailed(now: r.monotonicMs)
-                throw error
-            }
-            try m.restore(snapshot, clock: r)
-        }
+        try perform { m, r throws(InactivityError) in try m.restore(bytes, clock: r) }
     }
 
     /// Records activity of one kind. Lock-free on the system clock when nothing is due.
@@ -375,7 +347,7 @@ extension InactivityEngine {
         case .recorded, .ignored: return
         case .slow: break
         }
-        try perform { m, r in m.activity(kind, now: r.monotonicMs) }
+        try perform { m, r throws(InactivityError) in try m.activity(kind, now: r.monotonicMs) }
     }
 
     /// WARNING -> ACTIVE (CONTINUED).
@@ -401,23 +373,26 @@ extension InactivityEngine {
 
     /// Ends the session with `.logout`, `.revoked` or `.passwordChanged`.
     public func end(reason: Reason = .logout) throws(InactivityError) {
-        try perform { m, r throws(InactivityError) in try m.end(reason, now: r.monotonicMs) }
+        try perform { m, r throws(InactivityError) in
+            _ = try Reason.ending(rawValue: reason.rawValue)
+            try m.end(reason, now: r.monotonicMs)
+        }
     }
 
     /// Reports a token refresh; only a revoked token changes the session.
     @discardableResult
     public func refreshResult(httpStatus: Int32, oauthError: String? = nil) throws(InactivityError) -> RefreshOutcome {
         let outcome = try SessionMachine.classifyRefresh(httpStatus: httpStatus, oauthError: oauthError)
-        try perform { m, r in m.refreshResult(outcome, now: r.monotonicMs) }
+        try perform { m, r throws(InactivityError) in try m.refreshResult(outcome, now: r.monotonicMs) }
         return outcome
     }
 
     public func enterBackground() throws(InactivityError) {
-        try perform { m, r in m.background(now: r.monotonicMs) }
+        try perform { m, r throws(InactivityError) in try m.background(now: r.monotonicMs) }
     }
 
     public func enterForeground() throws(InactivityError) {
-        try perform { m, r in m.foreground(now: r.monotonicMs) }
+        try perform { m, r throws(InactivityError) in try m.foreground(now: r.monotonicMs) }
     }
 
     public func windowShown() throws(InactivityError) {

@@ -88,6 +88,20 @@ public enum Reason: Int32, Sendable, CaseIterable, CustomStringConvertible {
     }
 }
 
+extension Reason {
+    /// LOGOUT, REVOKED or PASSWORD_CHANGED: the reasons `end` accepts.
+    public var isEnding: Bool { self == .logout || self == .revoked || self == .passwordChanged }
+
+    /// The ending reason with this raw value (an `end` argument); `invalidArgument` naming the
+    /// rule for any other value.
+    public static func ending(rawValue: Int32) throws(InactivityError) -> Reason {
+        guard let reason = Reason(rawValue: rawValue), reason.isEnding else {
+            throw InactivityError(.invalidArgument, "reason (\(rawValue)) must be LOGOUT, REVOKED or PASSWORD_CHANGED")
+        }
+        return reason
+    }
+}
+
 /// Kinds of user activity. A policy counts a set of them; an activity call names one.
 public struct ActivityKind: OptionSet, Sendable, Hashable {
     public let rawValue: UInt32
