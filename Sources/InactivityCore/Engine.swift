@@ -87,6 +87,7 @@ public final class InactivityEngine: @unchecked Sendable {
                             delivery: Delivery = .thread,
                             onEvent: (@Sendable (SessionEvent) -> Void)? = nil,
                             onClose: (@Sendable () -> Void)? = nil) throws(InactivityError) {
+        try policy.validate()   // before the object exists (see init)
         try self.init(policy: policy, clock: clock, delivery: delivery, onEvent: onEvent, onClose: onClose,
                       ownedByHandle: false)
     }
@@ -97,14 +98,16 @@ public final class InactivityEngine: @unchecked Sendable {
     public static func createOwnedByHandle(policy: SessionPolicy, clock: EngineClock, delivery: Delivery,
                                            onEvent: (@Sendable (SessionEvent) -> Void)?,
                                            onClose: (@Sendable () -> Void)?) throws(InactivityError) -> UInt64 {
-        try InactivityEngine(policy: policy, clock: clock, delivery: delivery, onEvent: onEvent,
+        try policy.validate()   // before the object exists (see init)
+        return try InactivityEngine(policy: policy, clock: clock, delivery: delivery, onEvent: onEvent,
                              onClose: onClose, ownedByHandle: true).handle
     }
 
     private init(policy: SessionPolicy, clock: EngineClock, delivery: Delivery,
                  onEvent: (@Sendable (SessionEvent) -> Void)?, onClose: (@Sendable () -> Void)?,
                  ownedByHandle: Bool) throws(InactivityError) {
-        try policy.validate()
+        // Throws only once every stored property is set: the Embedded Swift runtime does not free
+        // an object whose designated initializer throws earlier (a leak per failed create).
         let now = clock.monotonicMs()
         self.delivery = delivery
         self.clock = clock

@@ -110,7 +110,7 @@ final class Scheduler: @unchecked Sendable {
     }
 
     private func run() {
-        #if os(Linux)
+        #if os(Linux) || INACTIVITY_LINUX
         _ = pthread_setname_np(pthread_self(), "inactivity")   // visible in top -H, /proc/<pid>/task
         #endif
         while true {
@@ -151,7 +151,7 @@ private func systemError(_ call: String, _ code: Int32) -> InactivityError {
 
 // MARK: - Waiting
 
-#if os(Linux) || os(Android)
+#if os(Linux) || os(Android) || INACTIVITY_LINUX
 /// A timerfd of CLOCK_BOOTTIME (deadlines, absolute) and an eventfd (wake now), polled together.
 /// Both are created once and kept for the life of the process.
 private final class Waiter {

@@ -619,7 +619,9 @@ struct SessionMachine {
         switch httpStatus {
         case 200...299: return .ok
         case 401: return .revoked
-        case 400 where oauthError == "invalid_grant": return .revoked
+        // Byte equality, as RFC 6749 error codes are ASCII tokens (String == would compare by
+        // canonical equivalence, which needs the Unicode tables in the C library).
+        case 400 where oauthError?.utf8.elementsEqual("invalid_grant".utf8) == true: return .revoked
         case 0, 408, 429, 500...599: return .retry
         default: return .failed
         }
