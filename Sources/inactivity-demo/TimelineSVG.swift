@@ -52,7 +52,8 @@ struct TimelineSVG {
     let notes: [(timeMs: Int64, text: String)]
     let endMs: Int64
 
-    init(scenario: Scenario, result: RunResult) {
+    /// `showTicks: false` (the demo's --no-ticks) leaves the ticks out, as from the text.
+    init(scenario: Scenario, result: RunResult, showTicks: Bool = true) {
         self.scenario = scenario
         self.result = result
         let timeline = result.timeline
@@ -86,7 +87,8 @@ struct TimelineSVG {
                 if outcome.inBackground == true, backgroundSince == nil {
                     backgroundSince = outcome.backgroundSinceMs ?? entry.timeMs
                 } else if outcome.inBackground != true, let since = backgroundSince {
-                    background.append((since, entry.timeMs))
+                    // Background then kill at one instant shades nothing (and is not in the legend).
+                    if entry.timeMs > since { background.append((since, entry.timeMs)) }
                     backgroundSince = nil
                 }
                 var number: Int?
@@ -106,12 +108,12 @@ struct TimelineSVG {
                                                   state: event.state, reason: event.reason))
                     }
                 case .tick:
-                    ticks.append(entry.timeMs)
+                    if showTicks { ticks.append(entry.timeMs) }
                 }
             }
         }
         bands[bands.count - 1].endMs = endMs
-        if let since = backgroundSince { background.append((since, endMs)) }
+        if let since = backgroundSince, endMs > since { background.append((since, endMs)) }
         self.bands = bands
         self.marks = marks
         self.deadlines = deadlines
@@ -302,7 +304,7 @@ struct TimelineSVG {
         let shadeBottom = bandBottom
 
         // Shading first, under everything: background, suspended.
-        for span in background where span.endMs > span.startMs {
+        for span in background {
             let x0 = X(span.startMs), x1 = max(X(span.endMs), x0 + 1)
             body.raw("<rect class=\"background\" data-start-ms=\"\(span.startMs)\" data-end-ms=\"\(span.endMs)\" x=\"\(f(x0))\" y=\"\(f(shadeTop))\" width=\"\(f(x1 - x0))\" height=\"\(f(shadeBottom - shadeTop))\" fill=\"url(#background)\">")
             body.title("in background \(clock(span.startMs)) to \(clock(span.endMs))")
@@ -596,7 +598,7 @@ struct TimelineSVG {
         let height = (ly + 12).rounded(.up)
 
         svg.raw("<?xml version=\"1.0\" encoding=\"UTF-8\"?>")
-        svg.raw("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(f(fullWidth))\" height=\"\(f(height))\" viewBox=\"0 0 \(f(fullWidth)) \(f(height))\" data-end-ms=\"\(endMs)\" font-family=\"DejaVu Sans, Verdana, Arial, sans-serif\">")
+        svg.raw("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(f(fullWidth))\" height=\"\(f(height))\" viewBox=\"0 0 \(f(fullWidth)) \(f(height))\" data-end-ms=\"\(endMs)\" font-family=\"DejaVu Sans, Arial, Helvetica, sans-serif\">")
         svg.raw("<title>\(SVGText.escape("Inactivity: " + title))</title>")
         svg.raw("""
             <defs>
