@@ -8,7 +8,7 @@ import InactivityCore
 
 public enum CoverRule {
     /// Whether a scene in `phase` must cover its content while the session is in `state`.
-    public static func covers(_ state: SessionState, phase: ScenePhase) -> Bool {
+    public static func covers(_ state: SessionState, phase: SceneActivation) -> Bool {
         switch state {
         case .loading:
             return true

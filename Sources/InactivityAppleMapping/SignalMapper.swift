@@ -15,7 +15,7 @@ import InactivityCore
 
 public struct SignalMapper: Sendable, Equatable {
     struct Scene: Sendable, Equatable {
-        var phase: ScenePhase = .background
+        var phase: SceneActivation = .background
         var notHidden = 0
         /// Windows of a scene in background are not on screen, whatever their `isHidden`.
         var visible: Int { phase == .background ? 0 : notHidden }
@@ -28,7 +28,7 @@ public struct SignalMapper: Sendable, Equatable {
     public init() {}
 
     /// The scene's phase as last reported; nil for a scene that is not connected.
-    public func phase(of scene: SceneID) -> ScenePhase? { scenes[scene]?.phase }
+    public func phase(of scene: SceneID) -> SceneActivation? { scenes[scene]?.phase }
 
     public var connectedScenes: Int { scenes.count }
 

@@ -22,8 +22,9 @@ public struct SceneID: Hashable, Sendable, CustomStringConvertible {
     public var description: String { "scene \(value)" }
 }
 
-/// A scene's activation, as UIKit's `UIScene.ActivationState` and SwiftUI's `ScenePhase`.
-public enum ScenePhase: Sendable, Equatable, CaseIterable {
+/// A scene's activation, as UIKit's `UIScene.ActivationState` and SwiftUI's `ScenePhase`
+/// (named apart from SwiftUI's type so that hosts importing both need no qualification).
+public enum SceneActivation: Sendable, Equatable, CaseIterable {
     /// Not on screen (`.background`, `.unattached`).
     case background
     /// On screen but not receiving events: app switcher, Control Centre, a system alert, the
@@ -120,6 +121,20 @@ extension PlatformSignal {
              .sceneDidEnterBackground, .sceneWillResignActive, .sceneDidBecomeActive, .sceneWindows,
              .appDidEnterBackground, .appWillEnterForeground, .protectedDataWillBecomeUnavailable,
              .protectedDataDidBecomeAvailable, .systemSheetWillPresent:
+            nil
+        }
+    }
+}
+
+extension PlatformSignal {
+    /// The scene a scene signal is about; nil for the others.
+    public var scene: SceneID? {
+        switch self {
+        case .sceneWillConnect(let id), .sceneDidDisconnect(let id), .sceneWillEnterForeground(let id),
+             .sceneDidEnterBackground(let id), .sceneWillResignActive(let id), .sceneDidBecomeActive(let id),
+             .sceneWindows(let id, _):
+            id
+        default:
             nil
         }
     }

@@ -100,7 +100,11 @@ public struct Snapshot: Sendable, Equatable {
     }
 
     /// Decodes and checks `bytes`. Each corrupt form has its own error code.
-    public static func decode(_ bytes: [UInt8]) throws(InactivityError) -> Snapshot {
+    /// `length`: the caller's length when `bytes` is only its first part (the C ABI copies at
+    /// most one byte more than any snapshot, whatever size_t length it is given); messages
+    /// name it.
+    public static func decode(_ bytes: [UInt8], length: UInt64? = nil) throws(InactivityError) -> Snapshot {
+        let length = length ?? UInt64(bytes.count)
         func read<T: FixedWidthInteger>(_: T.Type, _ offset: Int) -> T {
             var v: T = 0
             withUnsafeMutableBytes(of: &v) { dst in
@@ -109,7 +113,7 @@ public struct Snapshot: Sendable, Equatable {
             return T(littleEndian: v)
         }
         guard bytes.count >= 6 else {
-            throw InactivityError(.snapshotTruncated, "snapshot length (\(bytes.count)) is shorter than its header (6 bytes)")
+            throw InactivityError(.snapshotTruncated, "snapshot length (\(length)) is shorter than its header (6 bytes)")
         }
         guard Array(bytes[0..<4]) == magic else {
             throw InactivityError(.snapshotInvalid, "snapshot does not start with the magic \"INAS\"")
@@ -120,10 +124,10 @@ public struct Snapshot: Sendable, Equatable {
         }
         let size = version == 1 ? version1ByteCount : byteCount
         guard bytes.count >= size else {
-            throw InactivityError(.snapshotTruncated, "snapshot length (\(bytes.count)) is shorter than version \(version)'s \(size) bytes")
+            throw InactivityError(.snapshotTruncated, "snapshot length (\(length)) is shorter than version \(version)'s \(size) bytes")
         }
         guard bytes.count == size else {
-            throw InactivityError(.snapshotInvalid, "snapshot length (\(bytes.count)) is longer than version \(version)'s \(size) bytes")
+            throw InactivityError(.snapshotInvalid, "snapshot length (\(length)) is longer than version \(version)'s \(size) bytes")
         }
         guard read(UInt64.self, size - 8) == checksum(bytes[0..<(size - 8)]) else {
             throw InactivityError(.snapshotChecksum, "snapshot checksum does not match its contents")

@@ -40,9 +40,10 @@ class Status(enum.IntEnum):
     E_SNAPSHOT_INVALID = -12
     E_LIMIT = -13
     E_INTERNAL = -14
-    E_WEAK_AUTH = -15
-    E_OFFLINE = -16
-    E_CEILING = -17
+    E_SYSTEM = -15
+    E_WEAK_AUTH = -16
+    E_OFFLINE = -17
+    E_CEILING = -18
 
 
 class State(enum.IntEnum):

@@ -187,9 +187,10 @@ enum class Status(val code: Int) {
     SNAPSHOT_INVALID(-12),
     LIMIT(-13),
     INTERNAL(-14),
-    WEAK_AUTH(-15),
-    OFFLINE(-16),
-    CEILING(-17),
+    SYSTEM(-15),
+    WEAK_AUTH(-16),
+    OFFLINE(-17),
+    CEILING(-18),
 
     /** A code this binding does not know (a newer library). */
     UNKNOWN(Int.MIN_VALUE);

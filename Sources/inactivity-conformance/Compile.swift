@@ -1,0 +1,120 @@
+// Compiles a parsed Scenario into the conformance op list (conformance/README.md): one engine
+// call per line, exact integer milliseconds, no scenario syntax left. Every binding's runner
+// executes the same list, so none needs a scenario parser, and a difference in their outputs
+// can only come from the binding.
+//
+// The compiler stands for the device, as ScenarioRunner does: it keeps the device clock while
+// no app runs (kill ... launch), applies reboots, and turns the time between two steps into one
+// `advance` (the library's manual clock wakes at every deadline on the way, inside the call).
+
+import InactivityCore
+import InactivityScenarios
+
+struct OpCompiler {
+    private(set) var lines: [String] = []
+
+    // The device: its clock is the engine's while an app runs.
+    private var monotonicMs: Int64 = 0
+    private var wallMs: Int64 = 1_700_000_000_000
+    private var bootID: UInt64 = 1
+    private var running = false
+    private var nowMs: Int64 = 0
+    /// The policy a `launch` creates its engine with: the scenario's, then each set-policy
+    /// that is not expected to fail.
+    private var policy: SessionPolicy
+
+    init(_ scenario: Scenario) {
+        policy = scenario.policy
+        lines.append("# ops v1: \(scenario.source)")
+        launch()
+        for step in scenario.steps {
+            advance(to: step.timeMs)
+            compile(step)
+        }
+    }
+
+    private mutating func emit(_ line: String) { lines.append(line) }
+
+    private mutating func launch() {
+        emit("launch \(monotonicMs) \(wallMs) \(bootID) \(OpCompiler.fields(policy))")
+        running = true
+    }
+
+    private mutating func advance(to target: Int64) {
+        guard target > nowMs else { return }
+        let ms = target - nowMs
+        if running { emit("advance \(ms)") }
+        monotonicMs += ms
+        wallMs += ms
+        nowMs = target
+    }
+
+    private mutating func compile(_ step: Step) {
+        switch step.command {
+        case .note: return
+        case .expect: emit("info"); return
+        case .freeze(let ms):
+            emit("freeze \(ms)")   // no query after it: the next call is the one that catches up
+            monotonicMs += ms
+            wallMs += ms
+            nowMs += ms
+            return
+        case .kill:
+            emit("kill")
+            running = false
+            return
+        case .launch:
+            launch()
+        case .reboot:
+            // The library's manual-clock reboot rule (ManualClock.reboot), applied to the device.
+            bootID = bootID &* 0x9E37_79B9_7F4A_7C15 &+ 0x6A09_E667
+            if bootID == 0 { bootID = 1 }
+            monotonicMs = 0
+            return
+        case .wallJump(let ms):
+            wallMs += ms
+            if running { emit("wall-jump \(ms)") }
+            return
+        case .save: emit("save")
+        case .start: emit("start")
+        case .activity(let kind): emit("activity \(kind.rawValue)")
+        case .continueSession: emit("continue")
+        case .lock: emit("lock")
+        case .unlock: emit("unlock")
+        case .unlockFailed: emit("unlock-failed")
+        case .end(let reason): emit("end \(reason.rawValue)")
+        case .refresh(let status, let error): emit("refresh \(status)" + (error.map { " \($0)" } ?? ""))
+        case .background: emit("background")
+        case .foreground: emit("foreground")
+        case .windowShown: emit("window-shown")
+        case .windowHidden: emit("window-hidden")
+        case .pushScope(let name, let ms): emit("push-scope \(name) \(ms)")
+        case .popScope(let name): emit("pop-scope \(name)")
+        case .hold(let name): emit("hold \(name)")
+        case .release(let name): emit("release \(name)")
+        case .setPolicy(let newPolicy):
+            emit("set-policy \(OpCompiler.fields(newPolicy))")
+            if step.expectedError == nil { policy = newPolicy }
+        case .restore(let corrupt): emit(corrupt ? "restore-corrupt" : "restore")
+        }
+        emit("info") // as ScenarioRunner records the engine after every step
+    }
+
+    /// The policy as `name=value` pairs, in the header's inact_policy field order.
+    static func fields(_ p: SessionPolicy) -> String {
+        [
+            "idle_action=\(p.idleAction.rawValue)",
+            "idle_timeout_ms=\(p.idleTimeoutMs)",
+            "warning_ms=\(p.warningMs)",
+            "background_timeout_ms=\(p.backgroundTimeoutMs)",
+            "absolute_timeout_ms=\(p.absoluteTimeoutMs)",
+            "locked_timeout_ms=\(p.lockedTimeoutMs)",
+            "max_unlock_failures=\(p.maxUnlockFailures)",
+            "tick_ms=\(p.tickMs)",
+            "background_grace_ms=\(p.backgroundGraceMs)",
+            "activity_kinds=\(p.activityKinds.rawValue)",
+            "activity_dismisses_warning=\(p.activityDismissesWarning ? 1 : 0)",
+            "pause_idle_in_background=\(p.pauseIdleInBackground ? 1 : 0)",
+        ].joined(separator: " ")
+    }
+}

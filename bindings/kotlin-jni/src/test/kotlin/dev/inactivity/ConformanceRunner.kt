@@ -1,0 +1,136 @@
+package dev.inactivity
+
+import java.io.File
+import kotlin.system.exitProcess
+import kotlin.time.Duration
+import kotlin.time.Duration.Companion.milliseconds
+
+/**
+ * The Kotlin runner of the conformance suite (conformance/README.md): executes op lists
+ * through the binding's public API and prints the canonical output.
+ *
+ *     java ... dev.inactivity.ConformanceRunner OUTDIR FILE.ops...   writes OUTDIR/FILE.out
+ *
+ * Not a test class: scripts/test-conformance runs it. An input is one line of [execute].
+ */
+object ConformanceRunner {
+    private const val NEVER = Long.MAX_VALUE
+
+    @JvmStatic
+    fun main(args: Array<String>) {
+        if (args.size < 2) {
+            System.err.println("usage: ConformanceRunner OUTDIR FILE.ops...")
+            exitProcess(2)
+        }
+        for (name in args.drop(1)) {
+            val file = File(name)
+            val lines = Run().run(file.readText().split("\n"))
+            File(args[0], file.name.substringBefore('.') + ".out").writeText(lines.joinToString("\n") + "\n")
+        }
+        exitProcess(0)
+    }
+
+    private fun msIn(v: Long): Duration = if (v == NEVER) Duration.INFINITE else v.milliseconds
+    private fun msOut(d: Duration): Long = if (d == Duration.INFINITE) NEVER else d.inWholeMilliseconds
+    private fun msOut(instant: Long?): Long = instant ?: NEVER
+
+    /** `name=value` policy fields; each field is one line. */
+    private fun policy(pairs: List<String>): Policy {
+        val v = pairs.associate { it.substringBefore('=') to it.substringAfter('=').toLong() }
+        return Policy(
+            idleAction = IdleAction.entries.first { it.code.toLong() == v.getValue("idle_action") },
+            idleTimeout = msIn(v.getValue("idle_timeout_ms")),
+            warning = msIn(v.getValue("warning_ms")),
+            backgroundTimeout = msIn(v.getValue("background_timeout_ms")),
+            absoluteTimeout = msIn(v.getValue("absolute_timeout_ms")),
+            lockedTimeout = msIn(v.getValue("locked_timeout_ms")),
+            maxUnlockFailures = v.getValue("max_unlock_failures").toInt(),
+            tick = msIn(v.getValue("tick_ms")),
+            backgroundGrace = msIn(v.getValue("background_grace_ms")),
+            activityKinds = ActivityKind.entries.filter { v.getValue("activity_kinds").toInt() and it.bit != 0 }.toSet(),
+            activityDismissesWarning = v.getValue("activity_dismisses_warning") != 0L,
+            pauseIdleInBackground = v.getValue("pause_idle_in_background") != 0L,
+        )
+    }
+
+    private fun info(i: EngineInfo): String =
+        "state=${i.state.code} reason=${i.reason.code} background=${if (i.inBackground) 1 else 0} " +
+            "windows=${i.visibleWindows} scopes=${i.openScopes} holds=${i.openHolds} failures=${i.unlockFailures} " +
+            "now=${i.nowMs} remaining=${msOut(i.remaining)} next=${msOut(i.nextDeadlineAtMs)} " +
+            "idle=${msOut(i.effectiveIdleTimeout)} started=${msOut(i.startedAtMs)} " +
+            "activity=${msOut(i.lastActivityMs)} background_since=${msOut(i.backgroundSinceMs)} " +
+            "locked=${msOut(i.lockedAtMs)}"
+
+    private class Run {
+        val out = mutableListOf<String>()
+        val events = mutableListOf<SessionEvent>()
+        var engine: InactivityEngine? = null
+        var snapshot = ByteArray(0)
+        val scopes = HashMap<String, Long>()
+        val holds = HashMap<String, Long>()
+
+        fun run(lines: List<String>): List<String> {
+            for (line in lines) {
+                if (line.isEmpty() || line.startsWith("#")) continue
+                out.add("> $line")
+                val words = line.split(" ")
+                val result = try {
+                    execute(words[0], words.drop(1))
+                } catch (e: InactivityException) {
+                    "error ${e.status.code} ${e.message}"
+                }
+                for (ev in events) {
+                    val kind = if (ev is SessionEvent.Tick) 2 else 1
+                    val previous = if (ev is SessionEvent.StateChanged) ev.previous else ev.state
+                    out.add("event $kind ${ev.state.code} ${previous.code} ${ev.reason.code} ${msOut(ev.remaining)} ${ev.timeMs} ${ev.nowMs}")
+                }
+                events.clear()
+                out.add("= $result")
+            }
+            engine?.close()
+            return out
+        }
+
+        fun launch(a: List<String>): String {
+            val config = EngineConfig.manual(startMs = a[0].toLong(), wallMs = a[1].toLong(), bootId = a[2].toULong().toLong())
+            engine = InactivityEngine.create(policy(a.drop(3)), config, { synchronized(events) { events.add(it) } })
+            return "ok"
+        }
+
+        fun corrupted(): ByteArray = snapshot.copyOf().also { if (it.isNotEmpty()) it[it.size / 2] = (it[it.size / 2].toInt() xor 0x5A).toByte() }
+
+        fun execute(op: String, a: List<String>): String {
+            if (op == "launch") return launch(a)
+            val e = engine ?: return "no-engine"
+            when (op) {
+                "kill" -> { e.close(); engine = null; scopes.clear(); holds.clear() }
+                "advance" -> e.advanceClock(a[0].toLong().milliseconds)
+                "freeze" -> e.freezeClock(a[0].toLong().milliseconds)
+                "wall-jump" -> e.jumpWallClock(a[0].toLong().milliseconds)
+                "start" -> e.start()
+                "activity" -> e.activity(ActivityKind.entries.first { it.bit == a[0].toInt() })
+                "continue" -> e.continueSession()
+                "lock" -> e.lock()
+                "unlock" -> e.unlock()
+                "unlock-failed" -> return "ok failures=${e.unlockFailed()}"
+                "end" -> e.end(Reason.entries.first { it.code == a[0].toInt() })
+                "refresh" -> return "ok outcome=${e.refreshResult(a[0].toInt(), a.getOrNull(1)).code}"
+                "background" -> e.background()
+                "foreground" -> e.foreground()
+                "window-shown" -> e.windowShown()
+                "window-hidden" -> e.windowHidden()
+                "push-scope" -> return "ok id=${e.pushScope(a[1].toLong().milliseconds).id.also { scopes[a[0]] = it }}"
+                "pop-scope" -> { e.popScope(scopes[a[0]] ?: 0); scopes.remove(a[0]) }
+                "hold" -> return "ok id=${e.acquireHold().id.also { holds[a[0]] = it }}"
+                "release" -> { e.releaseHold(holds[a[0]] ?: 0); holds.remove(a[0]) }
+                "set-policy" -> e.policy = policy(a)
+                "save" -> return "ok snapshot=" + e.snapshot().also { snapshot = it }.joinToString("") { "%02x".format(it) }
+                "restore" -> e.restore(snapshot)
+                "restore-corrupt" -> e.restore(corrupted())
+                "info" -> return "ok " + info(e.info())
+                else -> return "unknown-op"
+            }
+            return "ok"
+        }
+    }
+}

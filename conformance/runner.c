@@ -1,0 +1,291 @@
+/*
+ * The C runner of the conformance suite (conformance/README.md): executes op lists through
+ * include/inactivity.h and prints the canonical output.
+ *
+ *   runner OUTDIR FILE.ops...     writes OUTDIR/FILE.out for each
+ *
+ * An input is one line of the ops table at the bottom. Exit 2 on bad usage or I/O.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "inactivity.h"
+
+#define MAX_WORDS 32
+#define MAX_NAMES 64
+#define MAX_EVENTS 4096
+
+typedef struct {
+    char name[64];
+    uint64_t id;
+} named_id;
+
+static FILE *out;
+static inact_engine engine;
+static inact_event events[MAX_EVENTS];
+static size_t event_count;
+static uint8_t snapshot[INACT_SNAPSHOT_MAX_SIZE];
+static size_t snapshot_length;
+static named_id scopes[MAX_NAMES], holds[MAX_NAMES];
+static char result[512];
+
+static void on_event(const inact_event *event, void *user_data) {
+    (void)user_data;
+    if (event_count < MAX_EVENTS) events[event_count++] = *event;
+}
+
+static void flush_events(void) {
+    for (size_t i = 0; i < event_count; i++) {
+        const inact_event *e = &events[i];
+        fprintf(out, "event %d %d %d %d %" PRId64 " %" PRId64 " %" PRId64 "\n", e->kind, e->state,
+                e->previous_state, e->reason, e->remaining_ms, e->time_ms, e->now_ms);
+    }
+    event_count = 0;
+}
+
+static int64_t int_arg(char **a, int i) { return strtoll(a[i], NULL, 10); }
+
+/* name -> id maps of the host (scope and hold names); id 0 for an unknown name. */
+static uint64_t find_id(named_id *map, const char *name) {
+    for (int i = 0; i < MAX_NAMES; i++)
+        if (map[i].id != 0 && strcmp(map[i].name, name) == 0) return map[i].id;
+    return 0;
+}
+static void set_id(named_id *map, const char *name, uint64_t id) {
+    for (int i = 0; i < MAX_NAMES; i++) {
+        if (map[i].id != 0 && strcmp(map[i].name, name) == 0) { map[i].id = id; return; }
+    }
+    if (id == 0) return;
+    for (int i = 0; i < MAX_NAMES; i++) {
+        if (map[i].id == 0) {
+            snprintf(map[i].name, sizeof map[i].name, "%s", name);
+            map[i].id = id;
+            return;
+        }
+    }
+}
+
+/* `name=value` policy fields; each field is one line. */
+static int32_t parse_policy(char **a, int n, inact_policy *p) {
+    inact_policy_init(p);
+    for (int i = 0; i < n; i++) {
+        char *eq = strchr(a[i], '=');
+        if (eq == NULL) return INACT_E_INVALID_ARGUMENT;
+        *eq = '\0';
+        const char *k = a[i];
+        int64_t v = strtoll(eq + 1, NULL, 10);
+        if (!strcmp(k, "idle_action")) p->idle_action = (int32_t)v;
+        else if (!strcmp(k, "idle_timeout_ms")) p->idle_timeout_ms = v;
+        else if (!strcmp(k, "warning_ms")) p->warning_ms = v;
+        else if (!strcmp(k, "background_timeout_ms")) p->background_timeout_ms = v;
+        else if (!strcmp(k, "absolute_timeout_ms")) p->absolute_timeout_ms = v;
+        else if (!strcmp(k, "locked_timeout_ms")) p->locked_timeout_ms = v;
+        else if (!strcmp(k, "max_unlock_failures")) p->max_unlock_failures = (uint32_t)v;
+        else if (!strcmp(k, "tick_ms")) p->tick_ms = v;
+        else if (!strcmp(k, "background_grace_ms")) p->background_grace_ms = v;
+        else if (!strcmp(k, "activity_kinds")) p->activity_kinds = (uint32_t)v;
+        else if (!strcmp(k, "activity_dismisses_warning")) p->activity_dismisses_warning = (int32_t)v;
+        else if (!strcmp(k, "pause_idle_in_background")) p->pause_idle_in_background = (int32_t)v;
+        else return INACT_E_INVALID_ARGUMENT;
+    }
+    return INACT_OK;
+}
+
+static int32_t op_launch(char **a, int n) {
+    inact_config config;
+    inact_policy policy;
+    inact_config_init(&config);
+    config.clock = INACT_CLOCK_MANUAL;
+    config.manual_start_ms = int_arg(a, 0);
+    config.manual_wall_ms = int_arg(a, 1);
+    config.manual_boot_id = strtoull(a[2], NULL, 10);
+    int32_t rc = parse_policy(a + 3, n - 3, &policy);
+    if (rc != INACT_OK) return rc;
+    return inact_engine_create(&config, &policy, on_event, NULL, NULL, &engine);
+}
+
+static int32_t op_kill(char **a, int n) {
+    (void)a; (void)n;
+    int32_t rc = inact_destroy(engine);
+    engine = 0;
+    memset(scopes, 0, sizeof scopes);
+    memset(holds, 0, sizeof holds);
+    return rc;
+}
+
+static int32_t op_unlock_failed(char **a, int n) {
+    (void)a; (void)n;
+    uint32_t failures = 0;
+    int32_t rc = inact_unlock_failed(engine, &failures);
+    snprintf(result, sizeof result, "ok failures=%" PRIu32, failures);
+    return rc;
+}
+
+static int32_t op_refresh(char **a, int n) {
+    int32_t outcome = 0;
+    int32_t rc = inact_refresh_result(engine, (int32_t)int_arg(a, 0), n > 1 ? a[1] : NULL, &outcome);
+    snprintf(result, sizeof result, "ok outcome=%" PRId32, outcome);
+    return rc;
+}
+
+static int32_t op_push_scope(char **a, int n) {
+    (void)n;
+    uint64_t id = 0;
+    int32_t rc = inact_scope_push(engine, int_arg(a, 1), &id);
+    if (rc == INACT_OK) set_id(scopes, a[0], id);
+    snprintf(result, sizeof result, "ok id=%" PRIu64, id);
+    return rc;
+}
+
+static int32_t op_pop_scope(char **a, int n) {
+    (void)n;
+    int32_t rc = inact_scope_pop(engine, find_id(scopes, a[0]));
+    if (rc == INACT_OK) set_id(scopes, a[0], 0);
+    return rc;
+}
+
+static int32_t op_hold(char **a, int n) {
+    (void)n;
+    uint64_t id = 0;
+    int32_t rc = inact_hold_acquire(engine, &id);
+    if (rc == INACT_OK) set_id(holds, a[0], id);
+    snprintf(result, sizeof result, "ok id=%" PRIu64, id);
+    return rc;
+}
+
+static int32_t op_release(char **a, int n) {
+    (void)n;
+    int32_t rc = inact_hold_release(engine, find_id(holds, a[0]));
+    if (rc == INACT_OK) set_id(holds, a[0], 0);
+    return rc;
+}
+
+static int32_t op_set_policy(char **a, int n) {
+    inact_policy policy;
+    int32_t rc = parse_policy(a, n, &policy);
+    return rc != INACT_OK ? rc : inact_set_policy(engine, &policy);
+}
+
+static int32_t op_save(char **a, int n) {
+    (void)a; (void)n;
+    size_t written = 0;
+    int32_t rc = inact_snapshot_write(engine, snapshot, sizeof snapshot, &written);
+    if (rc != INACT_OK) return rc;
+    snapshot_length = written;
+    int at = snprintf(result, sizeof result, "ok snapshot=");
+    for (size_t i = 0; i < written; i++) at += snprintf(result + at, sizeof result - (size_t)at, "%02x", snapshot[i]);
+    return rc;
+}
+
+static int32_t restore(int corrupt) {
+    uint8_t bytes[INACT_SNAPSHOT_MAX_SIZE];
+    memcpy(bytes, snapshot, snapshot_length);
+    if (corrupt && snapshot_length > 0) bytes[snapshot_length / 2] ^= 0x5A;
+    return inact_restore(engine, bytes, snapshot_length);
+}
+static int32_t op_restore(char **a, int n) { (void)a; (void)n; return restore(0); }
+static int32_t op_restore_corrupt(char **a, int n) { (void)a; (void)n; return restore(1); }
+
+static int32_t op_info(char **a, int n) {
+    (void)a; (void)n;
+    inact_info i;
+    memset(&i, 0, sizeof i);
+    i.size = sizeof i;
+    int32_t rc = inact_get_info(engine, &i);
+    snprintf(result, sizeof result,
+             "ok state=%d reason=%d background=%d windows=%d scopes=%d holds=%d failures=%" PRIu32
+             " now=%" PRId64 " remaining=%" PRId64 " next=%" PRId64 " idle=%" PRId64 " started=%" PRId64
+             " activity=%" PRId64 " background_since=%" PRId64 " locked=%" PRId64,
+             i.state, i.reason, i.in_background, i.visible_windows, i.open_scopes, i.open_holds,
+             i.unlock_failures, i.now_ms, i.remaining_ms, i.next_deadline_ms, i.effective_idle_timeout_ms,
+             i.started_at_ms, i.last_activity_ms, i.background_since_ms, i.locked_at_ms);
+    return rc;
+}
+
+#define NOARG(fn, call) static int32_t fn(char **a, int n) { (void)a; (void)n; return call; }
+NOARG(op_start, inact_start(engine))
+NOARG(op_continue, inact_continue(engine))
+NOARG(op_lock, inact_lock(engine))
+NOARG(op_unlock, inact_unlock(engine))
+NOARG(op_background, inact_background(engine))
+NOARG(op_foreground, inact_foreground(engine))
+NOARG(op_window_shown, inact_window_shown(engine))
+NOARG(op_window_hidden, inact_window_hidden(engine))
+NOARG(op_advance, inact_clock_advance(engine, int_arg(a, 0)))
+NOARG(op_freeze, inact_clock_freeze(engine, int_arg(a, 0)))
+NOARG(op_wall_jump, inact_clock_jump_wall(engine, int_arg(a, 0)))
+NOARG(op_activity, inact_activity(engine, (uint32_t)strtoul(a[0], NULL, 10)))
+NOARG(op_end, inact_end(engine, (int32_t)int_arg(a, 0)))
+
+static const struct {
+    const char *name;
+    int32_t (*run)(char **args, int count);
+} ops[] = {
+    {"launch", op_launch},       {"kill", op_kill},
+    {"advance", op_advance},     {"freeze", op_freeze},
+    {"wall-jump", op_wall_jump}, {"start", op_start},
+    {"activity", op_activity},   {"continue", op_continue},
+    {"lock", op_lock},           {"unlock", op_unlock},
+    {"unlock-failed", op_unlock_failed},
+    {"end", op_end},             {"refresh", op_refresh},
+    {"background", op_background}, {"foreground", op_foreground},
+    {"window-shown", op_window_shown}, {"window-hidden", op_window_hidden},
+    {"push-scope", op_push_scope}, {"pop-scope", op_pop_scope},
+    {"hold", op_hold},           {"release", op_release},
+    {"set-policy", op_set_policy}, {"save", op_save},
+    {"restore", op_restore},     {"restore-corrupt", op_restore_corrupt},
+    {"info", op_info},
+};
+
+static void run_line(char *line) {
+    char *words[MAX_WORDS];
+    int n = 0;
+    for (char *w = strtok(line, " "); w != NULL && n < MAX_WORDS; w = strtok(NULL, " ")) words[n++] = w;
+    if (n == 0) return;
+    strcpy(result, "ok");
+    size_t i = 0;
+    while (i < sizeof ops / sizeof ops[0] && strcmp(ops[i].name, words[0]) != 0) i++;
+    if (i == sizeof ops / sizeof ops[0]) {
+        strcpy(result, "unknown-op");
+    } else if (engine == 0 && strcmp(words[0], "launch") != 0) {
+        strcpy(result, "no-engine");
+    } else {
+        int32_t rc = ops[i].run(words + 1, n - 1);
+        if (rc != INACT_OK) snprintf(result, sizeof result, "error %d %s", rc, inact_last_error());
+    }
+    flush_events();
+    fprintf(out, "= %s\n", result);
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        fprintf(stderr, "usage: runner OUTDIR FILE.ops...\n");
+        return 2;
+    }
+    for (int f = 2; f < argc; f++) {
+        FILE *in = fopen(argv[f], "r");
+        const char *base = strrchr(argv[f], '/');
+        base = base ? base + 1 : argv[f];
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%.*s.out", argv[1], (int)(strcspn(base, ".")), base);
+        out = in ? fopen(path, "w") : NULL;
+        if (in == NULL || out == NULL) {
+            fprintf(stderr, "runner: cannot read %s or write %s\n", argv[f], path);
+            return 2;
+        }
+        char line[8192];
+        while (fgets(line, sizeof line, in)) {
+            line[strcspn(line, "\n")] = '\0';
+            if (line[0] == '\0' || line[0] == '#') continue;
+            fprintf(out, "> %s\n", line);
+            run_line(line);
+        }
+        if (engine != 0) op_kill(NULL, 0);
+        snapshot_length = 0;
+        fclose(in);
+        fclose(out);
+    }
+    return 0;
+}

@@ -1,0 +1,187 @@
+"""The Python runner of the conformance suite (conformance/README.md): executes op lists through
+the ``inactivity`` package (bindings/python) and prints the canonical output.
+
+    python3 conformance/runner.py OUTDIR FILE.ops...     writes OUTDIR/FILE.out for each
+
+The package must be importable (installed, or PYTHONPATH=bindings/python/src) and find the
+library (INACTIVITY_LIBRARY). An input is one line of the OPS table below.
+"""
+
+from __future__ import annotations
+
+import sys
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Callable, Dict, List, Optional
+
+import inactivity as ia
+
+NEVER_MS = 2**63 - 1
+
+
+def ms_in(value: int) -> timedelta:
+    return ia.NEVER if value == NEVER_MS else timedelta(milliseconds=value)
+
+
+def ms_out(value: Optional[timedelta]) -> int:
+    """A duration or instant back to milliseconds; NEVER and None (none) are INACT_NEVER."""
+    if value is None or value == ia.NEVER:
+        return NEVER_MS
+    return (value.days * 86_400_000) + (value.seconds * 1000) + value.microseconds // 1000
+
+
+def policy(pairs: List[str]) -> ia.Policy:
+    """``name=value`` policy fields; each field is one line."""
+    v = {k: int(x) for k, x in (p.split("=", 1) for p in pairs)}
+    return ia.Policy(
+        idle_action=ia.IdleAction(v["idle_action"]),
+        idle_timeout=ms_in(v["idle_timeout_ms"]),
+        warning=ms_in(v["warning_ms"]),
+        background_timeout=ms_in(v["background_timeout_ms"]),
+        absolute_timeout=ms_in(v["absolute_timeout_ms"]),
+        locked_timeout=ms_in(v["locked_timeout_ms"]),
+        max_unlock_failures=v["max_unlock_failures"],
+        tick=ms_in(v["tick_ms"]),
+        background_grace=ms_in(v["background_grace_ms"]),
+        activity_kinds=ia.ActivityKind(v["activity_kinds"]),
+        activity_dismisses_warning=bool(v["activity_dismisses_warning"]),
+        pause_idle_in_background=bool(v["pause_idle_in_background"]),
+    )
+
+
+class Runner:
+    def __init__(self) -> None:
+        self.out: List[str] = []
+        self.events: List[ia.Event] = []
+        self.engine: Optional[ia.Engine] = None
+        self.snapshot = b""
+        self.scopes: Dict[str, int] = {}
+        self.holds: Dict[str, int] = {}
+
+    def launch(self, a: List[str]) -> str:
+        wall = datetime(1970, 1, 1, tzinfo=timezone.utc) + timedelta(milliseconds=int(a[1]))
+        clock = ia.ManualClock(start=timedelta(milliseconds=int(a[0])), wall=wall, boot_id=int(a[2]))
+        self.engine = ia.Engine(policy(a[3:]), on_event=self.events.append, clock=clock)
+        return "ok"
+
+    def kill(self) -> str:
+        assert self.engine is not None
+        self.engine.close()
+        self.engine = None
+        self.scopes, self.holds = {}, {}
+        return "ok"
+
+    def push_scope(self, e: ia.Engine, name: str, ms: str) -> str:
+        self.scopes[name] = e.push_scope(timedelta(milliseconds=int(ms)))
+        return f"ok id={self.scopes[name]}"
+
+    def pop_scope(self, e: ia.Engine, name: str) -> str:
+        e.pop_scope(self.scopes.get(name, 0))
+        self.scopes.pop(name, None)
+        return "ok"
+
+    def hold(self, e: ia.Engine, name: str) -> str:
+        self.holds[name] = e.acquire_hold()
+        return f"ok id={self.holds[name]}"
+
+    def release(self, e: ia.Engine, name: str) -> str:
+        e.release_hold(self.holds.get(name, 0))
+        self.holds.pop(name, None)
+        return "ok"
+
+    def save(self, e: ia.Engine) -> str:
+        self.snapshot = e.snapshot()
+        return "ok snapshot=" + self.snapshot.hex()
+
+    def corrupted(self) -> bytes:
+        data = bytearray(self.snapshot)
+        if data:
+            data[len(data) // 2] ^= 0x5A
+        return bytes(data)
+
+    def execute(self, op: str, a: List[str]) -> str:
+        if op == "launch":
+            return self.launch(a)
+        e = self.engine
+        if e is None:
+            return "no-engine"
+        ops: Dict[str, Callable[[], object]] = {
+            "kill": self.kill,
+            "advance": lambda: e.advance(timedelta(milliseconds=int(a[0]))),
+            "freeze": lambda: e.freeze(timedelta(milliseconds=int(a[0]))),
+            "wall-jump": lambda: e.jump_wall(timedelta(milliseconds=int(a[0]))),
+            "start": e.start,
+            "activity": lambda: e.activity(ia.ActivityKind(int(a[0]))),
+            "continue": e.continue_,
+            "lock": e.lock,
+            "unlock": e.unlock,
+            "unlock-failed": lambda: f"ok failures={e.unlock_failed()}",
+            "end": lambda: e.end(ia.Reason(int(a[0]))),
+            "refresh": lambda: f"ok outcome={int(e.refresh_result(int(a[0]), a[1] if len(a) > 1 else None))}",
+            "background": e.background,
+            "foreground": e.foreground,
+            "window-shown": e.window_shown,
+            "window-hidden": e.window_hidden,
+            "push-scope": lambda: self.push_scope(e, a[0], a[1]),
+            "pop-scope": lambda: self.pop_scope(e, a[0]),
+            "hold": lambda: self.hold(e, a[0]),
+            "release": lambda: self.release(e, a[0]),
+            "set-policy": lambda: e.set_policy(policy(a)),
+            "save": lambda: self.save(e),
+            "restore": lambda: e.restore(self.snapshot),
+            "restore-corrupt": lambda: e.restore(self.corrupted()),
+            "info": lambda: "ok " + info(e.info()),
+        }
+        run = ops.get(op)
+        if run is None:
+            return "unknown-op"
+        result = run()
+        return result if isinstance(result, str) else "ok"
+
+    def run(self, lines: List[str]) -> List[str]:
+        for line in lines:
+            if not line or line.startswith("#"):
+                continue
+            self.out.append("> " + line)
+            words = line.split(" ")
+            try:
+                result = self.execute(words[0], words[1:])
+            except ia.InactivityError as error:
+                result = f"error {int(error.status)} {error.message}"
+            for ev in self.events:
+                self.out.append(
+                    f"event {int(ev.kind)} {int(ev.state)} {int(ev.previous_state)} {int(ev.reason)} "
+                    f"{ms_out(ev.remaining)} {ms_out(ev.time)} {ms_out(ev.now)}"
+                )
+            self.events.clear()
+            self.out.append("= " + result)
+        if self.engine is not None:
+            self.engine.close()
+        return self.out
+
+
+def info(i: ia.Info) -> str:
+    return (
+        f"state={int(i.state)} reason={int(i.reason)} background={int(i.in_background)} "
+        f"windows={i.visible_windows} scopes={i.open_scopes} holds={i.open_holds} failures={i.unlock_failures} "
+        f"now={ms_out(i.now)} remaining={ms_out(i.remaining)} next={ms_out(i.next_deadline)} "
+        f"idle={ms_out(i.effective_idle_timeout)} started={ms_out(i.started_at)} "
+        f"activity={ms_out(i.last_activity)} background_since={ms_out(i.background_since)} "
+        f"locked={ms_out(i.locked_at)}"
+    )
+
+
+def main(argv: List[str]) -> int:
+    if len(argv) < 2:
+        print("usage: runner.py OUTDIR FILE.ops...", file=sys.stderr)
+        return 2
+    outdir = Path(argv[0])
+    for name in argv[1:]:
+        path = Path(name)
+        lines = path.read_text().split("\n")
+        (outdir / (path.name.split(".")[0] + ".out")).write_text("\n".join(Runner().run(lines)) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
