@@ -17,7 +17,7 @@ from typing import Dict, Type
 import enum
 
 import pytest
-from conftest import HEADER, TEST_POLICY, ManualFactory, Recorder
+from conftest import HEADER, REPO_ROOT, TEST_POLICY, ManualFactory, Recorder
 
 import inactivity
 from inactivity import (
@@ -35,6 +35,7 @@ from inactivity import (
     Status,
 )
 from inactivity import _lib
+from inactivity._time import duration_to_ms
 
 needs_header = pytest.mark.skipif(HEADER is None, reason="not run from a source checkout")
 
@@ -222,6 +223,26 @@ def test_durations_accept_timedelta_seconds_and_never() -> None:
     assert hash(Policy()) == hash(Policy.library_default())
     with pytest.raises(Exception):
         Policy().idle_timeout = timedelta(1)  # type: ignore[misc]
+
+
+DURATION_RULE = REPO_ROOT / "conformance" / "durations.txt" if REPO_ROOT else None
+
+
+@pytest.mark.skipif(DURATION_RULE is None, reason="not in a checkout")
+def test_durations_round_to_the_nearest_ms_halves_away_from_zero() -> None:
+    # The table Kotlin's DurationRuleTest reads too: one rule in both bindings.
+    assert DURATION_RULE is not None
+    rows = [line.split() for line in DURATION_RULE.read_text().splitlines() if line and not line.startswith("#")]
+    assert len(rows) >= 10
+    for micros, expected in rows:
+        assert duration_to_ms(timedelta(microseconds=int(micros)), "d") == int(expected), micros
+    # Float seconds follow the same rule at the float's exact value. Half to even (Python's
+    # round) would give 2 for these; the rule gives 3.
+    assert duration_to_ms(0.0025, "d") == 3 == duration_to_ms(timedelta(microseconds=2500), "d")
+    assert duration_to_ms(0.0015, "d") == 2
+    assert duration_to_ms(-0.0025, "d") == -3
+    # Just below a half at the float's exact value stays below.
+    assert duration_to_ms(0.0014999999, "d") == 1
 
 
 def test_versions() -> None:
