@@ -274,3 +274,24 @@ def test_wall_times_beyond_datetime_are_clamped() -> None:
     assert ms_to_wall(INT64_MIN) == datetime.min.replace(tzinfo=timezone.utc)
     moment = datetime(2031, 5, 6, 7, 8, 9, 123000, tzinfo=timezone.utc)
     assert ms_to_wall(wall_to_ms(moment, "t")) == moment
+
+
+def test_values_of_a_newer_library_are_passed_on_and_unknown_event_kinds_skipped(recorder: Recorder) -> None:
+    # The rule shared with Kotlin's UnknownValueTest: nothing raised, no event lost for an
+    # unknown state or reason (here the plain int); an unknown event kind is skipped.
+    from inactivity import engine as engine_module
+
+    with inactivity.Engine(TEST_POLICY, on_event=recorder, clock=inactivity.ManualClock()) as engine:
+        def deliver(kind: int, state: int, reason: int) -> None:
+            c = _lib.CEvent(size=ctypes.sizeof(_lib.CEvent), kind=kind, state=state, previous_state=1,
+                            reason=reason, remaining_ms=30_000, time_ms=5, now_ms=5, engine=engine.handle)
+            engine_module._dispatch(ctypes.pointer(c), engine._key)
+
+        deliver(1, 99, 77)
+        deliver(2, 2, 55)
+        deliver(3, 1, 1)
+        assert [(e.kind, e.state, e.previous_state, e.reason) for e in recorder.events] == [
+            (EventKind.STATE_CHANGED, 99, State.ACTIVE, 77),
+            (EventKind.TICK, State.WARNING, State.ACTIVE, 55),
+        ]
+        assert type(recorder.events[0].state) is int and recorder.events[0].remaining == timedelta(seconds=30)

@@ -141,6 +141,8 @@ interface SessionUi {
                 SessionState.WARNING -> ui.onSessionWarning(remaining)
                 SessionState.LOCKED -> ui.onSessionLocked(reason)
                 SessionState.EXPIRED -> ui.onSessionExpired(reason)
+                // A state of a newer library: fail secure, show the lock screen.
+                SessionState.UNKNOWN -> ui.onSessionLocked(reason)
             }
         }
     }
