@@ -68,20 +68,22 @@ final class OverlayWindows {
         guard let session, let overlay = overlays[id], let scene = overlay.window.windowScene else { return }
         let window = overlay.window
         let controller = overlay.controller
-        let covered = CoverRule.covers(session.state, phase: session.phase(of: scene))
-        let shown = controller.show(screen: session.screen, secondsLeft: session.secondsLeft,
-                                    covered: covered, session: session)
+        let layers = OverlayLayers.showing(
+            session.screen, secondsLeft: session.secondsLeft,
+            covered: CoverRule.covers(session.state, phase: session.phase(of: scene)),
+            lockScreenProvided: session.lockScreen != nil, signedOutProvided: session.signedOutScreen != nil)
+        controller.show(layers, session: session)
         let contentWindows = scene.windows.filter { !($0 is OverlayWindow) }
-        if shown.anything {
-            if shown.blocksContent {
-                // Typing must not go on into hidden content under the lock screen.
+        if layers.isVisible {
+            if layers.takesInput {
                 for w in contentWindows { w.endEditing(true) }
             }
             if window.isHidden { window.isHidden = false }
-            if shown.blocksContent && !window.isKeyWindow { window.makeKey() }
+            if layers.takesInput && !window.isKeyWindow { window.makeKey() }
         } else if !window.isHidden {
+            let wasKey = window.isKeyWindow
             window.isHidden = true
-            contentWindows.first { !$0.isHidden }?.makeKey()
+            if wasKey { contentWindows.first { !$0.isHidden }?.makeKey() }
         }
     }
 }
@@ -89,12 +91,6 @@ final class OverlayWindows {
 /// The overlay window's root: cover, warning, lock screen and sign-in screen.
 @MainActor
 final class OverlayController: UIViewController {
-    struct Shown {
-        var anything: Bool
-        /// A lock, sign-in or cover screen hides the content completely.
-        var blocksContent: Bool
-    }
-
     private var lockScreen: UIViewController?
     private var signedOut: UIViewController?
     private var cover: UIViewController?
@@ -105,33 +101,29 @@ final class OverlayController: UIViewController {
         view.backgroundColor = .clear
     }
 
-    func show(screen: PresentationRule.Screen, secondsLeft: Int64?, covered: Bool,
-              session: InactivitySession) -> Shown {
-        // The lock screen: installed once per lock, kept until the screen changes.
-        if screen == .lockScreen {
+    /// Adds and removes views to match `layers`. The lock screen is made once when its layer
+    /// appears and kept until it goes, however often this runs.
+    func show(_ layers: OverlayLayers, session: InactivitySession) {
+        if layers.lockScreen {
             if lockScreen == nil, let make = session.lockScreen { lockScreen = install(make()) }
         } else if let old = lockScreen {
             uninstall(old)
             lockScreen = nil
         }
-        if screen == .signedOut {
+        if layers.signedOut {
             if signedOut == nil, let make = session.signedOutScreen { signedOut = install(make()) }
         } else if let old = signedOut {
             uninstall(old)
             signedOut = nil
         }
-        if screen == .warning, let secondsLeft {
+        if let secondsLeft = layers.warningSecondsLeft {
             let card = warning ?? makeWarning(session)
             card.update(session.warningText, secondsLeft: secondsLeft)
         } else if let card = warning {
             card.removeFromSuperview()
             warning = nil
         }
-        // Fail closed: a lock or sign-in screen the host has not provided is the cover.
-        let needsCover = covered
-            || (screen == .lockScreen && lockScreen == nil)
-            || (screen == .signedOut && signedOut == nil)
-        if needsCover {
+        if layers.cover {
             let c = cover ?? install(session.coverScreen?() ?? PlainCover())
             cover = c
             view.bringSubviewToFront(c.view)
@@ -139,8 +131,6 @@ final class OverlayController: UIViewController {
             uninstall(c)
             cover = nil
         }
-        let blocks = needsCover || lockScreen != nil || signedOut != nil
-        return Shown(anything: blocks || warning != nil, blocksContent: blocks)
     }
 
     private func install(_ child: UIViewController) -> UIViewController {

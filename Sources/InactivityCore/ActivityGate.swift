@@ -69,14 +69,14 @@ struct ActivityGate: ~Copyable {
     }
 
     /// Publishes the machine's view; the gate is closed, so no fast path can race this store.
-    func publish(mode: Mode, kinds: ActivityKind, lastActivity: Int64, window newWindow: Int64, horizon newHorizon: Int64) {
-        window.store(newWindow, ordering: .relaxed)
-        horizon.store(newHorizon, ordering: .relaxed)
+    func publish(_ view: GateView) {
+        window.store(view.window, ordering: .relaxed)
+        horizon.store(view.horizon, ordering: .relaxed)
         let w = word.load(ordering: .relaxed)
         let epoch = ((w >> ActivityGate.epochShift) &+ 1) & ActivityGate.epochMask
-        let rel = min(max(lastActivity &- base.load(ordering: .relaxed), 0), ActivityGate.timeMax)
+        let rel = min(max(view.lastActivity &- base.load(ordering: .relaxed), 0), ActivityGate.timeMax)
         let next = (UInt64(rel) << ActivityGate.timeShift) | (epoch << ActivityGate.epochShift)
-            | (mode.rawValue << ActivityGate.modeShift) | (UInt64(kinds.rawValue) & ActivityGate.kindMask)
+            | (view.mode.rawValue << ActivityGate.modeShift) | (UInt64(view.kinds.rawValue) & ActivityGate.kindMask)
         word.store(next, ordering: .releasing)
     }
 

@@ -87,6 +87,7 @@ public final class InactivityEngine: @unchecked Sendable {
                             delivery: Delivery = .thread,
                             onEvent: (@Sendable (SessionEvent) -> Void)? = nil,
                             onClose: (@Sendable () -> Void)? = nil) throws(InactivityError) {
+        try policy.validate()   // before the object exists (see init)
         try self.init(policy: policy, clock: clock, delivery: delivery, onEvent: onEvent, onClose: onClose,
                       ownedByHandle: false)
     }
@@ -97,14 +98,16 @@ public final class InactivityEngine: @unchecked Sendable {
     public static func createOwnedByHandle(policy: SessionPolicy, clock: EngineClock, delivery: Delivery,
                                            onEvent: (@Sendable (SessionEvent) -> Void)?,
                                            onClose: (@Sendable () -> Void)?) throws(InactivityError) -> UInt64 {
-        try InactivityEngine(policy: policy, clock: clock, delivery: delivery, onEvent: onEvent,
+        try policy.validate()   // before the object exists (see init)
+        return try InactivityEngine(policy: policy, clock: clock, delivery: delivery, onEvent: onEvent,
                              onClose: onClose, ownedByHandle: true).handle
     }
 
     private init(policy: SessionPolicy, clock: EngineClock, delivery: Delivery,
                  onEvent: (@Sendable (SessionEvent) -> Void)?, onClose: (@Sendable () -> Void)?,
                  ownedByHandle: Bool) throws(InactivityError) {
-        try policy.validate()
+        // Throws only once every stored property is set: the Embedded Swift runtime does not free
+        // an object whose designated initializer throws earlier (a leak per failed create).
         let now = clock.monotonicMs()
         self.delivery = delivery
         self.clock = clock
@@ -112,16 +115,22 @@ public final class InactivityEngine: @unchecked Sendable {
         self.onClose = onClose
         self.usesScheduler = delivery == .thread && !clock.isManual
         self.core = Locked(Core(machine: SessionMachine(policy: policy, now: now)))
-        // Registration needs `self`, so the handle and gate are assigned after it.
-        do {
-            (handle, gate) = try Registry.shared.register(self, now: now, ownedByHandle: ownedByHandle)
+        // The scheduler first: an engine that cannot get its thread is never created. Then the
+        // registration, which needs `self`, so the handle and gate are assigned after it.
+        do throws(InactivityError) {
+            if usesScheduler { try Scheduler.shared.engineAdded() }
+            do throws(InactivityError) {
+                (handle, gate) = try Registry.shared.register(self, now: now, ownedByHandle: ownedByHandle)
+            } catch {
+                if usesScheduler { Scheduler.shared.engineRemoved() }
+                throw error
+            }
         } catch {
             finalized.store(true, ordering: .releasing)   // a failed init never runs onClose
             throw error
         }
         core.withLock { c in publishGate(c.machine) }
         if case .manual(let manual) = clock { manual.attach(handle) }
-        if usesScheduler { Scheduler.shared.engineAdded() }
     }
 
     /// A gate that belongs to no engine, for the instant before registration.
@@ -148,27 +157,12 @@ public final class InactivityEngine: @unchecked Sendable {
 
 extension InactivityEngine {
 
-    /// Publishes what the activity fast path needs; the gate is closed while this runs.
+    /// Publishes the machine's gate view; the gate is closed while this runs. A manual clock
+    /// sends every call through the lock: the gate reads the system clock.
     private func publishGate(_ m: SessionMachine) {
-        let mode: ActivityGate.Mode
-        var window = SessionPolicy.never
-        var horizon = m.nextWake ?? SessionPolicy.never
-        if clock.isManual {
-            mode = .slow   // tests and simulations: every call takes the lock
-        } else if m.state == .active && !m.inBackground {
-            mode = .accept
-            if !m.idleSuspended {
-                window = m.policy.warningMs > 0 ? m.effectiveIdleMs - m.policy.warningMs : m.effectiveIdleMs
-            }
-            horizon = earliest(earliest(m.absoluteDeadline, m.backgroundDeadline), m.graceDeadline)
-                ?? SessionPolicy.never
-        } else if m.state == .warning && m.policy.activityDismissesWarning && !m.inBackground {
-            mode = .slow
-        } else {
-            mode = .ignore
-        }
-        gate.pointee.publish(mode: mode, kinds: m.policy.activityKinds, lastActivity: m.lastActivity,
-                                    window: window, horizon: horizon)
+        var view = m.gateView
+        if clock.isManual { view.mode = .slow }
+        gate.pointee.publish(view)
     }
 
     /// Runs `body` on the machine under the lock: evaluate deadlines, apply, evaluate again,
@@ -184,10 +178,7 @@ extension InactivityEngine {
             }
             let reading = clock.now()
             let now = reading.monotonicMs
-            let recorded = gate.pointee.close()
-            if c.machine.state == .active && recorded > c.machine.lastActivity && recorded <= now {
-                c.machine.lastActivity = recorded
-            }
+            c.machine.mergeGateStamp(gate.pointee.close(), now: now)
             var events: [SessionEvent] = []
             c.machine.observe(reading)
             c.machine.evaluate(now: now)
@@ -348,18 +339,9 @@ extension InactivityEngine {
 
     /// Restores a snapshot (LOADING only). Corrupt bytes throw their own error and leave the
     /// engine EXPIRED (RESTORE_FAILED).
-    public func restore(_ bytes: [UInt8]) throws(InactivityError) {
-        try perform { m, r throws(InactivityError) in
-            guard m.state == .loading else { throw InactivityError.invalidState("restore", m.state) }
-            let snapshot: Snapshot
-            do throws(InactivityError) {
-                snapshot = try Snapshot.decode(bytes)
-            } catch {
-                m.restoreFailed(now: r.monotonicMs)
-                throw error
-            }
-            try m.restore(snapshot, clock: r)
-        }
+    /// `length`: the caller's length when `bytes` holds only its first part (see Snapshot.decode).
+    public func restore(_ bytes: [UInt8], length: UInt64? = nil) throws(InactivityError) {
+        try perform { m, r throws(InactivityError) in try m.restore(bytes, length: length, clock: r) }
     }
 
     /// Records activity of one kind. Lock-free on the system clock when nothing is due.
@@ -372,7 +354,7 @@ extension InactivityEngine {
         case .recorded, .ignored: return
         case .slow: break
         }
-        try perform { m, r in m.activity(kind, now: r.monotonicMs) }
+        try perform { m, r throws(InactivityError) in try m.activity(kind, now: r.monotonicMs) }
     }
 
     /// WARNING -> ACTIVE (CONTINUED).
@@ -398,23 +380,26 @@ extension InactivityEngine {
 
     /// Ends the session with `.logout`, `.revoked` or `.passwordChanged`.
     public func end(reason: Reason = .logout) throws(InactivityError) {
-        try perform { m, r throws(InactivityError) in try m.end(reason, now: r.monotonicMs) }
+        try perform { m, r throws(InactivityError) in
+            _ = try Reason.ending(rawValue: reason.rawValue)
+            try m.end(reason, now: r.monotonicMs)
+        }
     }
 
     /// Reports a token refresh; only a revoked token changes the session.
     @discardableResult
     public func refreshResult(httpStatus: Int32, oauthError: String? = nil) throws(InactivityError) -> RefreshOutcome {
         let outcome = try SessionMachine.classifyRefresh(httpStatus: httpStatus, oauthError: oauthError)
-        try perform { m, r in m.refreshResult(outcome, now: r.monotonicMs) }
+        try perform { m, r throws(InactivityError) in try m.refreshResult(outcome, now: r.monotonicMs) }
         return outcome
     }
 
     public func enterBackground() throws(InactivityError) {
-        try perform { m, r in m.background(now: r.monotonicMs) }
+        try perform { m, r throws(InactivityError) in try m.background(now: r.monotonicMs) }
     }
 
     public func enterForeground() throws(InactivityError) {
-        try perform { m, r in m.foreground(now: r.monotonicMs) }
+        try perform { m, r throws(InactivityError) in try m.foreground(now: r.monotonicMs) }
     }
 
     public func windowShown() throws(InactivityError) {

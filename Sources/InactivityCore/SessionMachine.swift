@@ -1,17 +1,23 @@
-// The session state machine. Everything that decides a state lives in this file.
+// The session state machine. Every rule that decides a state, a reason, or what activity
+// counts lives in this file; the engine (Engine.swift) and the lock-free activity gate
+// (ActivityGate.swift) only execute what the machine publishes.
 //
 // Theory of operation
 // -------------------
 // The machine is a value with no clock, no lock and no thread: every call takes `now`
 // (milliseconds on a monotonic clock that counts deep sleep) and the engine around it
-// (Engine.swift) supplies time, locking and delivery.
+// supplies time, locking and delivery. Arguments arrive validated (the engine's public API is
+// the boundary that checks them); the machine asserts what it relies on.
 //
 // A session is five states (LOADING, ACTIVE, WARNING, LOCKED, EXPIRED). Two things move it:
 //
-// 1. Inputs (start, lock, unlock, ...). `Input.allowedStates` below is the table of which
-//    state accepts which input; anything else is refused with `invalidState` and changes
-//    nothing. An input's effect is applied at `now`.
-// 2. Deadlines, derived from the fields on demand (never stored, so they cannot go stale):
+// 1. Inputs (start, lock, unlock, ...). `Input.rule` below is the transition table: for every
+//    input and every state it says `refused` (INACT_E_INVALID_STATE, nothing changes), `noOp`
+//    (success, nothing changes), `applied`, or applied only when a condition holds, and where
+//    an applied input takes the session. Every input method starts by consulting it
+//    (`admits`), so the table is the whole truth about which input does what where.
+// 2. Deadlines, derived from the fields on demand (never stored, so they cannot go stale).
+//    `DeadlineKind.rule` is their table: the states each runs in and where it leads.
 //      warning    = last activity + effective idle - warning
 //      idle       = last activity + effective idle            (LOCK or EXPIRE)
 //      background = background start + background timeout    (LOCKED)
@@ -30,28 +36,38 @@
 // change, at most one countdown TICK (the latest due; past ticks are not replayed).
 //
 // Invariants (asserted in debug builds):
-// - `cursor` never decreases; no deadline is applied before its time, nor before `cursor`.
+// - No deadline is applied before its time, nor before `cursor`. `cursor` moves back only
+//   when the clock does (`observe`: a simulated reboot) and when a restore places it at the
+//   snapshot's instant before catching up.
 // - ACTIVE and WARNING have a start time; LOCKED has a locked-at time.
 // - `reason` is one of `Reason.allowed(in: state)`.
 
-/// An input the host gives the engine, with the states that accept it.
+/// An input the host gives the engine. Its row in the transition table is `rule`.
+///
+/// Adding an input: a case here, its row in `rule`, its `name`, and a method on
+/// `SessionMachine` that starts with `guard try admits(.input) else { return }`.
 enum Input: CaseIterable {
     case start, restore, activity, continueSession, lock, unlock, unlockFailed, end
-    case refreshResult, background, foreground, windowShown, windowHidden
+    case refreshResult, refreshRevoked, background, foreground, windowShown, windowHidden
     case pushScope, popScope, acquireHold, releaseHold, setPolicy
 
-    /// The transition table's left half: the states in which the input is allowed.
-    /// (Its effects are in `SessionMachine.apply`.)
-    var allowedStates: StateSet {
+    /// The transition table: what the input does in each state, and where it leads when applied.
+    var rule: Rule {
         switch self {
-        case .start: [.loading, .expired]
-        case .restore: [.loading]
-        case .continueSession: [.warning]
-        case .lock: [.active, .warning, .locked]           // LOCKED: no-op success
-        case .unlock, .unlockFailed: [.locked]
-        case .activity, .end, .refreshResult, .background, .foreground, .windowShown,
-             .windowHidden, .pushScope, .popScope, .acquireHold, .releaseHold, .setPolicy:
-            .all                                           // activity: ignored where it does not count
+        //                         LOADING   ACTIVE    WARNING     LOCKED    EXPIRED   when applied
+        case .start:          Rule(.applied, .refused, .refused,   .refused, .applied, .to(.active, .started))
+        case .restore:        Rule(.applied, .refused, .refused,   .refused, .refused, .toSnapshot)
+        case .activity:       Rule(.noOp,    .counted, .dismisses, .noOp,    .noOp,    .to(.active, .activity))
+        case .continueSession:Rule(.refused, .refused, .applied,   .refused, .refused, .to(.active, .continued))
+        case .lock:           Rule(.refused, .applied, .applied,   .noOp,    .refused, .to(.locked, .manualLock))
+        case .unlock:         Rule(.refused, .refused, .refused,   .applied, .refused, .to(.active, .unlocked))
+        case .unlockFailed:   Rule(.refused, .refused, .refused,   .applied, .refused, .atFailureLimit(.expired, .unlockFailures))
+        case .end:            Rule(.applied, .applied, .applied,   .applied, .noOp,    .toNamedReason(.expired))
+        case .refreshResult:  Rule(.noOp,    .noOp,    .noOp,      .noOp,    .noOp,    .stays)
+        case .refreshRevoked: Rule(.applied, .applied, .applied,   .applied, .noOp,    .to(.expired, .revoked))
+        case .background, .foreground, .windowShown, .windowHidden, .pushScope, .popScope,
+             .acquireHold, .releaseHold, .setPolicy:
+                              Rule(.applied, .applied, .applied,   .applied, .applied, .stays)
         }
     }
 
@@ -66,6 +82,7 @@ enum Input: CaseIterable {
         case .unlockFailed: "unlock failed"
         case .end: "end"
         case .refreshResult: "refresh result"
+        case .refreshRevoked: "refresh result (revoked)"
         case .background: "background"
         case .foreground: "foreground"
         case .windowShown: "window shown"
@@ -79,7 +96,69 @@ enum Input: CaseIterable {
     }
 }
 
-/// A set of states as bits: the transition table without allocating on every call.
+/// What an input does in one state.
+enum Outcome: Equatable {
+    /// Refused with `invalidState`; nothing changes.
+    case refused
+    /// Accepted; nothing changes.
+    case noOp
+    /// The input's effect is applied.
+    case applied
+    /// Applied when the condition holds at the time of the call; a no-op otherwise.
+    case appliedIf(Condition)
+
+    /// Activity that counts is applied.
+    static let counted = Outcome.appliedIf(.activityCounts)
+    /// Activity that counts and that the policy lets dismiss the warning is applied.
+    static let dismisses = Outcome.appliedIf(.activityDismissesWarning)
+}
+
+/// What an applicable outcome may depend on besides the state.
+enum Condition: Equatable {
+    /// The policy counts the activity's kind and the app is in foreground.
+    case activityCounts
+    /// As `activityCounts`, and `policy.activityDismissesWarning` is set.
+    case activityDismissesWarning
+}
+
+/// Where an applied input takes the session.
+enum Move: Equatable {
+    /// The input does not change the state (fields may; in WARNING an idle deadline moved
+    /// later ends the warning by its own rule: ACTIVE, EXTENDED).
+    case stays
+    /// To this state and reason (from the same state: the fields change, the state does not).
+    case to(SessionState, Reason)
+    /// To this state, with the reason the input names (`end`).
+    case toNamedReason(SessionState)
+    /// To this state and reason once the failures reach the policy's limit; else stays.
+    case atFailureLimit(SessionState, Reason)
+    /// To the snapshot's state, judged at this clock; EXPIRED (RESTORE_FAILED) when corrupt.
+    case toSnapshot
+}
+
+/// One row of the transition table.
+struct Rule {
+    var loading, active, warning, locked, expired: Outcome
+    var move: Move
+
+    init(_ loading: Outcome, _ active: Outcome, _ warning: Outcome, _ locked: Outcome, _ expired: Outcome,
+         _ move: Move) {
+        (self.loading, self.active, self.warning, self.locked, self.expired) = (loading, active, warning, locked, expired)
+        self.move = move
+    }
+
+    subscript(state: SessionState) -> Outcome {
+        switch state {
+        case .loading: loading
+        case .active: active
+        case .warning: warning
+        case .locked: locked
+        case .expired: expired
+        }
+    }
+}
+
+/// A set of states as bits.
 struct StateSet: OptionSet {
     let rawValue: UInt8
     static let loading = StateSet(rawValue: 1 << 0)
@@ -102,9 +181,26 @@ func earliest(_ a: Int64?, _ b: Int64?) -> Int64? {
 
 /// The deadlines, in tie-break order: at the same instant the earlier case is applied first
 /// (most severe first), so simultaneous idle lock and absolute expiry end in EXPIRED.
-enum DeadlineKind: Int, Comparable {
+enum DeadlineKind: Int, Comparable, CaseIterable {
     case absolute, lockedTimeout, idleExpire, background, idleLock, graceEnd, warning, tick
     static func < (a: DeadlineKind, b: DeadlineKind) -> Bool { a.rawValue < b.rawValue }
+
+    /// The deadline table: the states the deadline runs in, and the state and reason it leads
+    /// to (nil: the state does not change).
+    var rule: (runsIn: StateSet, to: (state: SessionState, reason: Reason)?) {
+        switch self {
+        case .absolute:      ([.active, .warning, .locked], (.expired, .absoluteTimeout))
+        case .lockedTimeout: ([.locked],                    (.expired, .lockedTimeout))
+        case .idleExpire:    ([.active, .warning],          (.expired, .idleTimeout))
+        case .background:    ([.active, .warning],          (.locked, .backgroundTimeout))
+        case .idleLock:      ([.active, .warning],          (.locked, .idleTimeout))
+        case .graceEnd:      (.all,                         nil)   // background takes effect
+        case .warning:       ([.active],                    (.warning, .idle))
+        case .tick:          ([.warning],                   nil)   // a countdown TICK event
+        }
+    }
+
+    func runs(in state: SessionState) -> Bool { rule.runsIn.contains(state) }
 }
 
 struct Deadline {
@@ -115,6 +211,18 @@ struct Deadline {
 /// The most scopes or holds open at once on one engine (a leak guard, not a design limit).
 let maxOpenScopesOrHolds = 1024
 
+/// What the lock-free activity path may do until the next locked call (ActivityGate.swift).
+struct GateView: Equatable {
+    var mode: ActivityGate.Mode
+    /// The kinds that count (the gate drops the others in `accept` mode).
+    var kinds: ActivityKind
+    var lastActivity: Int64
+    /// Activity at or after `lastActivity + window` is due for a deadline: it takes the lock.
+    var window: Int64
+    /// The earliest deadline the window does not cover: any call at or after it takes the lock.
+    var horizon: Int64
+}
+
 struct SessionMachine {
     private(set) var policy: SessionPolicy
     private(set) var state: SessionState = .loading
@@ -122,7 +230,7 @@ struct SessionMachine {
 
     // Session fields (engine-clock milliseconds).
     private(set) var startedAt: Int64?
-    var lastActivity: Int64 = 0
+    private(set) var lastActivity: Int64 = 0
     private(set) var lockedAt: Int64?
     private(set) var unlockFailures: UInt32 = 0
 
@@ -146,12 +254,12 @@ struct SessionMachine {
     /// The state and time of the last change, and what the host last saw.
     private var changedAt: Int64
     private(set) var seenState: SessionState = .loading
-    /// Set while restoring: the reason of the last deadline applied, if any.
-    private var appliedDeadline = false
     /// The boot id of the clock at the last evaluation.
     private var lastBootID: UInt64?
 
+    /// `policy` must be valid (the engine checks it).
     init(policy: SessionPolicy, now: Int64) {
+        assertValid(policy)
         self.policy = policy
         self.cursor = now
         self.changedAt = now
@@ -173,24 +281,25 @@ struct SessionMachine {
 
     /// The idle action's deadline, when one runs.
     var idleDeadline: Int64? {
-        guard state == .active || state == .warning, !idleSuspended else { return nil }
+        guard DeadlineKind.idleLock.runs(in: state), !idleSuspended else { return nil }
         let d = deadline(lastActivity, plus: effectiveIdleMs)
         return d == SessionPolicy.never ? nil : d
     }
 
+    /// When WARNING starts (or started): the idle deadline less the warning, if a warning is set.
     var warningDeadline: Int64? {
         guard let d = idleDeadline else { return nil }
         return policy.warningMs > 0 ? d - policy.warningMs : nil
     }
 
     var absoluteDeadline: Int64? {
-        guard state == .active || state == .warning || state == .locked, let s = startedAt else { return nil }
+        guard DeadlineKind.absolute.runs(in: state), let s = startedAt else { return nil }
         let d = deadline(s, plus: policy.absoluteTimeoutMs)
         return d == SessionPolicy.never ? nil : d
     }
 
     var backgroundDeadline: Int64? {
-        guard state == .active || state == .warning else { return nil }
+        guard DeadlineKind.background.runs(in: state) else { return nil }
         let d: Int64
         if let b = backgroundSince {
             d = deadline(b, plus: policy.backgroundTimeoutMs)
@@ -206,27 +315,28 @@ struct SessionMachine {
     }
 
     var lockedDeadline: Int64? {
-        guard state == .locked, let l = lockedAt else { return nil }
+        guard DeadlineKind.lockedTimeout.runs(in: state), let l = lockedAt else { return nil }
         let d = deadline(l, plus: policy.lockedTimeoutMs)
         return d == SessionPolicy.never ? nil : d
     }
 
     var graceDeadline: Int64? {
-        guard let h = hiddenSince else { return nil }
+        guard DeadlineKind.graceEnd.runs(in: state), let h = hiddenSince else { return nil }
         return deadline(h, plus: policy.backgroundGraceMs)
     }
 
     /// The next countdown tick: the largest k * tick strictly below the remaining time covered.
     private var tickDeadline: (index: Int64, time: Int64)? {
-        guard state == .warning, policy.tickMs > 0, let k = tickIndex, k > 1, let d = idleDeadline else { return nil }
+        guard DeadlineKind.tick.runs(in: state), policy.tickMs > 0, let k = tickIndex, k > 1,
+              let d = idleDeadline else { return nil }
         return (k - 1, d - (k - 1) * policy.tickMs)
     }
 
-    /// Every deadline that can fire from the current fields, earliest first.
-    private func earliestDeadline() -> Deadline? {
+    /// The earliest deadline that can fire from the current fields (ties: the most severe).
+    private func earliestDeadline(includingTicks: Bool = true) -> Deadline? {
         var best: Deadline?
         func consider(_ time: Int64?, _ kind: DeadlineKind) {
-            guard let time else { return }
+            guard let time, kind.runs(in: state) else { return }
             if let b = best, (b.time, b.kind) <= (time, kind) { return }
             best = Deadline(time: time, kind: kind)
         }
@@ -235,8 +345,8 @@ struct SessionMachine {
         if let d = idleDeadline { consider(d, policy.idleAction == .lock ? .idleLock : .idleExpire) }
         consider(backgroundDeadline, .background)
         consider(graceDeadline, .graceEnd)
-        if state == .active { consider(warningDeadline, .warning) }
-        consider(tickDeadline?.time, .tick)
+        consider(warningDeadline, .warning)
+        if includingTicks { consider(tickDeadline?.time, .tick) }
         return best
     }
 
@@ -251,6 +361,45 @@ struct SessionMachine {
     func remaining(at now: Int64) -> Int64 {
         guard let t = nextLockOrExpiry else { return SessionPolicy.never }
         return max(0, t - now)
+    }
+
+    // MARK: The lock-free activity path
+
+    /// What activity of a counted kind does now, by the table's activity row.
+    private var gateMode: ActivityGate.Mode {
+        guard admitsActivity(ofKind: nil) else { return .ignore }
+        // A stamp of the last activity (the state stays) is what the gate can do without the
+        // lock; a change of state takes it.
+        if case .to(let target, _) = Input.activity.rule.move, target == state { return .accept }
+        return .slow
+    }
+
+    /// What the gate may accept until the next locked call: it drops activity the machine would
+    /// not apply, stamps activity that only moves the last activity, and sends the rest (and
+    /// every call once a deadline is due) through the lock.
+    var gateView: GateView {
+        let mode = gateMode
+        var view = GateView(mode: mode, kinds: policy.activityKinds, lastActivity: lastActivity,
+                            window: SessionPolicy.never, horizon: nextWake ?? SessionPolicy.never)
+        if mode == .accept {
+            // The idle and warning deadlines move with each stamp: the window covers them,
+            // measured from the gate's last stamp; the horizon is every other deadline.
+            if !idleSuspended {
+                view.window = policy.warningMs > 0 ? effectiveIdleMs - policy.warningMs : effectiveIdleMs
+            }
+            view.horizon = earliest(earliest(absoluteDeadline, backgroundDeadline), graceDeadline)
+                ?? SessionPolicy.never
+        }
+        return view
+    }
+
+    /// Takes in the last activity the gate stamped without the lock since `gateView` was
+    /// published. The gate stamps only in `accept` mode, and the machine has not changed since
+    /// (every change goes through the lock, which republishes), so a later stamp is activity
+    /// that counted.
+    mutating func mergeGateStamp(_ stamp: Int64, now: Int64) {
+        guard gateMode == .accept, stamp > lastActivity, stamp <= now else { return }
+        lastActivity = stamp
     }
 
     // MARK: Evaluation
@@ -279,50 +428,52 @@ struct SessionMachine {
         }
     }
 
-    /// Applies every deadline due at or before `now`, in time order.
-    mutating func evaluate(now: Int64) {
+    /// Applies every deadline due at or before `now`, in time order. Returns the last deadline
+    /// applied that changed the state, if any.
+    @discardableResult
+    mutating func evaluate(now: Int64) -> DeadlineKind? {
+        var changed: DeadlineKind?
         while let due = earliestDeadline(), due.time <= now {
             let t = max(due.time, cursor)
             if due.kind == .tick {
-                // Jump to the latest due tick that is not past another deadline: past ticks are
-                // not replayed.
-                let limit = min(now, nextNonTickDeadline() ?? now)
-                let d = idleDeadline!
-                let k = max(1, ceilDiv(d - limit, policy.tickMs))
-                let index = min(k, tickIndex! - 1)
-                tickIndex = index
-                pendingTick = (index, max(d - index * policy.tickMs, cursor))
-                cursor = max(cursor, pendingTick!.time)
+                coverTicks(upTo: now)
                 continue
             }
             cursor = t
-            apply(due.kind, at: t)
+            if apply(due.kind, at: t) { changed = due.kind }
         }
         cursor = max(cursor, now)
         normalizeWarning()
         checkInvariants()
+        return changed
     }
 
-    private func nextNonTickDeadline() -> Int64? {
-        earliest(earliest(earliest(absoluteDeadline, lockedDeadline), earliest(idleDeadline, backgroundDeadline)), graceDeadline)
+    /// Jumps to the latest due tick that is not past another deadline: past ticks are not
+    /// replayed, one TICK stands for them.
+    private mutating func coverTicks(upTo now: Int64) {
+        let limit = min(now, earliestDeadline(includingTicks: false)?.time ?? now)
+        let d = idleDeadline!
+        let k = max(1, ceilDiv(d - limit, policy.tickMs))
+        let index = min(k, tickIndex! - 1)
+        tickIndex = index
+        pendingTick = (index, max(d - index * policy.tickMs, cursor))
+        cursor = max(cursor, pendingTick!.time)
     }
 
-    private mutating func apply(_ kind: DeadlineKind, at t: Int64) {
-        if kind != .graceEnd { appliedDeadline = true }
+    /// Applies one deadline by the deadline table. Returns true when it changed the state.
+    private mutating func apply(_ kind: DeadlineKind, at t: Int64) -> Bool {
+        if let to = kind.rule.to {
+            transition(to: to.state, to.reason, at: t)
+            return true
+        }
         switch kind {
-        case .absolute: transition(to: .expired, .absoluteTimeout, at: t)
-        case .lockedTimeout: transition(to: .expired, .lockedTimeout, at: t)
-        case .idleExpire: transition(to: .expired, .idleTimeout, at: t)
-        case .background: transition(to: .locked, .backgroundTimeout, at: t)
-        case .idleLock: transition(to: .locked, .idleTimeout, at: t)
         case .graceEnd:
             backgroundSince = hiddenSince
             hiddenSince = nil
-        case .warning:
-            transition(to: .warning, .idle, at: t)
-        case .tick:
-            break   // handled in evaluate
+        default:
+            assertionFailure("deadline \(kind) has no effect")
         }
+        return false
     }
 
     private mutating func transition(to newState: SessionState, _ newReason: Reason, at t: Int64) {
@@ -337,6 +488,15 @@ struct SessionMachine {
             tickIndex = ceilDiv(d - t, policy.tickMs)
         } else {
             tickIndex = nil
+        }
+    }
+
+    /// Makes the move an applied input's table row names.
+    private mutating func move(by input: Input, reason named: Reason? = nil, at t: Int64) {
+        switch input.rule.move {
+        case .to(let s, let r), .atFailureLimit(let s, let r): transition(to: s, r, at: t)
+        case .toNamedReason(let s): transition(to: s, named!, at: t)
+        case .stays, .toSnapshot: assertionFailure("\(input.name) names no single move")
         }
     }
 
@@ -374,75 +534,83 @@ struct SessionMachine {
 
     // MARK: Inputs
 
-    private func require(_ input: Input) throws(InactivityError) {
-        if !input.allowedStates.contains(state) {
-            throw InactivityError.invalidState(input.name, state)
+    /// Consults the transition table for `input` in the current state: throws `invalidState`
+    /// when it is refused, returns false for a no-op and true when its effect is to be applied.
+    private func admits(_ input: Input, kind: ActivityKind? = nil) throws(InactivityError) -> Bool {
+        switch input.rule[state] {
+        case .refused: throw InactivityError.invalidState(input.name, state)
+        case .noOp: return false
+        case .applied: return true
+        case .appliedIf(let condition): return holds(condition, kind: kind)
         }
+    }
+
+    /// Whether `condition` holds now; `kind` nil: for some counted kind.
+    private func holds(_ condition: Condition, kind: ActivityKind?) -> Bool {
+        switch condition {
+        case .activityCounts:
+            return (kind.map { policy.activityKinds.contains($0) } ?? true) && backgroundSince == nil
+        case .activityDismissesWarning:
+            return holds(.activityCounts, kind: kind) && policy.activityDismissesWarning
+        }
+    }
+
+    private func admitsActivity(ofKind kind: ActivityKind?) -> Bool {
+        (try? admits(.activity, kind: kind)) ?? false
     }
 
     mutating func start(now: Int64) throws(InactivityError) {
-        try require(.start)
+        guard try admits(.start) else { return }
         startedAt = now
         lastActivity = now
         unlockFailures = 0
-        transition(to: .active, .started, at: now)
+        move(by: .start, at: now)
     }
 
-    /// Activity of one kind (validated by the caller). Returns true when it was recorded.
-    @discardableResult
-    mutating func activity(_ kind: ActivityKind, now: Int64) -> Bool {
-        guard policy.activityKinds.contains(kind), backgroundSince == nil else { return false }
-        switch state {
-        case .active:
-            lastActivity = max(lastActivity, now)
-            return true
-        case .warning where policy.activityDismissesWarning:
-            lastActivity = now
-            transition(to: .active, .activity, at: now)
-            return true
-        default:
-            return false   // not recorded at all
-        }
+    /// Activity of one kind (a single known kind: the engine checks it).
+    mutating func activity(_ kind: ActivityKind, now: Int64) throws(InactivityError) {
+        assert(kind.isSingleKnownKind)
+        guard try admits(.activity, kind: kind) else { return }
+        lastActivity = max(lastActivity, now)
+        if state != .active { move(by: .activity, at: now) }   // in ACTIVE: a stamp
     }
 
     mutating func continueSession(now: Int64) throws(InactivityError) {
-        try require(.continueSession)
+        guard try admits(.continueSession) else { return }
         lastActivity = now
-        transition(to: .active, .continued, at: now)
+        move(by: .continueSession, at: now)
     }
 
     mutating func lock(now: Int64) throws(InactivityError) {
-        try require(.lock)
-        if state == .locked { return }   // a lock screen is never shown twice
-        transition(to: .locked, .manualLock, at: now)
+        guard try admits(.lock) else { return }   // LOCKED: a lock screen is never shown twice
+        move(by: .lock, at: now)
     }
 
     mutating func unlock(now: Int64) throws(InactivityError) {
-        try require(.unlock)
+        guard try admits(.unlock) else { return }
         lastActivity = now
         unlockFailures = 0
-        transition(to: .active, .unlocked, at: now)
+        move(by: .unlock, at: now)
     }
 
+    /// Returns the failures in a row.
     mutating func unlockFailed(now: Int64) throws(InactivityError) -> UInt32 {
-        try require(.unlockFailed)
+        guard try admits(.unlockFailed) else { return unlockFailures }
         unlockFailures = unlockFailures == .max ? .max : unlockFailures + 1
         if policy.maxUnlockFailures > 0 && unlockFailures >= policy.maxUnlockFailures {
-            transition(to: .expired, .unlockFailures, at: now)
+            move(by: .unlockFailed, at: now)
         }
         return unlockFailures
     }
 
+    /// Ends the session with an ending reason (`Reason.isEnding`: the engine checks it).
     mutating func end(_ endReason: Reason, now: Int64) throws(InactivityError) {
-        guard [.logout, .revoked, .passwordChanged].contains(endReason) else {
-            throw InactivityError(.invalidArgument,
-                                  "reason (\(endReason.rawValue)) must be LOGOUT, REVOKED or PASSWORD_CHANGED")
-        }
-        if state == .expired { return }
-        transition(to: .expired, endReason, at: now)
+        assert(endReason.isEnding)
+        guard try admits(.end) else { return }
+        move(by: .end, reason: endReason, at: now)
     }
 
-    /// Classifies a token refresh (DESIGN.md section 2); only REVOKED changes the session.
+    /// Classifies a token refresh (docs/design.md, "Reasons"); only REVOKED changes the session.
     static func classifyRefresh(httpStatus: Int32, oauthError: String?) throws(InactivityError) -> RefreshOutcome {
         guard httpStatus == 0 || (100...599).contains(httpStatus) else {
             throw InactivityError(.invalidArgument,
@@ -451,26 +619,35 @@ struct SessionMachine {
         switch httpStatus {
         case 200...299: return .ok
         case 401: return .revoked
-        case 400 where oauthError == "invalid_grant": return .revoked
+        // Byte equality, as RFC 6749 error codes are ASCII tokens (String == would compare by
+        // canonical equivalence, which needs the Unicode tables in the C library).
+        case 400 where oauthError?.utf8.elementsEqual("invalid_grant".utf8) == true: return .revoked
         case 0, 408, 429, 500...599: return .retry
         default: return .failed
         }
     }
 
-    mutating func refreshResult(_ outcome: RefreshOutcome, now: Int64) {
-        if outcome == .revoked && state != .expired {
-            transition(to: .expired, .revoked, at: now)
-        }
+    mutating func refreshResult(_ outcome: RefreshOutcome, now: Int64) throws(InactivityError) {
+        let input: Input = outcome == .revoked ? .refreshRevoked : .refreshResult
+        guard try admits(input) else { return }
+        move(by: input, at: now)
     }
 
-    mutating func background(now: Int64) {
+    mutating func background(now: Int64) throws(InactivityError) {
+        guard try admits(.background) else { return }
         if backgroundSince == nil {
             backgroundSince = hiddenSince ?? now
         }
         hiddenSince = nil
     }
 
-    mutating func foreground(now: Int64) {
+    mutating func foreground(now: Int64) throws(InactivityError) {
+        guard try admits(.foreground) else { return }
+        resumeForeground(now: now)
+    }
+
+    /// Leaves background (an input, a window shown, the end of a restore).
+    private mutating func resumeForeground(now: Int64) {
         if let b = backgroundSince, policy.pauseIdleInBackground, holds.isEmpty,
            state == .active || state == .warning {
             // The idle countdown stopped while in background: resume it where it was. It stopped
@@ -483,15 +660,20 @@ struct SessionMachine {
         hiddenSince = nil
     }
 
+    /// The most windows counted as visible at once (a leak guard).
+    static let maxVisibleWindows = Int32(maxOpenScopesOrHolds) * 64
+
     mutating func windowShown(now: Int64) throws(InactivityError) {
-        guard visibleWindows < Int32(maxOpenScopesOrHolds) * 64 else {
-            throw InactivityError(.limit, "visible windows: at most \(Int32(maxOpenScopesOrHolds) * 64)")
+        guard try admits(.windowShown) else { return }
+        guard visibleWindows < SessionMachine.maxVisibleWindows else {
+            throw InactivityError(.limit, "visible windows: at most \(SessionMachine.maxVisibleWindows)")
         }
         visibleWindows += 1
-        if visibleWindows == 1 { foreground(now: now) }
+        if visibleWindows == 1 { resumeForeground(now: now) }
     }
 
     mutating func windowHidden(now: Int64) throws(InactivityError) {
+        guard try admits(.windowHidden) else { return }
         guard visibleWindows > 0 else {
             throw InactivityError(.invalidState, "window hidden: no window is shown")
         }
@@ -501,6 +683,7 @@ struct SessionMachine {
         }
     }
 
+    /// Checks a scope's idle timeout on its own (the engine's boundary check).
     static func checkScope(idleTimeoutMs: Int64) throws(InactivityError) {
         guard idleTimeoutMs > 0, idleTimeoutMs <= SessionPolicy.maxFiniteMs else {
             throw InactivityError(.invalidArgument,
@@ -508,8 +691,12 @@ struct SessionMachine {
         }
     }
 
+    /// Opens a scope (`idleTimeoutMs` passed `checkScope`); returns its id (0, never an id,
+    /// where the table makes the push a no-op).
     mutating func pushScope(idleTimeoutMs: Int64, now: Int64) throws(InactivityError) -> UInt64 {
-        try SessionMachine.checkScope(idleTimeoutMs: idleTimeoutMs)
+        assert((try? SessionMachine.checkScope(idleTimeoutMs: idleTimeoutMs)) != nil)
+        guard try admits(.pushScope) else { return 0 }
+        // Against the policy in force: a check of the session, not of the value alone.
         guard idleTimeoutMs > policy.warningMs else {
             throw InactivityError(.invalidArgument,
                                   "idle_timeout_ms (\(idleTimeoutMs)) must be longer than policy.warning_ms (\(policy.warningMs))")
@@ -524,13 +711,16 @@ struct SessionMachine {
     }
 
     mutating func popScope(_ id: UInt64, now: Int64) throws(InactivityError) {
+        guard try admits(.popScope) else { return }
         guard let i = scopes.firstIndex(where: { $0.id == id }) else {
             throw InactivityError(.notFound, "scope_id (\(id)) is not an open scope")
         }
         scopes.remove(at: i)
     }
 
+    /// Returns the hold's id (0, never an id, where the table makes it a no-op).
     mutating func acquireHold(now: Int64) throws(InactivityError) -> UInt64 {
+        guard try admits(.acquireHold) else { return 0 }
         guard holds.count < maxOpenScopesOrHolds else {
             throw InactivityError(.limit, "holds: at most \(maxOpenScopesOrHolds) open at once")
         }
@@ -541,6 +731,7 @@ struct SessionMachine {
     }
 
     mutating func releaseHold(_ id: UInt64, now: Int64) throws(InactivityError) {
+        guard try admits(.releaseHold) else { return }
         guard let i = holds.firstIndex(of: id) else {
             throw InactivityError(.notFound, "hold_id (\(id)) is not an open hold")
         }
@@ -550,8 +741,11 @@ struct SessionMachine {
         }
     }
 
+    /// Replaces the policy (`newPolicy` passed `validate()`: the engine checks it).
     mutating func setPolicy(_ newPolicy: SessionPolicy) throws(InactivityError) {
-        try newPolicy.validate()
+        assertValid(newPolicy)
+        guard try admits(.setPolicy) else { return }
+        // Against the open scopes: a check of the session, not of the value alone.
         if let strictest = scopes.map({ $0.idleMs }).min(), newPolicy.warningMs >= strictest {
             throw InactivityError(.invalidArgument,
                                   "policy.warning_ms (\(newPolicy.warningMs)) must be shorter than every open scope's idle timeout (\(strictest))")
@@ -581,80 +775,112 @@ struct SessionMachine {
                         bootID: clock.bootID, monotonicMs: clock.monotonicMs, wallMs: clock.wallMs)
     }
 
-    /// Restores `s` (already decoded and checked) at `clock` (DESIGN.md section 4).
-    mutating func restore(_ s: Snapshot, clock: ClockReading) throws(InactivityError) {
-        try require(.restore)
-        let now = clock.monotonicMs
-        let trusted = s.bootID == clock.bootID && clock.monotonicMs >= s.monotonicMs
-        let wallWentBack = !trusted && clock.wallMs < s.wallMs
-        // Elapsed time since the snapshot: the continuous clock when trusted, else the wall
-        // clock as an estimate that can only make the outcome stricter (see below).
-        let elapsed: Int64
-        if trusted {
-            elapsed = clock.monotonicMs - s.monotonicMs
-        } else if wallWentBack {
-            elapsed = 0   // no estimate at all: the outcome is EXPIRED (UNTRUSTED_CLOCK) below
-        } else {
-            let (delta, overflow) = clock.wallMs.subtractingReportingOverflow(s.wallMs)
-            elapsed = overflow ? .max : delta
+    /// Restores snapshot bytes at `clock` (docs/design.md, "Snapshot and restore"). Refused
+    /// outside LOADING without looking at the bytes; corrupt bytes throw their own error and
+    /// leave the session EXPIRED (RESTORE_FAILED): a full sign-in is the safe outcome.
+    mutating func restore(_ bytes: [UInt8], length: UInt64? = nil, clock: ClockReading) throws(InactivityError) {
+        guard try admits(.restore) else { return }
+        let snapshot: Snapshot
+        do throws(InactivityError) {
+            snapshot = try Snapshot.decode(bytes, length: length)
+        } catch {
+            transition(to: .expired, .restoreFailed, at: clock.monotonicMs)
+            throw error
         }
-        // Map the snapshot's instants into this clock: the snapshot was taken `elapsed` ago.
-        let snapshotInstant = now &- min(elapsed, 1 << 61)
-        let (offset, offsetOverflow) = snapshotInstant.subtractingReportingOverflow(s.monotonicMs)
-        func map(_ t: Int64) -> Int64 {
-            let (r, o) = t.addingReportingOverflow(offset)
-            return o || offsetOverflow ? snapshotInstant : min(r, snapshotInstant)
+        let judgement = RestoreClock(snapshot, clock)
+        load(snapshot, at: judgement)
+        let changed = catchUpAfterRestore(now: clock.monotonicMs)
+        let overridden = failSecure(judgement, now: clock.monotonicMs)
+        settleRestoredReason(deadlineApplied: changed, overridden: overridden, now: clock.monotonicMs)
+        checkInvariants()
+    }
+
+    /// How far the clock can be trusted across a snapshot, and the elapsed time it gives.
+    private struct RestoreClock {
+        /// Same boot, monotonic clock not behind: the elapsed time is exact.
+        var trusted: Bool
+        /// Not trusted, and the wall clock is behind the snapshot's: no estimate at all.
+        var wallWentBack: Bool
+        /// The snapshot's instant on this clock's timeline: `elapsed` before now.
+        var snapshotInstant: Int64
+        /// What to add to a snapshot time to place it on this clock (nil: it overflows).
+        var offset: Int64?
+
+        init(_ s: Snapshot, _ clock: ClockReading) {
+            trusted = s.bootID == clock.bootID && clock.monotonicMs >= s.monotonicMs
+            wallWentBack = !trusted && clock.wallMs < s.wallMs
+            // Elapsed time since the snapshot: the continuous clock when trusted, else the wall
+            // clock as an estimate that can only make the outcome stricter (see `failSecure`).
+            let elapsed: Int64
+            if trusted {
+                elapsed = clock.monotonicMs - s.monotonicMs
+            } else if wallWentBack {
+                elapsed = 0   // no estimate: the outcome is EXPIRED (UNTRUSTED_CLOCK)
+            } else {
+                let (delta, overflow) = clock.wallMs.subtractingReportingOverflow(s.wallMs)
+                elapsed = overflow ? .max : delta
+            }
+            snapshotInstant = clock.monotonicMs &- min(elapsed, 1 << 61)
+            let (o, overflow) = snapshotInstant.subtractingReportingOverflow(s.monotonicMs)
+            offset = overflow ? nil : o
         }
 
-        startedAt = map(s.startedAt)
-        lastActivity = map(s.lastActivity)
+        /// A snapshot time on this clock, never after the snapshot's instant.
+        func map(_ t: Int64) -> Int64 {
+            guard let offset else { return snapshotInstant }
+            let (r, o) = t.addingReportingOverflow(offset)
+            return o ? snapshotInstant : min(r, snapshotInstant)
+        }
+    }
+
+    /// Puts the snapshot's session in place as it was at its instant.
+    private mutating func load(_ s: Snapshot, at clock: RestoreClock) {
+        startedAt = clock.map(s.startedAt)
+        lastActivity = clock.map(s.lastActivity)
         unlockFailures = s.unlockFailures
         // The time since the snapshot counts as background time: nothing was on screen.
-        backgroundSince = map(s.backgroundSince ?? s.monotonicMs)
+        backgroundSince = clock.map(s.backgroundSince ?? s.monotonicMs)
         hiddenSince = nil
         state = s.state
         reason = s.reason
-        changedAt = snapshotInstant
-        lockedAt = s.state == .locked ? map(s.lockedAt ?? s.monotonicMs) : nil
-        cursor = snapshotInstant
+        changedAt = clock.snapshotInstant
+        lockedAt = s.state == .locked ? clock.map(s.lockedAt ?? s.monotonicMs) : nil
+        cursor = clock.snapshotInstant
         tickIndex = nil
         pendingTick = nil
         if state == .warning, policy.tickMs > 0, let d = idleDeadline {
             tickIndex = ceilDiv(d - cursor, policy.tickMs)
         }
-        appliedDeadline = false
-        evaluate(now: now)
-        let deadlineApplied = appliedDeadline
-        foreground(now: now)
-        normalizeWarning()
+    }
 
-        // Unknown elapsed time: never ACTIVE. LOCKED at least, by the clock (a lock is never
-        // attributed to a deadline judged on the wall-clock estimate), taking effect now;
-        // EXPIRED when the wall clock went back (elapsed cannot even be estimated).
-        var overridden = false
-        if !trusted {
-            if wallWentBack && state != .expired {
-                transition(to: .expired, .untrustedClock, at: now)
-                overridden = true
-            } else if state != .expired {
-                transition(to: .locked, .untrustedClock, at: now)
-                overridden = true
-            }
-        }
-        // The reason of the deadline that caused the outcome, else RESTORED (also for a restore
-        // that lands inside the warning window or returns to ACTIVE).
+    /// Applies what came due while nothing ran, then returns to foreground. Returns true when a
+    /// deadline changed the state.
+    private mutating func catchUpAfterRestore(now: Int64) -> Bool {
+        let changed = evaluate(now: now) != nil
+        resumeForeground(now: now)
+        normalizeWarning()
+        return changed
+    }
+
+    /// Unknown elapsed time: never ACTIVE. LOCKED at least, by the clock (a lock is never
+    /// attributed to a deadline judged on the wall-clock estimate), taking effect now; EXPIRED
+    /// when the wall clock went back (elapsed cannot even be estimated). Returns true when it
+    /// decided the outcome.
+    private mutating func failSecure(_ clock: RestoreClock, now: Int64) -> Bool {
+        guard !clock.trusted, state != .expired else { return false }
+        transition(to: clock.wallWentBack ? .expired : .locked, .untrustedClock, at: now)
+        return true
+    }
+
+    /// The reason of the deadline that caused the outcome, else RESTORED (also for a restore
+    /// that lands inside the warning window or returns to ACTIVE).
+    private mutating func settleRestoredReason(deadlineApplied: Bool, overridden: Bool, now: Int64) {
         if state == .active || state == .warning || (!deadlineApplied && !overridden) {
             reason = .restored
         }
         if !deadlineApplied && !overridden {
             changedAt = now   // restored as it was: that happens now
         }
-        checkInvariants()
-    }
-
-    /// A snapshot could not be trusted: a full sign-in is the safe outcome.
-    mutating func restoreFailed(now: Int64) {
-        transition(to: .expired, .restoreFailed, at: now)
     }
 
     // MARK: Invariants
@@ -664,6 +890,10 @@ struct SessionMachine {
         assert(state != .locked || lockedAt != nil, "LOCKED without locked-at")
         assert(!(state == .active || state == .warning) || startedAt != nil, "session without start")
     }
+}
+
+private func assertValid(_ policy: SessionPolicy) {
+    assert((try? policy.validate()) != nil, "an unchecked policy reached the machine")
 }
 
 @inline(__always)

@@ -6,7 +6,7 @@ import InactivityCore
 import InactivityScenarios
 
 /// The rows above the state band, top to bottom. A lane with no mark is left out.
-enum Lane: Int, CaseIterable, Comparable {
+enum Lane: CaseIterable {
     case notes, user, session, app, process, checks
 
     var title: String {
@@ -19,18 +19,16 @@ enum Lane: Int, CaseIterable, Comparable {
         case .checks: "checks"
         }
     }
-
-    static func < (a: Lane, b: Lane) -> Bool { a.rawValue < b.rawValue }
 }
 
 /// The shapes a mark can have (drawn by TimelineSVG.glyph).
-enum Glyph: Hashable {
+enum Glyph {
     case dot, ring, play, diamond, diamondOpen, square, squareOpen, cross, bar
     case triangleUp, triangleDown, triangleUpOpen, triangleDownOpen
     case bracketOpen, bracketClose, pause, pauseOpen, check, number
 }
 
-struct Mark: Hashable {
+struct Mark {
     var lane: Lane
     var glyph: Glyph
     var colour: String

@@ -52,7 +52,8 @@ struct TimelineSVG {
     let notes: [(timeMs: Int64, text: String)]
     let endMs: Int64
 
-    init(scenario: Scenario, result: RunResult) {
+    /// `showTicks: false` (the demo's --no-ticks) leaves the ticks out, as from the text.
+    init(scenario: Scenario, result: RunResult, showTicks: Bool = true) {
         self.scenario = scenario
         self.result = result
         let timeline = result.timeline
@@ -86,7 +87,8 @@ struct TimelineSVG {
                 if outcome.inBackground == true, backgroundSince == nil {
                     backgroundSince = outcome.backgroundSinceMs ?? entry.timeMs
                 } else if outcome.inBackground != true, let since = backgroundSince {
-                    background.append((since, entry.timeMs))
+                    // Background then kill at one instant shades nothing (and is not in the legend).
+                    if entry.timeMs > since { background.append((since, entry.timeMs)) }
                     backgroundSince = nil
                 }
                 var number: Int?
@@ -106,12 +108,12 @@ struct TimelineSVG {
                                                   state: event.state, reason: event.reason))
                     }
                 case .tick:
-                    ticks.append(entry.timeMs)
+                    if showTicks { ticks.append(entry.timeMs) }
                 }
             }
         }
         bands[bands.count - 1].endMs = endMs
-        if let since = backgroundSince { background.append((since, endMs)) }
+        if let since = backgroundSince, endMs > since { background.append((since, endMs)) }
         self.bands = bands
         self.marks = marks
         self.deadlines = deadlines
@@ -267,7 +269,6 @@ struct TimelineSVG {
         let combByLane = Dictionary(grouping: marks.filter(isComb), by: \.mark.lane)
         let lanes = Lane.allCases.filter { clustersByLane[$0] != nil || combByLane[$0] != nil }
 
-        var y = 0.0
         var body = SVGText()
 
         // Title, policy, result.
@@ -276,9 +277,9 @@ struct TimelineSVG {
         body.text("policy \(scenario.policyLabel): \(PolicyText.summary(scenario.policy))", x: 16, y: 45, size: Layout.font, fill: Palette.slate)
         let verdict = result.passed ? "\(result.checksPassed) expectations met"
             : "\(result.failures.count) FAILED, \(result.checksPassed) met"
-        y = 60
 
         // Lanes.
+        var y = 60.0
         var laneTop: [Lane: Double] = [:]
         var laneHeight: [Lane: Double] = [:]
         for lane in lanes {
@@ -303,7 +304,7 @@ struct TimelineSVG {
         let shadeBottom = bandBottom
 
         // Shading first, under everything: background, suspended.
-        for span in background where span.endMs > span.startMs {
+        for span in background {
             let x0 = X(span.startMs), x1 = max(X(span.endMs), x0 + 1)
             body.raw("<rect class=\"background\" data-start-ms=\"\(span.startMs)\" data-end-ms=\"\(span.endMs)\" x=\"\(f(x0))\" y=\"\(f(shadeTop))\" width=\"\(f(x1 - x0))\" height=\"\(f(shadeBottom - shadeTop))\" fill=\"url(#background)\">")
             body.title("in background \(clock(span.startMs)) to \(clock(span.endMs))")
@@ -490,6 +491,7 @@ struct TimelineSVG {
             if s.compressed { continue }
             body.raw("<line x1=\"\(f(left + s.x0))\" y1=\"\(f(axisY))\" x2=\"\(f(left + s.x1 + (s.endMs == endMs ? tail - 8 : 0)))\" y2=\"\(f(axisY))\" stroke=\"\(Palette.slate)\" stroke-width=\"1\"/>")
         }
+        body.text("time", x: left - 10, y: axisY + 4, size: Layout.small, fill: Palette.grey, anchor: "end")
         // Segment ends first (they say where a break lands), then round times.
         axisLabel(0, strong: true)
         for s in scale.segments where s.compressed { axisLabel(s.endMs, strong: true) }
@@ -596,7 +598,7 @@ struct TimelineSVG {
         let height = (ly + 12).rounded(.up)
 
         svg.raw("<?xml version=\"1.0\" encoding=\"UTF-8\"?>")
-        svg.raw("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(f(fullWidth))\" height=\"\(f(height))\" viewBox=\"0 0 \(f(fullWidth)) \(f(height))\" data-end-ms=\"\(endMs)\" font-family=\"DejaVu Sans, Verdana, Arial, sans-serif\">")
+        svg.raw("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(f(fullWidth))\" height=\"\(f(height))\" viewBox=\"0 0 \(f(fullWidth)) \(f(height))\" data-end-ms=\"\(endMs)\" font-family=\"DejaVu Sans, Arial, Helvetica, sans-serif\">")
         svg.raw("<title>\(SVGText.escape("Inactivity: " + title))</title>")
         svg.raw("""
             <defs>
@@ -634,8 +636,22 @@ struct TimelineSVG {
             return failed > 0 ? "\(failed) FAILED" : ""
         }
         if first.step.isRepeat { return "" }
-        let text = cluster.filter { !$0.step.isRepeat }.map(short).joined(separator: ", ")
-        return text
+        let items = cluster.filter { !$0.step.isRepeat }
+        // Several of one command: counted ("refresh ×8: ok, retry ×4, failed ×2, refused").
+        let words = Set(items.map { $0.step.text.prefix { $0 != " " } })
+        if items.count > 2, words.count == 1, let word = words.first {
+            var text = "\(word) ×\(items.count)"
+            var outcomes: [(String, Int)] = []
+            for item in items {
+                let name = item.outcome.refresh.map(Names.refreshOutcome) ?? (item.outcome.error != nil ? "refused" : nil)
+                guard let name else { continue }
+                if let i = outcomes.firstIndex(where: { $0.0 == name }) { outcomes[i].1 += 1 } else { outcomes.append((name, 1)) }
+            }
+            if !outcomes.isEmpty { text += ": " + outcomes.map { $0.1 > 1 ? "\($0.0) ×\($0.1)" : $0.0 }.joined(separator: ", ") }
+            if let n = items.last?.outcome.unlockFailures { text += " (\(n) in a row)" }
+            return text
+        }
+        return items.map(short).joined(separator: ", ")
     }
 
     /// A step as written, with what it returned, for labels.

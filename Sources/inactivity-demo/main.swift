@@ -131,7 +131,7 @@ func play(_ scenario: Scenario, options: RunOptions, label: String, svgPath: Str
     let runner = ScenarioRunner(scenario, options: options) { standardOutput($0) }
     let result = runner.run()
     if let svgPath {
-        let svg = TimelineSVG(scenario: scenario, result: result).render()
+        let svg = TimelineSVG(scenario: scenario, result: result, showTicks: options.showTicks).render()
         do {
             try svg.write(toFile: svgPath, atomically: true, encoding: .utf8)
         } catch {

@@ -203,3 +203,57 @@ struct MailboxTests {
         #expect(!touches.isDown)
     }
 }
+
+@Suite("Overlay layers")
+struct OverlayLayerTests {
+    func layers(_ screen: PresentationRule.Screen, seconds: Int64? = nil, covered: Bool = false,
+                lock: Bool = true, signIn: Bool = true) -> OverlayLayers {
+        .showing(screen, secondsLeft: seconds, covered: covered, lockScreenProvided: lock, signedOutProvided: signIn)
+    }
+
+    @Test func content_on_an_active_scene_needs_no_overlay() {
+        #expect(!layers(.content).isVisible)
+    }
+
+    @Test func the_cold_start_cover_hides_the_content() {
+        let l = layers(.loading, covered: true)
+        #expect(l.cover && l.isVisible && l.hidesContent)
+        #expect(!l.takesInput)   // a cover alone leaves the keyboard where it is
+    }
+
+    @Test func the_warning_dims_but_does_not_hide_and_the_cover_goes_over_it() {
+        let l = layers(.warning, seconds: 20)
+        #expect(l.warningSecondsLeft == 20 && l.isVisible && !l.hidesContent)
+        let inSwitcher = layers(.warning, seconds: 20, covered: true)
+        #expect(inSwitcher.warningSecondsLeft == 20 && inSwitcher.cover && inSwitcher.hidesContent)
+    }
+
+    @Test func a_missing_lock_or_sign_in_screen_is_the_cover() {
+        let lock = layers(.lockScreen, lock: false)
+        #expect(!lock.lockScreen && lock.cover && lock.hidesContent && lock.takesInput)
+        let signIn = layers(.signedOut, signIn: false)
+        #expect(!signIn.signedOut && signIn.cover)
+        #expect(layers(.lockScreen) == { var l = OverlayLayers(); l.lockScreen = true; l.takesInput = true; return l }())
+    }
+
+    @Test func every_screen_of_a_real_session_gets_its_layers() throws {
+        // Driven by the engine: the layers follow the presentation rule's screen.
+        let screen = Screen()
+        func now() -> OverlayLayers {
+            .showing(screen.rule.screen, secondsLeft: screen.rule.secondsLeft,
+                     covered: CoverRule.covers(screen.host.state, phase: .active),
+                     lockScreenProvided: true, signedOutProvided: true)
+        }
+        screen.update()
+        #expect(now().cover)   // LOADING
+        try screen.host.engine.start()
+        screen.update()
+        #expect(!now().isVisible)
+        screen.host.at(45 * second)
+        screen.update()
+        #expect(now().warningSecondsLeft == 15)
+        screen.host.at(60 * second)
+        screen.update()
+        #expect(now().lockScreen && !now().cover && now().warningSecondsLeft == nil)
+    }
+}
