@@ -37,12 +37,13 @@ private func withEngine(_ handle: inact_engine, _ body: (InactivityEngine) throw
 
 /// Checks a caller's struct size: at least this version's, and any larger tail all zero.
 private func checkSize(_ pointer: UnsafeRawPointer, declared: UInt32, known: Int, name: String) throws(InactivityError) {
+    // The upper bound first, on the UInt32: Int(declared) traps above 2^31 on 32-bit CPUs.
+    guard declared <= 65_536 else {
+        throw InactivityError(.structSize, "\(name)->size (\(declared)) is implausibly large (at most 65536)")
+    }
     let size = Int(declared)
     guard size >= known else {
         throw InactivityError(.structSize, "\(name)->size (\(size)) must be at least sizeof(\(name)) (\(known)) for this library")
-    }
-    guard size <= 65_536 else {
-        throw InactivityError(.structSize, "\(name)->size (\(size)) is implausibly large (at most 65536)")
     }
     for offset in known..<size where pointer.load(fromByteOffset: offset, as: UInt8.self) != 0 {
         throw InactivityError(.structSize,
@@ -226,7 +227,9 @@ public func inact_restore(_ engine: inact_engine, _ bytes: UnsafePointer<UInt8>?
     withEngine(engine) { e throws(InactivityError) in
         guard bytes != nil || length == 0 else { throw nullPointer("bytes") }
         // A snapshot is 80 bytes; reading more than a page of a caller's buffer helps nobody.
-        let copied = bytes.map { Array(UnsafeBufferPointer(start: $0, count: min(length, 4096))) } ?? []
+        // size_t arrives as Int: SIZE_MAX is -1 here, so the length is read as unsigned.
+        let count = Int(min(UInt(bitPattern: length), 4096))
+        let copied = bytes.map { Array(UnsafeBufferPointer(start: $0, count: count)) } ?? []
         try e.restore(copied)
     }
 }
@@ -459,7 +462,8 @@ public func inact_snapshot_write(_ engine: inact_engine, _ buffer: UnsafeMutable
         guard let buffer else { throw nullPointer("buffer") }
         guard let outWritten else { throw nullPointer("out_written") }
         let bytes = try e.snapshot()
-        guard capacity >= bytes.count else {
+        let capacity = UInt(bitPattern: capacity)   // size_t: SIZE_MAX arrives as -1
+        guard capacity >= UInt(bytes.count) else {
             throw InactivityError(.bufferTooSmall, "capacity (\(capacity)) must be at least the snapshot size (\(bytes.count))")
         }
         buffer.update(from: bytes, count: bytes.count)
