@@ -115,16 +115,22 @@ public final class InactivityEngine: @unchecked Sendable {
         self.onClose = onClose
         self.usesScheduler = delivery == .thread && !clock.isManual
         self.core = Locked(Core(machine: SessionMachine(policy: policy, now: now)))
-        // Registration needs `self`, so the handle and gate are assigned after it.
-        do {
-            (handle, gate) = try Registry.shared.register(self, now: now, ownedByHandle: ownedByHandle)
+        // The scheduler first: an engine that cannot get its thread is never created. Then the
+        // registration, which needs `self`, so the handle and gate are assigned after it.
+        do throws(InactivityError) {
+            if usesScheduler { try Scheduler.shared.engineAdded() }
+            do throws(InactivityError) {
+                (handle, gate) = try Registry.shared.register(self, now: now, ownedByHandle: ownedByHandle)
+            } catch {
+                if usesScheduler { Scheduler.shared.engineRemoved() }
+                throw error
+            }
         } catch {
             finalized.store(true, ordering: .releasing)   // a failed init never runs onClose
             throw error
         }
         core.withLock { c in publishGate(c.machine) }
         if case .manual(let manual) = clock { manual.attach(handle) }
-        if usesScheduler { Scheduler.shared.engineAdded() }
     }
 
     /// A gate that belongs to no engine, for the instant before registration.
@@ -333,8 +339,9 @@ extension InactivityEngine {
 
     /// Restores a snapshot (LOADING only). Corrupt bytes throw their own error and leave the
     /// engine EXPIRED (RESTORE_FAILED).
-    public func restore(_ bytes: [UInt8]) throws(InactivityError) {
-        try perform { m, r throws(InactivityError) in try m.restore(bytes, clock: r) }
+    /// `length`: the caller's length when `bytes` holds only its first part (see Snapshot.decode).
+    public func restore(_ bytes: [UInt8], length: UInt64? = nil) throws(InactivityError) {
+        try perform { m, r throws(InactivityError) in try m.restore(bytes, length: length, clock: r) }
     }
 
     /// Records activity of one kind. Lock-free on the system clock when nothing is due.

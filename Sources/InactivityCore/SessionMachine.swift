@@ -778,11 +778,11 @@ struct SessionMachine {
     /// Restores snapshot bytes at `clock` (docs/design.md, "Snapshot and restore"). Refused
     /// outside LOADING without looking at the bytes; corrupt bytes throw their own error and
     /// leave the session EXPIRED (RESTORE_FAILED): a full sign-in is the safe outcome.
-    mutating func restore(_ bytes: [UInt8], clock: ClockReading) throws(InactivityError) {
+    mutating func restore(_ bytes: [UInt8], length: UInt64? = nil, clock: ClockReading) throws(InactivityError) {
         guard try admits(.restore) else { return }
         let snapshot: Snapshot
         do throws(InactivityError) {
-            snapshot = try Snapshot.decode(bytes)
+            snapshot = try Snapshot.decode(bytes, length: length)
         } catch {
             transition(to: .expired, .restoreFailed, at: clock.monotonicMs)
             throw error

@@ -62,7 +62,11 @@ public struct Snapshot: Sendable, Equatable {
     }
 
     /// Decodes and checks `bytes`. Each corrupt form has its own error code.
-    public static func decode(_ bytes: [UInt8]) throws(InactivityError) -> Snapshot {
+    /// `length`: the caller's length when `bytes` is only its first part (the C ABI copies at
+    /// most one byte more than any snapshot, whatever size_t length it is given); messages
+    /// name it.
+    public static func decode(_ bytes: [UInt8], length: UInt64? = nil) throws(InactivityError) -> Snapshot {
+        let length = length ?? UInt64(bytes.count)
         func read<T: FixedWidthInteger>(_: T.Type, _ offset: Int) -> T {
             var v: T = 0
             withUnsafeMutableBytes(of: &v) { dst in
@@ -71,7 +75,7 @@ public struct Snapshot: Sendable, Equatable {
             return T(littleEndian: v)
         }
         guard bytes.count >= 6 else {
-            throw InactivityError(.snapshotTruncated, "snapshot length (\(bytes.count)) is shorter than its header (6 bytes)")
+            throw InactivityError(.snapshotTruncated, "snapshot length (\(length)) is shorter than its header (6 bytes)")
         }
         guard Array(bytes[0..<4]) == magic else {
             throw InactivityError(.snapshotInvalid, "snapshot does not start with the magic \"INAS\"")
@@ -81,10 +85,10 @@ public struct Snapshot: Sendable, Equatable {
             throw InactivityError(.snapshotVersion, "snapshot version (\(version)) is not supported (this library reads version \(formatVersion))")
         }
         guard bytes.count >= byteCount else {
-            throw InactivityError(.snapshotTruncated, "snapshot length (\(bytes.count)) is shorter than version 1's \(byteCount) bytes")
+            throw InactivityError(.snapshotTruncated, "snapshot length (\(length)) is shorter than version 1's \(byteCount) bytes")
         }
         guard bytes.count == byteCount else {
-            throw InactivityError(.snapshotInvalid, "snapshot length (\(bytes.count)) is longer than version 1's \(byteCount) bytes")
+            throw InactivityError(.snapshotInvalid, "snapshot length (\(length)) is longer than version 1's \(byteCount) bytes")
         }
         guard read(UInt64.self, 72) == checksum(bytes[0..<72]) else {
             throw InactivityError(.snapshotChecksum, "snapshot checksum does not match its contents")

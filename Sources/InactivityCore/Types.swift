@@ -204,6 +204,7 @@ public struct InactivityError: Error, Sendable, Equatable, CustomStringConvertib
         case snapshotInvalid = -12
         case limit = -13
         case `internal` = -14
+        case system = -15
     }
 
     public var code: Code

@@ -159,6 +159,7 @@ enum class Status(val code: Int) {
     SNAPSHOT_INVALID(-12),
     LIMIT(-13),
     INTERNAL(-14),
+    SYSTEM(-15),
 
     /** A code this binding does not know (a newer library). */
     UNKNOWN(Int.MIN_VALUE);
