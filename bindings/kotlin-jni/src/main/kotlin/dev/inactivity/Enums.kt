@@ -128,11 +128,13 @@ enum class AuthStrength(val code: Int) {
     /** A biometric is enough (or the credential). */
     BIOMETRIC(1),
     /** The credential (PIN, password) is required. */
-    CREDENTIAL(2);
+    CREDENTIAL(2),
+
+    /** A value of a newer library. */
+    UNKNOWN(Int.MIN_VALUE);
 
     companion object {
-        internal fun of(code: Int): AuthStrength =
-            entries.firstOrNull { it.code == code } ?: throw InactivityException.unknownValue("auth strength", code)
+        internal fun of(code: Int): AuthStrength = entries.firstOrNull { it.code == code && it != UNKNOWN } ?: UNKNOWN
     }
 }
 
