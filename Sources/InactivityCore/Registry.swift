@@ -107,9 +107,11 @@ final class Registry: @unchecked Sendable {
     private func index(of handle: UInt64, in t: Table) -> Int? {
         let low = handle & 0xFFFF_FFFF
         let generation = UInt32(truncatingIfNeeded: handle >> 32)
-        guard low != 0, generation != 0 else { return nil }
+        // Compared as UInt64 before any Int conversion: on 32-bit CPUs Int(low - 1) traps for a
+        // forged handle with the top bit of its low half set.
+        guard low != 0, generation != 0, low <= UInt64(t.entries.count) else { return nil }
         let i = Int(low - 1)
-        guard i < t.entries.count, t.entries[i].generation == generation else { return nil }
+        guard t.entries[i].generation == generation else { return nil }
         return i
     }
 
@@ -130,7 +132,7 @@ final class Registry: @unchecked Sendable {
     @inline(__always)
     func activity(_ handle: UInt64, kind: UInt32) throws(InactivityError) {
         let low = handle & 0xFFFF_FFFF
-        if low != 0, handle >> 32 != 0,
+        if low != 0, low <= UInt64(Registry.maxChunks * Registry.chunkSize), handle >> 32 != 0,
            let gate = gatePointer(Int(low - 1)), gate.pointee.handle.load(ordering: .acquiring) == handle {
             switch gate.pointee.record(kind: kind, expectedHandle: handle) {
             case .recorded, .ignored: return
