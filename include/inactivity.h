@@ -60,6 +60,9 @@
  * the call returns, unless another thread is delivering that engine's events at that
  * moment (then that thread delivers it next). A call made from inside a callback queues
  * its events; they are delivered after the callback returns (no recursion).
+ * After fork() the child may go on using the library, THREAD engines included (the child
+ * starts its own scheduler thread at its first THREAD engine or deadline), provided no other
+ * thread was inside a library call at the fork.
  *
  * ## Handles
  * An engine is named by an inact_engine, a 64-bit id with a generation. 0 is never a
