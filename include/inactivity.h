@@ -20,6 +20,10 @@
  * - Durations and times are int64_t milliseconds. INACT_NEVER (INT64_MAX) means "never"
  *   for a timeout and "no deadline" for a query. Deadline arithmetic saturates.
  * - Booleans are int32_t 0/1. No variadic functions.
+ * - Structs that cross the boundary start with `uint32_t size`. Callers set it to
+ *   sizeof(the struct) (the init functions do this). A size smaller than this version's
+ *   struct is rejected with INACT_E_STRUCT_SIZE; a larger size is accepted only if the
+ *   bytes beyond this version's struct are all zero.
  *
  * ## Argument ranges
  * Every parameter and input field is defined over the whole width of its C type: a value
@@ -35,9 +39,9 @@
  * - int32_t booleans (policy fields): exactly 0 or 1. Any other value (2, -1, 256,
  *   INT32_MIN) is INACT_E_INVALID_ARGUMENT, so a stray or uninitialized field is never read
  *   as "on" or "off".
- * - int64_t durations: 0 .. 100 years (3 155 760 000 000 ms), or INACT_NEVER where the field
- *   or parameter allows it; negative values (INT64_MIN included) and values between 100
- *   years and INACT_NEVER are INACT_E_INVALID_ARGUMENT.
+ * - int64_t durations: 0 .. 100 years (3 155 760 000 000 ms; > 0 where the field or
+ *   parameter says so), or INACT_NEVER where it allows it; negative values (INT64_MIN
+ *   included) and values between 100 years and INACT_NEVER are INACT_E_INVALID_ARGUMENT.
  * - int64_t clock values (manual clock): the monotonic clock 0 .. 1000 years; the wall clock
  *   anywhere in int64_t (a move that would leave int64_t is refused; the clock's own
  *   advance saturates it at INT64_MAX).
@@ -45,11 +49,8 @@
  *   is a no-op), unknown values are INACT_E_INVALID_HANDLE / INACT_E_NOT_FOUND.
  * - Pointers: NULL is INACT_E_NULL_POINTER unless the parameter says it may be NULL.
  *   Strings are NUL-terminated bytes of any length and encoding.
- * - Struct sizes (uint32_t size): sizeof(the struct) .. 65536, see below.
- * - Structs that cross the boundary start with `uint32_t size`. Callers set it to
- *   sizeof(the struct) (the init functions do this). A size smaller than this version's
- *   struct is rejected with INACT_E_STRUCT_SIZE; a larger size is accepted only if the
- *   bytes beyond this version's struct are all zero.
+ * - Struct sizes (uint32_t size): sizeof(the struct) .. 65536 (with a zero tail, as above);
+ *   above 65536 INACT_E_STRUCT_SIZE, and no byte past the struct is read.
  *
  * ## Threading
  * Every function may be called from any thread, at any time, including from inside the
@@ -60,6 +61,9 @@
  * the call returns, unless another thread is delivering that engine's events at that
  * moment (then that thread delivers it next). A call made from inside a callback queues
  * its events; they are delivered after the callback returns (no recursion).
+ * After fork() the child may go on using the library, THREAD engines included (the child
+ * starts its own scheduler thread at its first THREAD engine or deadline), provided no other
+ * thread was inside a library call at the fork.
  *
  * ## Handles
  * An engine is named by an inact_engine, a 64-bit id with a generation. 0 is never a

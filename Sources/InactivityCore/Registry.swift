@@ -5,6 +5,7 @@
 // ActivityGate in memory that is never freed (slots are reused with a new generation), which
 // is what lets `inact_activity` run without a lock and without retaining the engine.
 
+import CInactivityPlatform
 import Synchronization
 
 final class Registry: @unchecked Sendable {
@@ -35,9 +36,26 @@ final class Registry: @unchecked Sendable {
     /// Chunk pointers (as integers), published with release ordering before any handle into them.
     private let chunks: UnsafeMutablePointer<Atomic<UInt>>
 
+    // Both the chunk table (128 KiB for the most engines a process may have) and each chunk of
+    // gates come zero-filled from the kernel: all-zero bytes are `Atomic(0)` and `ActivityGate()`,
+    // so nothing is written until a slot is used, and a process with one engine touches two pages
+    // instead of 168 KiB (cold start). Where the kernel refuses, ordinary memory is initialized.
     private init() {
-        chunks = .allocate(capacity: Registry.maxChunks)
-        for i in 0..<Registry.maxChunks { (chunks + i).initialize(to: Atomic<UInt>(0)) }
+        if let zeroed = inactivity_map_zeroed(Registry.maxChunks * MemoryLayout<Atomic<UInt>>.stride) {
+            chunks = zeroed.bindMemory(to: Atomic<UInt>.self, capacity: Registry.maxChunks)
+        } else {
+            chunks = .allocate(capacity: Registry.maxChunks)
+            for i in 0..<Registry.maxChunks { (chunks + i).initialize(to: Atomic<UInt>(0)) }
+        }
+    }
+
+    private static func newChunk() -> UnsafeMutablePointer<ActivityGate> {
+        if let zeroed = inactivity_map_zeroed(chunkSize * MemoryLayout<ActivityGate>.stride) {
+            return zeroed.bindMemory(to: ActivityGate.self, capacity: chunkSize)
+        }
+        let chunk = UnsafeMutablePointer<ActivityGate>.allocate(capacity: chunkSize)
+        for i in 0..<chunkSize { (chunk + i).initialize(to: ActivityGate()) }
+        return chunk
     }
 
     /// The gate of slot `index`, if its chunk exists.
@@ -63,8 +81,7 @@ final class Registry: @unchecked Sendable {
                 if index % Registry.chunkSize == 0 {
                     let c = index / Registry.chunkSize
                     guard c < Registry.maxChunks else { return nil }
-                    let chunk = UnsafeMutablePointer<ActivityGate>.allocate(capacity: Registry.chunkSize)
-                    for i in 0..<Registry.chunkSize { (chunk + i).initialize(to: ActivityGate()) }
+                    let chunk = Registry.newChunk()
                     chunks[c].store(UInt(bitPattern: chunk), ordering: .releasing)
                 }
                 t.entries.append(Entry())

@@ -24,7 +24,7 @@ def test_the_readme_has_its_python_snippets() -> None:
     assert any("def on_event" in b for b in blocks) and any("AsyncEngine" in b for b in blocks)
 
 
-@pytest.mark.parametrize("index", range(len(python_blocks())))
+@pytest.mark.parametrize("index", range(len(python_blocks()) if README.is_file() else 0))
 def test_the_snippet_runs_as_printed(index: int) -> None:
     namespace: Dict[str, Any] = {"__name__": f"readme_snippet_{index}"}
     exec(compile(python_blocks()[index], f"{README}:python block {index + 1}", "exec"), namespace)
