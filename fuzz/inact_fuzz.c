@@ -228,13 +228,15 @@ static int reason_fits_state(int32_t state, int32_t reason) {
     case INACT_STATE_LOCKED:
         return reason == INACT_REASON_IDLE_TIMEOUT || reason == INACT_REASON_BACKGROUND_TIMEOUT ||
                reason == INACT_REASON_MANUAL_LOCK || reason == INACT_REASON_RESTORED ||
-               reason == INACT_REASON_UNTRUSTED_CLOCK;
+               reason == INACT_REASON_UNTRUSTED_CLOCK || reason == INACT_REASON_DEVICE_LOCKED ||
+               reason == INACT_REASON_OFFLINE_TIMEOUT || reason == INACT_REASON_RESTART;
     case INACT_STATE_EXPIRED:
         return reason == INACT_REASON_IDLE_TIMEOUT || reason == INACT_REASON_ABSOLUTE_TIMEOUT ||
                reason == INACT_REASON_LOCKED_TIMEOUT || reason == INACT_REASON_UNLOCK_FAILURES ||
                reason == INACT_REASON_LOGOUT || reason == INACT_REASON_REVOKED ||
                reason == INACT_REASON_PASSWORD_CHANGED || reason == INACT_REASON_RESTORE_FAILED ||
-               reason == INACT_REASON_RESTORED || reason == INACT_REASON_UNTRUSTED_CLOCK;
+               reason == INACT_REASON_RESTORED || reason == INACT_REASON_UNTRUSTED_CLOCK ||
+               reason == INACT_REASON_OFFLINE_EXPIRY;
     }
     return 0;
 }
@@ -400,7 +402,7 @@ static void rd_policy(reader *r, inact_policy *p) {
     uint8_t edits = rd8(r) % 6;
     for (int i = 0; i < edits; i++) {
         uint8_t f = rd8(r);
-        switch (f % 14) {
+        switch (f % 16) {
         case 0: p->idle_timeout_ms = rd_duration(r); break;
         case 1: p->warning_ms = rd_duration(r); break;
         case 2: p->background_timeout_ms = rd_duration(r); break;
@@ -420,6 +422,9 @@ static void rd_policy(reader *r, inact_policy *p) {
             break;
         }
         case 13: p->warning_ms = sadd(p->idle_timeout_ms, -(int64_t)(rd8(r) % 3)); break;
+        /* issue 13's flags that the model reads (device lock, lock on restart); 2 is invalid */
+        case 14: p->lock_on_device_lock = rd8(r) % 3; break;
+        case 15: p->lock_on_restart = rd8(r) % 3; break;
         }
     }
 }
@@ -675,7 +680,7 @@ enum {
     OP_END, OP_REFRESH, OP_BACKGROUND, OP_FOREGROUND, OP_WINDOW_SHOWN, OP_WINDOW_HIDDEN, OP_SCOPE_PUSH,
     OP_SCOPE_POP, OP_HOLD_ACQUIRE, OP_HOLD_RELEASE, OP_SET_POLICY, OP_QUERY, OP_ADVANCE, OP_ADVANCE2,
     OP_ADVANCE3, OP_FREEZE, OP_JUMP_WALL, OP_REBOOT, OP_SNAPSHOT, OP_RESTART, OP_RESTORE, OP_STALE, OP_BAD_ARGS,
-    OP_DESTROY_IN_CALLBACK, OP_LOCK_IN_CALLBACK, OP_COUNT
+    OP_DESTROY_IN_CALLBACK, OP_LOCK_IN_CALLBACK, OP_TOKEN_ROTATED, OP_DEVICE_LOCKED, OP_COUNT
 };
 
 static void op_on_live(reader *r, int op) {
@@ -726,16 +731,27 @@ static void op_on_live(reader *r, int op) {
         int32_t status = b < 240 ? statuses[b % (sizeof statuses / sizeof statuses[0])]
                          : b < 250 ? rd_wide32(r) : (int32_t)rd32(r);
         const char *err = errors[rd8(r) % 5];
+        uint64_t generation = rd8(r) % 6; /* 0 = not tracked */
         int32_t got = -77, want = -77;
-        rc = inact_refresh_result(s->h, status, err, &got);
-        ex = m_refresh(m, status, err, &want);
-        snprintf(what, sizeof what, "refresh_result(%d, %s)", status, err ? err : "NULL");
+        rc = inact_refresh_result_gen(s->h, status, err, generation, &got);
+        ex = m_refresh(m, status, err, generation, &want);
+        snprintf(what, sizeof what, "refresh_result(%d, %s, gen %" PRIu64 ")", status, err ? err : "NULL", generation);
         if (s->modeled && rc == INACT_OK && got != want) fail("%s: outcome %d, the model expects %d", what, got, want);
         if (rc != INACT_OK && got != -77) fail("a failed refresh_result wrote out_outcome");
         loading_input = 0;
         break;
     }
     case OP_BACKGROUND: rc = inact_background(s->h); ex = m_background(m); snprintf(what, sizeof what, "background"); break;
+    case OP_DEVICE_LOCKED:
+        rc = inact_device_locked(s->h); ex = m_device_locked(m); snprintf(what, sizeof what, "device_locked");
+        break;
+    case OP_TOKEN_ROTATED: {
+        uint64_t generation = rd8(r) % 6;
+        rc = inact_token_rotated(s->h, generation);
+        ex = m_token_rotated(m, generation);
+        snprintf(what, sizeof what, "token_rotated(%" PRIu64 ")", generation);
+        break;
+    }
     case OP_FOREGROUND: rc = inact_foreground(s->h); ex = m_foreground(m); snprintf(what, sizeof what, "foreground"); break;
     case OP_WINDOW_SHOWN:
         if (m->windows >= 40) return;

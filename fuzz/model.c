@@ -76,6 +76,13 @@ int32_t m_policy_validate(const inact_policy *p) {
         return INACT_E_INVALID_ARGUMENT;
     if (p->pause_idle_in_background != 0 && p->pause_idle_in_background != 1)
         return INACT_E_INVALID_ARGUMENT;
+    /* issue 13's fields: the header's rules for them */
+    if (bad_duration(p->strong_auth_timeout_ms, 1, 0)) return INACT_E_INVALID_ARGUMENT;
+    if (bad_duration(p->expected_interruption_max_ms, 0, 0)) return INACT_E_INVALID_ARGUMENT;
+    if (bad_duration(p->offline_timeout_ms, 1, 1)) return INACT_E_INVALID_ARGUMENT;
+    if (bad_duration(p->offline_expiry_ms, 1, 1)) return INACT_E_INVALID_ARGUMENT;
+    if (p->lock_on_device_lock != 0 && p->lock_on_device_lock != 1) return INACT_E_INVALID_ARGUMENT;
+    if (p->lock_on_restart != 0 && p->lock_on_restart != 1) return INACT_E_INVALID_ARGUMENT;
     return INACT_OK;
 }
 
@@ -359,6 +366,7 @@ int32_t m_start(model *m) {
     activity_now(m);
     m->failures = 0;
     m->untrusted = 0;
+    m->generation = 0; /* "inact_start resets it to 0" */
     set_state(m, INACT_STATE_ACTIVE, INACT_REASON_STARTED, m->now);
     settle(m);
     return INACT_OK;
@@ -436,7 +444,8 @@ int32_t m_end(model *m, int32_t reason) {
     return INACT_OK;
 }
 
-int32_t m_refresh(model *m, int32_t status, const char *oauth_error, int32_t *out_outcome) {
+int32_t m_refresh(model *m, int32_t status, const char *oauth_error, uint64_t generation,
+                  int32_t *out_outcome) {
     if (status != 0 && (status < 100 || status > 599)) {
         m_begin_step(m);
         return INACT_E_INVALID_ARGUMENT;
@@ -451,11 +460,39 @@ int32_t m_refresh(model *m, int32_t status, const char *oauth_error, int32_t *ou
         outcome = INACT_REFRESH_RETRY;
     else
         outcome = INACT_REFRESH_FAILED;
+    /* "generation != 0 and older than the newest generation seen -> STALE": nothing changes */
+    if (outcome == INACT_REFRESH_REVOKED && generation != 0 && generation < m->generation) {
+        *out_outcome = INACT_REFRESH_STALE;
+        return INACT_OK;
+    }
+    if (generation > m->generation) m->generation = generation;
     *out_outcome = outcome;
     if (outcome == INACT_REFRESH_REVOKED && m->state != INACT_STATE_EXPIRED) {
         set_state(m, INACT_STATE_EXPIRED, INACT_REASON_REVOKED, m->now);
         settle(m);
     }
+    return INACT_OK;
+}
+
+int32_t m_token_rotated(model *m, uint64_t generation) {
+    enter(m);
+    if (generation < m->generation) return INACT_E_INVALID_ARGUMENT;
+    m->generation = generation;
+    return INACT_OK;
+}
+
+/* "Background starts now (as inact_background) and with policy.lock_on_device_lock an ACTIVE or
+ * WARNING session is LOCKED (DEVICE_LOCKED) at once." */
+int32_t m_device_locked(model *m) {
+    enter(m);
+    if (!m_in_background(m)) {
+        m->explicit_bg = 1;
+        m->explicit_bg_since = m->windows == 0 && m->windows_zero_since != M_NEVER ? m->windows_zero_since : m->now;
+        sync_pause(m, m->explicit_bg_since, m->now);
+    }
+    if (m->p.lock_on_device_lock && is_live(m->state))
+        set_state(m, INACT_STATE_LOCKED, INACT_REASON_DEVICE_LOCKED, m->now);
+    settle(m);
     return INACT_OK;
 }
 
@@ -699,6 +736,7 @@ int32_t m_snapshot_take(model *m, m_snapshot *s) {
     s->boot = m->boot;
     s->idle_paused = m->idle_paused;
     s->idle_used_at_pause = m->idle_used_at_pause;
+    s->generation = m->generation;
     return INACT_OK;
 }
 
@@ -723,6 +761,8 @@ int32_t m_restore(model *m, const m_snapshot *s) {
     int64_t off = snap_at - s->mono;
     m->state = s->state;
     m->reason = INACT_REASON_RESTORED;
+    /* a rotation reported in LOADING adds to what the snapshot kept */
+    if (s->generation > m->generation) m->generation = s->generation;
     m->started_at = rebase(s->started_at, off);
     m->last_activity = rebase(s->last_activity, off);
     m->locked_at = rebase(s->locked_at, off);
@@ -758,6 +798,9 @@ int32_t m_restore(model *m, const m_snapshot *s) {
         m->reason = INACT_REASON_UNTRUSTED_CLOCK;
         m->change_time = m->now;
     }
+    /* "With policy.lock_on_restart an ACTIVE or WARNING outcome becomes LOCKED (RESTART)" */
+    if (m->p.lock_on_restart && is_live(m->state))
+        set_state(m, INACT_STATE_LOCKED, INACT_REASON_RESTART, m->now);
     /* The restore ends the background that the time since the snapshot was. */
     leave_background(m);
     evaluate(m, m->now);
@@ -786,6 +829,7 @@ const char *m_reason_name(int32_t r) {
                                   "UNLOCKED", "EXTENDED", "IDLE", "IDLE_TIMEOUT",
                                   "BACKGROUND_TIMEOUT", "MANUAL_LOCK", "UNTRUSTED_CLOCK",
                                   "ABSOLUTE_TIMEOUT", "LOCKED_TIMEOUT", "UNLOCK_FAILURES",
-                                  "LOGOUT", "REVOKED", "PASSWORD_CHANGED", "RESTORE_FAILED"};
-    return r >= 0 && r <= 18 ? names[r] : "?";
+                                  "LOGOUT", "REVOKED", "PASSWORD_CHANGED", "RESTORE_FAILED",
+                                  "DEVICE_LOCKED", "OFFLINE_TIMEOUT", "OFFLINE_EXPIRY", "RESTART"};
+    return r >= 0 && r <= 22 ? names[r] : "?";
 }

@@ -39,6 +39,7 @@ typedef struct m_snapshot {
     uint64_t boot;
     int32_t idle_paused;          /* idle countdown was paused (pause_idle_in_background) */
     int64_t idle_used_at_pause;   /* idle time used before the pause */
+    uint64_t generation;          /* the newest refresh-token generation seen */
 } m_snapshot;
 
 typedef struct m_scope {
@@ -73,6 +74,8 @@ typedef struct model {
     int32_t n_holds;
     /* set by an untrusted restore; cleared by start/unlock: the model asserts "never ACTIVE" */
     int32_t untrusted;
+    /* the newest refresh-token generation seen (refresh results and rotations); 0 at start */
+    uint64_t generation;
     /* the events the last step must have delivered */
     m_event events[M_MAX_EVENTS];
     int32_t n_events;
@@ -101,7 +104,10 @@ int32_t m_lock(model *m);
 int32_t m_unlock(model *m);
 int32_t m_unlock_failed(model *m, uint32_t *out_failures);
 int32_t m_end(model *m, int32_t reason);
-int32_t m_refresh(model *m, int32_t http_status, const char *oauth_error, int32_t *out_outcome);
+int32_t m_refresh(model *m, int32_t http_status, const char *oauth_error, uint64_t generation,
+                  int32_t *out_outcome);
+int32_t m_token_rotated(model *m, uint64_t generation);
+int32_t m_device_locked(model *m);
 int32_t m_background(model *m);
 int32_t m_foreground(model *m);
 int32_t m_window_shown(model *m);
