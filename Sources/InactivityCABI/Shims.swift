@@ -29,10 +29,14 @@ private func nullPointer(_ name: String) -> InactivityError {
     InactivityError(.nullPointer, "\(name) must not be NULL")
 }
 
-/// Runs `body` with the live engine named by `handle`.
+/// Runs `body` with the live engine named by `handle`. A call refused here (a NULL pointer, a
+/// bad struct or enum) first lets the engine deliver what is due, as every entry point does.
 @inline(__always)
 private func withEngine(_ handle: inact_engine, _ body: (InactivityEngine) throws(InactivityError) -> Void) -> Int32 {
-    status { () throws(InactivityError) in try body(InactivityEngine.find(handle: handle)) }
+    status { () throws(InactivityError) in
+        let engine = try InactivityEngine.find(handle: handle)
+        do throws(InactivityError) { try body(engine) } catch { throw error.code == .invalidHandle ? error : engine.refusing(error) }
+    }
 }
 
 /// Checks a caller's struct size: at least this version's, and any larger tail all zero.
@@ -268,10 +272,7 @@ public func inact_unlock_failed(_ engine: inact_engine, _ outFailures: UnsafeMut
 @c @implementation
 public func inact_end(_ engine: inact_engine, _ reason: Int32) -> Int32 {
     withEngine(engine) { e throws(InactivityError) in
-        guard let r = Reason(rawValue: reason) else {
-            throw InactivityError(.invalidArgument, "reason (\(reason)) must be LOGOUT, REVOKED or PASSWORD_CHANGED")
-        }
-        try e.end(reason: r)
+        try e.end(reason: Reason.ending(rawValue: reason))
     }
 }
 

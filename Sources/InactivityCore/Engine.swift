@@ -336,15 +336,16 @@ extension InactivityEngine {
 
     /// Records activity of one kind. Lock-free on the system clock when nothing is due.
     public func recordActivity(_ kind: ActivityKind = .touchDown) throws(InactivityError) {
-        guard kind.isSingleKnownKind else {
-            throw InactivityError(.invalidArgument,
-                                  "kind (0x\(String(kind.rawValue, radix: 16))) must be exactly one known activity kind")
+        if kind.isSingleKnownKind {
+            switch gate.pointee.record(kind: kind.rawValue, expectedHandle: handle) {
+            case .recorded, .ignored: return
+            case .slow: break
+            }
         }
-        switch gate.pointee.record(kind: kind.rawValue, expectedHandle: handle) {
-        case .recorded, .ignored: return
-        case .slow: break
+        try perform { m, r throws(InactivityError) in
+            try kind.checkSingleKnownKind()
+            try m.activity(kind, now: r.monotonicMs)
         }
-        try perform { m, r throws(InactivityError) in try m.activity(kind, now: r.monotonicMs) }
     }
 
     /// WARNING -> ACTIVE (CONTINUED).
@@ -379,9 +380,11 @@ extension InactivityEngine {
     /// Reports a token refresh; only a revoked token changes the session.
     @discardableResult
     public func refreshResult(httpStatus: Int32, oauthError: String? = nil) throws(InactivityError) -> RefreshOutcome {
-        let outcome = try SessionMachine.classifyRefresh(httpStatus: httpStatus, oauthError: oauthError)
-        try perform { m, r throws(InactivityError) in try m.refreshResult(outcome, now: r.monotonicMs) }
-        return outcome
+        try perform { m, r throws(InactivityError) in
+            let outcome = try SessionMachine.classifyRefresh(httpStatus: httpStatus, oauthError: oauthError)
+            try m.refreshResult(outcome, now: r.monotonicMs)
+            return outcome
+        }
     }
 
     public func enterBackground() throws(InactivityError) {
@@ -402,8 +405,10 @@ extension InactivityEngine {
 
     /// Opens a stricter idle timeout; returns its id for `popScope`.
     public func pushScope(idleTimeoutMs: Int64) throws(InactivityError) -> UInt64 {
-        try SessionMachine.checkScope(idleTimeoutMs: idleTimeoutMs)   // before any evaluation
-        return try perform { m, r throws(InactivityError) in try m.pushScope(idleTimeoutMs: idleTimeoutMs, now: r.monotonicMs) }
+        try perform { m, r throws(InactivityError) in
+            try SessionMachine.checkScope(idleTimeoutMs: idleTimeoutMs)
+            return try m.pushScope(idleTimeoutMs: idleTimeoutMs, now: r.monotonicMs)
+        }
     }
 
     public func popScope(_ id: UInt64) throws(InactivityError) {
@@ -420,8 +425,10 @@ extension InactivityEngine {
     }
 
     public func setPolicy(_ policy: SessionPolicy) throws(InactivityError) {
-        try policy.validate()   // a bad argument fails before any evaluation
-        try perform { m, _ throws(InactivityError) in try m.setPolicy(policy) }
+        try perform { m, _ throws(InactivityError) in
+            try policy.validate()
+            try m.setPolicy(policy)
+        }
     }
 
     public func policy() throws(InactivityError) -> SessionPolicy {
@@ -485,21 +492,30 @@ extension InactivityEngine {
     /// Manual clock: moves time forward as on the real clock; every deadline on the way is
     /// delivered inside the call, in time order.
     public func advanceClock(byMs ms: Int64) throws(InactivityError) {
-        try manualClock().advance(by: ms)
+        do { try manualClock().advance(by: ms) } catch { throw refusing(error) }
     }
 
     /// Manual clock: moves time forward as for a frozen process; nothing is delivered until the
     /// next call, which catches up with one transition.
     public func freezeClock(forMs ms: Int64) throws(InactivityError) {
-        try manualClock().freeze(for: ms)
+        do { try manualClock().freeze(for: ms) } catch { throw refusing(error) }
     }
 
     public func jumpWallClock(byMs ms: Int64) throws(InactivityError) {
-        try manualClock().jumpWall(by: ms)
+        do { try manualClock().jumpWall(by: ms) } catch { throw refusing(error) }
     }
 
     public func simulateReboot(downtimeMs: Int64 = 0) throws(InactivityError) {
-        try manualClock().reboot(downtimeMs: downtimeMs)
+        do { try manualClock().reboot(downtimeMs: downtimeMs) } catch { throw refusing(error) }
+    }
+
+    /// Refuses a call for an argument found bad before it reached the machine (a C shim's
+    /// conversion of a struct, an enum or a pointer; a manual-clock move): like every entry
+    /// point it first delivers what is due. The refused call itself changes nothing. Returns
+    /// `error`, for the caller to throw.
+    public func refusing(_ error: InactivityError) -> InactivityError {
+        _ = try? perform { _, _ in }
+        return error
     }
 
     /// Adds an observer that receives every event after the engine's own `onEvent` (same thread,
@@ -542,9 +558,12 @@ extension InactivityEngine {
     /// Activity by handle: lock-free when nothing is due, without retaining the engine.
     @inline(__always)
     public static func recordActivity(handle: UInt64, kind: UInt32) throws(InactivityError) {
-        guard ActivityKind(rawValue: kind).isSingleKnownKind else {
-            throw InactivityError(.invalidArgument,
-                                  "kind (0x\(String(kind, radix: 16))) must be exactly one known activity kind")
+        let k = ActivityKind(rawValue: kind)
+        guard k.isSingleKnownKind else {
+            // The engine, if the handle names one, catches up before refusing the kind.
+            try Registry.shared.lookup(handle)?.recordActivity(k)
+            try k.checkSingleKnownKind()
+            return
         }
         try Registry.shared.activity(handle, kind: kind)
     }

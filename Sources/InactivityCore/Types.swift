@@ -122,6 +122,15 @@ public struct ActivityKind: OptionSet, Sendable, Hashable {
     public var isSingleKnownKind: Bool {
         rawValue != 0 && rawValue & (rawValue - 1) == 0 && ActivityKind.all.contains(self)
     }
+
+    /// Checks an activity call's argument: `invalidArgument` naming the rule unless it is
+    /// exactly one known kind.
+    public func checkSingleKnownKind() throws(InactivityError) {
+        guard isSingleKnownKind else {
+            throw InactivityError(.invalidArgument,
+                                  "kind (0x\(String(rawValue, radix: 16))) must be exactly one known activity kind")
+        }
+    }
 }
 
 /// What happens when the idle timeout is reached.

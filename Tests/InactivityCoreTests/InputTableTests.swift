@@ -71,7 +71,7 @@ struct InputTableTests {
                 #expect(code == nil, "\(input.name) in \(state)")
                 #expect(after == before, "\(input.name) in \(state) changed the engine")
                 #expect(rig.recorder.events.isEmpty, "\(input.name) in \(state)")
-            case .applied:
+            case .applied, .refusedIf:   // the rigs meet no refusing condition
                 #expect(code == nil, "\(input.name) in \(state)")
                 switch input.rule.move {
                 case .stays, .atFailureLimit:   // smallPolicy has no failure limit
