@@ -143,7 +143,8 @@ public func inact_config_init(_ config: UnsafeMutablePointer<inact_config>?) -> 
         config.pointee = inact_config(size: UInt32(MemoryLayout<inact_config>.size),
                                       delivery: INACT_DELIVERY_THREAD.rawValue.int32,
                                       clock: INACT_CLOCK_SYSTEM.rawValue.int32, reserved0: 0,
-                                      manual_start_ms: 0, manual_wall_ms: 1_700_000_000_000, manual_boot_id: 1)
+                                      manual_start_ms: 0, manual_wall_ms: ManualClock.defaultWallMs,
+                                      manual_boot_id: ManualClock.defaultBootID)
     }
 }
 

@@ -707,7 +707,8 @@ struct SessionMachine {
     mutating func windowHidden(now: Int64) throws(InactivityError) {
         guard try admits(.windowHidden) else { return }
         guard visibleWindows > 0 else {
-            throw InactivityError(.invalidState, "window hidden: no window is shown")
+            throw InactivityError(.invalidState,
+                                  "window hidden: visible windows (0) must be > 0 (every window hidden needs a window shown before it)")
         }
         visibleWindows -= 1
         if visibleWindows == 0 && backgroundSince == nil {

@@ -1,4 +1,4 @@
-// The snapshot: versioned bytes with a checksum (DESIGN.md section 4).
+// The snapshot: versioned bytes with a checksum (docs/design.md, "Snapshot and restore").
 //
 // Format version 1, 80 bytes, little-endian:
 //    0  magic "INAS"           4
@@ -56,27 +56,41 @@ public struct Snapshot: Sendable, Equatable {
     }
 
     static func checksum(_ bytes: ArraySlice<UInt8>) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for b in bytes { hash = (hash ^ UInt64(b)) &* 0x100_0000_01b3 }
-        return hash
+        var hash = FNV1a64()
+        for b in bytes { hash.mix(b) }
+        return hash.value
     }
 
     /// Decodes and checks `bytes`. Each corrupt form has its own error code.
     public static func decode(_ bytes: [UInt8]) throws(InactivityError) -> Snapshot {
-        func read<T: FixedWidthInteger>(_: T.Type, _ offset: Int) -> T {
-            var v: T = 0
-            withUnsafeMutableBytes(of: &v) { dst in
-                for i in 0..<MemoryLayout<T>.size { dst[i] = bytes[offset + i] }
-            }
-            return T(littleEndian: v)
+        try checkFrame(bytes)
+        let snapshot = try readFields(bytes)
+        try snapshot.checkTimes()
+        return snapshot
+    }
+
+    /// Reads a little-endian integer at `offset` (the frame is checked: it is in bounds).
+    private static func read<T: FixedWidthInteger>(_: T.Type, _ bytes: [UInt8], _ offset: Int) -> T {
+        var v: T = 0
+        withUnsafeMutableBytes(of: &v) { dst in
+            for i in 0..<MemoryLayout<T>.size { dst[i] = bytes[offset + i] }
         }
+        return T(littleEndian: v)
+    }
+
+    private static func invalid(_ why: String) -> InactivityError {
+        InactivityError(.snapshotInvalid, "snapshot \(why)")
+    }
+
+    /// The frame: the header, a version this library reads, exactly its length, the checksum.
+    private static func checkFrame(_ bytes: [UInt8]) throws(InactivityError) {
         guard bytes.count >= 6 else {
             throw InactivityError(.snapshotTruncated, "snapshot length (\(bytes.count)) is shorter than its header (6 bytes)")
         }
         guard Array(bytes[0..<4]) == magic else {
             throw InactivityError(.snapshotInvalid, "snapshot does not start with the magic \"INAS\"")
         }
-        let version = read(UInt16.self, 4)
+        let version = read(UInt16.self, bytes, 4)
         guard version == formatVersion else {
             throw InactivityError(.snapshotVersion, "snapshot version (\(version)) is not supported (this library reads version \(formatVersion))")
         }
@@ -84,43 +98,60 @@ public struct Snapshot: Sendable, Equatable {
             throw InactivityError(.snapshotTruncated, "snapshot length (\(bytes.count)) is shorter than version 1's \(byteCount) bytes")
         }
         guard bytes.count == byteCount else {
-            throw InactivityError(.snapshotInvalid, "snapshot length (\(bytes.count)) is longer than version 1's \(byteCount) bytes")
+            throw invalid("length (\(bytes.count)) is longer than version 1's \(byteCount) bytes")
         }
-        guard read(UInt64.self, 72) == checksum(bytes[0..<72]) else {
+        guard read(UInt64.self, bytes, 72) == checksum(bytes[0..<72]) else {
             throw InactivityError(.snapshotChecksum, "snapshot checksum does not match its contents")
         }
-        func invalid(_ why: String) -> InactivityError { InactivityError(.snapshotInvalid, "snapshot \(why)") }
+    }
+
+    /// The fields, each within its own range: a state and a reason that goes with it, known
+    /// flags, no time for an absent field.
+    private static func readFields(_ bytes: [UInt8]) throws(InactivityError) -> Snapshot {
         guard let state = SessionState(rawValue: Int32(bytes[6])), state != .loading else {
             throw invalid("state (\(bytes[6])) must be ACTIVE, WARNING, LOCKED or EXPIRED")
         }
         guard let reason = Reason(rawValue: Int32(bytes[7])), Reason.allowed(in: state).contains(reason) else {
             throw invalid("reason (\(bytes[7])) is not a reason for state \(state)")
         }
-        let flags = read(UInt32.self, 12)
+        let flags = read(UInt32.self, bytes, 12)
         guard flags & ~3 == 0 else { throw invalid("flags (0x\(String(flags, radix: 16))) has unknown bits") }
-        let s = Snapshot(
-            state: state, reason: reason, unlockFailures: read(UInt32.self, 8),
-            startedAt: read(Int64.self, 16), lastActivity: read(Int64.self, 24),
-            backgroundSince: flags & 1 != 0 ? read(Int64.self, 32) : nil,
-            lockedAt: flags & 2 != 0 ? read(Int64.self, 40) : nil,
-            bootID: read(UInt64.self, 48), monotonicMs: read(Int64.self, 56), wallMs: read(Int64.self, 64))
-        guard flags & 1 != 0 || read(Int64.self, 32) == 0, flags & 2 != 0 || read(Int64.self, 40) == 0 else {
+        guard flags & 1 != 0 || read(Int64.self, bytes, 32) == 0, flags & 2 != 0 || read(Int64.self, bytes, 40) == 0 else {
             throw invalid("has a time for an absent field")
         }
-        guard s.monotonicMs >= 0 else { throw invalid("clock (\(s.monotonicMs)) must be >= 0") }
-        guard s.bootID != 0 else { throw invalid("boot id must not be 0") }
-        guard s.startedAt <= s.lastActivity, s.lastActivity <= s.monotonicMs else {
-            throw invalid("times must satisfy start (\(s.startedAt)) <= last activity (\(s.lastActivity)) <= snapshot clock (\(s.monotonicMs))")
-        }
-        if let b = s.backgroundSince, b > s.monotonicMs {
-            throw invalid("background start (\(b)) is after the snapshot clock (\(s.monotonicMs))")
-        }
-        guard (state == .locked) == (s.lockedAt != nil) else {
-            throw invalid("locked-at must be present exactly when the state is LOCKED")
-        }
-        if let l = s.lockedAt, !(s.startedAt...s.monotonicMs).contains(l) {
-            throw invalid("locked-at (\(l)) must lie between start (\(s.startedAt)) and the snapshot clock (\(s.monotonicMs))")
-        }
-        return s
+        return Snapshot(
+            state: state, reason: reason, unlockFailures: read(UInt32.self, bytes, 8),
+            startedAt: read(Int64.self, bytes, 16), lastActivity: read(Int64.self, bytes, 24),
+            backgroundSince: flags & 1 != 0 ? read(Int64.self, bytes, 32) : nil,
+            lockedAt: flags & 2 != 0 ? read(Int64.self, bytes, 40) : nil,
+            bootID: read(UInt64.self, bytes, 48), monotonicMs: read(Int64.self, bytes, 56),
+            wallMs: read(Int64.self, bytes, 64))
     }
+
+    /// The times agree with one another and with the snapshot's own clock.
+    private func checkTimes() throws(InactivityError) {
+        typealias S = Snapshot
+        guard monotonicMs >= 0 else { throw S.invalid("clock (\(monotonicMs)) must be >= 0") }
+        guard bootID != 0 else { throw S.invalid("boot id must not be 0") }
+        guard startedAt <= lastActivity, lastActivity <= monotonicMs else {
+            throw S.invalid("times must satisfy start (\(startedAt)) <= last activity (\(lastActivity)) <= snapshot clock (\(monotonicMs))")
+        }
+        if let b = backgroundSince, b > monotonicMs {
+            throw S.invalid("background start (\(b)) is after the snapshot clock (\(monotonicMs))")
+        }
+        guard (state == .locked) == (lockedAt != nil) else {
+            throw S.invalid("locked-at must be present exactly when the state is LOCKED")
+        }
+        if let l = lockedAt, !(startedAt...monotonicMs).contains(l) {
+            throw S.invalid("locked-at (\(l)) must lie between start (\(startedAt)) and the snapshot clock (\(monotonicMs))")
+        }
+    }
+}
+
+/// FNV-1a, 64 bits: the snapshot's checksum and the boot id's hash. It detects corruption; it
+/// does not authenticate (the snapshot is not a secret, docs/design.md section 4).
+struct FNV1a64 {
+    private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
+
+    mutating func mix(_ byte: UInt8) { value = (value ^ UInt64(byte)) &* 0x100_0000_01b3 }
 }

@@ -1,7 +1,7 @@
 // The session vocabulary: states, reasons, activity kinds, events and errors.
 // Raw values are the C ABI's values (include/inactivity.h); a test pins them.
 
-/// The five states of a session (DESIGN.md section 2).
+/// The five states of a session (docs/design.md section 2).
 public enum SessionState: Int32, Sendable, CaseIterable, CustomStringConvertible {
     /// Created; the session is not known yet (cold start, tokens being checked).
     case loading = 0
@@ -71,7 +71,7 @@ public enum Reason: Int32, Sendable, CaseIterable, CustomStringConvertible {
         }
     }
 
-    /// The reasons an engine may carry in `state` (DESIGN.md section 2, "Reasons").
+    /// The reasons an engine may carry in `state` (docs/design.md section 2, "Reasons").
     /// `untrustedClock` is also used for EXPIRED when a restore finds the wall clock set back.
     public static func allowed(in state: SessionState) -> Set<Reason> {
         switch state {

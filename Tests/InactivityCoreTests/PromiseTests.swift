@@ -113,4 +113,50 @@ struct PromiseTests {
         #expect(rig.recorder.transitions.suffix(2) == [Transition(.active, .unlocked, 3 * second),
                                                          Transition(.locked, .backgroundTimeout, 5 * second)])
     }
+
+    // Rulings written down in docs/design.md section 7.
+
+    @Test func advance_returns_normally_when_a_callback_destroyed_the_engine() throws {
+        let clock = try ManualClock()
+        let box = EngineBox()
+        let engine = try InactivityEngine(policy: smallPolicy(), clock: .manual(clock), delivery: .host,
+                                          onEvent: { event in if event.state == .warning { box.engine?.close() } })
+        box.engine = engine
+        try engine.start()
+        try engine.advanceClock(byMs: 20 * second)   // WARNING at 7 s destroys it: no error
+        #expect(engine.isClosed)
+        #expect(errorCode { try engine.advanceClock(byMs: 1) } == .invalidHandle)
+        #expect(clock.now().monotonicMs == 20 * second)
+    }
+
+    @Test func window_hidden_with_no_window_shown_names_the_count() throws {
+        let rig = Rig(smallPolicy())
+        try rig.engine.start()
+        let message = errorMessage { try rig.engine.windowHidden() }
+        #expect(message == "window hidden: visible windows (0) must be > 0 (every window hidden needs a window shown before it)")
+        #expect(errorCode { try rig.engine.windowHidden() } == .invalidState)
+    }
+
+    @Test func background_during_a_window_grace_dates_from_the_hide() throws {
+        let rig = Rig(smallPolicy())   // background timeout 5 s, grace 700 ms
+        try rig.engine.start()
+        try rig.engine.windowShown()
+        rig.at(1 * second)
+        try rig.engine.windowHidden()
+        rig.at(1_300)
+        try rig.engine.enterBackground()
+        #expect(try rig.engine.info().backgroundSinceMs == 1 * second)
+        rig.at(6 * second)
+        #expect(rig.recorder.transitions.last == Transition(.locked, .backgroundTimeout, 6 * second))
+    }
+
+    @Test func set_policy_in_warning_stays_warning_while_the_warning_is_still_due() throws {
+        let rig = Rig(smallPolicy())   // idle 10 s, warning 3 s
+        try rig.engine.start()
+        rig.at(8 * second)
+        try rig.engine.setPolicy(smallPolicy { $0.warningMs = 4 * second })
+        #expect(rig.state == .warning)
+        try rig.engine.setPolicy(smallPolicy { $0.warningMs = 1 * second })   // due at 9 s: not yet
+        #expect(rig.recorder.transitions.last == Transition(.active, .extended, 8 * second))
+    }
 }

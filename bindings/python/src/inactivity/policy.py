@@ -1,8 +1,8 @@
 """The session policy as a frozen dataclass.
 
 Durations are ``timedelta`` (``NEVER`` for "never"); the constructor and ``replace`` also take
-seconds. The defaults are those of ``inact_policy_init`` (a test checks they agree), and the
-library, not this class, judges whether a policy is valid: see ``validate``.
+seconds. The defaults are read from the library (``inact_policy_init``), and the library, not this
+class, judges whether a policy is valid: see ``validate``.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import ctypes
 import dataclasses
 import enum
 from datetime import timedelta
-from typing import Any, ClassVar, Union
+from typing import Any, ClassVar, Optional, Union
 
 from . import _lib
 from ._time import NEVER, Duration, duration_to_ms, ms_to_duration
@@ -66,20 +66,23 @@ class Policy:
 
     def __init__(
         self,
-        idle_timeout: Duration = timedelta(minutes=15),
-        warning: Duration = timedelta(seconds=30),
-        idle_action: Union[IdleAction, int] = IdleAction.LOCK,
-        background_timeout: Duration = timedelta(seconds=60),
-        absolute_timeout: Duration = timedelta(hours=12),
-        locked_timeout: Duration = NEVER,
-        tick: Duration = timedelta(seconds=1),
-        background_grace: Duration = timedelta(milliseconds=700),
-        activity_kinds: Union[ActivityKind, int] = ActivityKind.USER,
-        max_unlock_failures: int = 0,
-        activity_dismisses_warning: bool = False,
-        pause_idle_in_background: bool = False,
+        idle_timeout: Optional[Duration] = None,
+        warning: Optional[Duration] = None,
+        idle_action: Union[IdleAction, int, None] = None,
+        background_timeout: Optional[Duration] = None,
+        absolute_timeout: Optional[Duration] = None,
+        locked_timeout: Optional[Duration] = None,
+        tick: Optional[Duration] = None,
+        background_grace: Optional[Duration] = None,
+        activity_kinds: Union[ActivityKind, int, None] = None,
+        max_unlock_failures: Optional[int] = None,
+        activity_dismisses_warning: Optional[bool] = None,
+        pause_idle_in_background: Optional[bool] = None,
     ) -> None:
-        # Normalize the units only; whether the values make a valid policy is the library's call.
+        # A field left out (None) takes the library's default (inact_policy_init): the defaults
+        # are the library's, never restated here. Only the units are normalized; whether the
+        # values make a valid policy is the library's call.
+        d = _library_defaults()
         values: dict[str, Any] = {
             "idle_timeout": idle_timeout,
             "warning": warning,
@@ -90,12 +93,18 @@ class Policy:
             "background_grace": background_grace,
         }
         for name, value in values.items():
-            object.__setattr__(self, name, ms_to_duration(duration_to_ms(value, name)))
-        object.__setattr__(self, "idle_action", _enum_or_int(IdleAction, idle_action, "idle_action"))
-        object.__setattr__(self, "activity_kinds", ActivityKind(_u32(activity_kinds, "activity_kinds")))
-        object.__setattr__(self, "max_unlock_failures", _u32(max_unlock_failures, "max_unlock_failures"))
-        object.__setattr__(self, "activity_dismisses_warning", _bool(activity_dismisses_warning, "activity_dismisses_warning"))
-        object.__setattr__(self, "pause_idle_in_background", _bool(pause_idle_in_background, "pause_idle_in_background"))
+            ms = getattr(d, name + "_ms") if value is None else duration_to_ms(value, name)
+            object.__setattr__(self, name, ms_to_duration(ms))
+        action = d.idle_action if idle_action is None else idle_action
+        kinds = d.activity_kinds if activity_kinds is None else activity_kinds
+        failures = d.max_unlock_failures if max_unlock_failures is None else max_unlock_failures
+        dismisses = bool(d.activity_dismisses_warning) if activity_dismisses_warning is None else activity_dismisses_warning
+        pause = bool(d.pause_idle_in_background) if pause_idle_in_background is None else pause_idle_in_background
+        object.__setattr__(self, "idle_action", _enum_or_int(IdleAction, action, "idle_action"))
+        object.__setattr__(self, "activity_kinds", ActivityKind(_u32(kinds, "activity_kinds")))
+        object.__setattr__(self, "max_unlock_failures", _u32(failures, "max_unlock_failures"))
+        object.__setattr__(self, "activity_dismisses_warning", _bool(dismisses, "activity_dismisses_warning"))
+        object.__setattr__(self, "pause_idle_in_background", _bool(pause, "pause_idle_in_background"))
 
     # -- construction ---------------------------------------------------------------------------
 
@@ -162,6 +171,19 @@ class Policy:
             pause_idle_in_background=bool(c.pause_idle_in_background),
             **durations,
         )
+
+
+_DEFAULTS: Optional[_lib.CPolicy] = None
+
+
+def _library_defaults() -> _lib.CPolicy:
+    """The library's default policy as its C struct, read once."""
+    global _DEFAULTS
+    if _DEFAULTS is None:
+        c = _lib.CPolicy()
+        _lib.LIB.inact_policy_init(ctypes.byref(c))
+        _DEFAULTS = c
+    return _DEFAULTS
 
 
 def _enum_or_int(enum_type: type[IdleAction], value: Union[IdleAction, int], what: str) -> IdleAction:
