@@ -62,15 +62,28 @@ static int64_t sadd(int64_t a, int64_t b) {
     return r;
 }
 
-/* A duration from a menu of interesting values, or raw. */
+/* The ends of each C type, for the full-width arguments (header, "Argument ranges"). */
+static const int64_t wide64[] = {INT64_MIN, INT64_MIN + 1, -M_100_YEARS, -1, 0, 1,
+                                 M_100_YEARS - 1, M_100_YEARS, M_100_YEARS + 1, 10 * M_100_YEARS,
+                                 INT64_C(1) << 62, INACT_NEVER - 1, INACT_NEVER};
+static const int32_t wide32[] = {INT32_MIN, INT32_MIN + 1, -2, -1, 0, 1, 2, 255, 256, 65536,
+                                 INT32_MAX - 1, INT32_MAX};
+static const size_t wide_sizes[] = {0, 1, INACT_SNAPSHOT_MAX_SIZE, INACT_SNAPSHOT_MAX_SIZE + 1,
+                                    4096, SIZE_MAX / 2, SIZE_MAX / 2 + 1, SIZE_MAX - 1, SIZE_MAX};
+#define PICK(menu, b) (menu)[(b) % (sizeof(menu) / sizeof((menu)[0]))]
+static int64_t rd_wide64(reader *r) { return PICK(wide64, rd8(r)); }
+static int32_t rd_wide32(reader *r) { return PICK(wide32, rd8(r)); }
+
+/* A duration from a menu of interesting values, the ends of int64_t, or raw. */
 static int64_t rd_duration(reader *r) {
     static const int64_t menu[] = {0, 1, 2, 3, 5, 10, 100, 250, 500, 700, 999, 1000, 1001, 2000,
                                    3000, 3500, 5000, 7000, 10000, 30000, 60000, 900000, 3600000,
                                    -1, INACT_NEVER, M_100_YEARS, M_100_YEARS + 1};
     uint8_t b = rd8(r);
     if (b < 200) return menu[b % (sizeof menu / sizeof menu[0])];
-    if (b < 250) return rd16(r);
-    if (b < 254) return (int64_t)rd32(r);
+    if (b < 235) return rd16(r);
+    if (b < 245) return rd_wide64(r);
+    if (b < 252) return (int64_t)rd32(r);
     return (int64_t)rd64(r);
 }
 
@@ -83,6 +96,7 @@ static int64_t rd_advance(reader *r) {
     if (b < 245) return rd16(r);
     if (b < 253) return (int64_t)rd32(r);
     if (b == 253) return -1 - (int64_t)rd8(r);
+    if (b == 254) return rd_wide64(r);
     return (int64_t)rd64(r);
 }
 
@@ -391,12 +405,17 @@ static void rd_policy(reader *r, inact_policy *p) {
         case 4: p->locked_timeout_ms = rd_duration(r); break;
         case 5: p->tick_ms = rd_duration(r); break;
         case 6: p->background_grace_ms = rd_duration(r); break;
-        case 7: p->idle_action = rd8(r) % 3; break;
+        case 7: p->idle_action = f & 0x80 ? rd_wide32(r) : rd8(r) % 3; break;
         case 8: p->activity_kinds = rd8(r) < 240 ? (uint32_t)rd8(r) & 0x7F : rd32(r); break;
-        case 9: p->max_unlock_failures = rd8(r) % 5; break;
-        case 10: p->activity_dismisses_warning = rd8(r) % 3; break;
-        case 11: p->pause_idle_in_background = rd8(r) % 3; break;
-        case 12: p->size = (f & 0x80) ? (uint32_t)sizeof *p - 8 : 0; break;
+        case 9: p->max_unlock_failures = f & 0x80 ? (uint32_t)rd_wide32(r) : rd8(r) % 5u; break;
+        case 10: p->activity_dismisses_warning = f & 0x80 ? rd_wide32(r) : rd8(r) % 3; break;
+        case 11: p->pause_idle_in_background = f & 0x80 ? rd_wide32(r) : rd8(r) % 3; break;
+        case 12: { /* sizes that are refused before any byte past the struct is read */
+            static const uint32_t sizes[] = {0, 1, sizeof(inact_policy) - 8, sizeof(inact_policy) - 1,
+                                             65537, 0x80000000u, UINT32_MAX};
+            p->size = PICK(sizes, rd8(r));
+            break;
+        }
         case 13: p->warning_ms = sadd(p->idle_timeout_ms, -(int64_t)(rd8(r) % 3)); break;
         }
     }
@@ -481,7 +500,9 @@ static void sync_clock(slot *s) {
 
 /* ---- snapshot / restore ------------------------------------------------------------------- */
 
-static snap *take_snapshot(slot *s) {
+/* `capacity`: the buffer's size as the caller states it (any size_t at least the snapshot's;
+ * the buffer itself has INACT_SNAPSHOT_MAX_SIZE + 8 bytes). */
+static snap *take_snapshot(slot *s, size_t capacity) {
     snap *sn = NULL;
     for (int i = 0; i < MAX_SNAPS; i++)
         if (!g_snaps[i].used) { sn = &g_snaps[i]; break; }
@@ -492,9 +513,9 @@ static snap *take_snapshot(slot *s) {
     uint8_t buf[INACT_SNAPSHOT_MAX_SIZE + 8];
     memset(buf, 0xA5, sizeof buf);
     size_t written = 777;
-    int32_t rc = inact_snapshot_write(s->h, buf, INACT_SNAPSHOT_MAX_SIZE, &written);
+    int32_t rc = inact_snapshot_write(s->h, buf, capacity, &written);
     int32_t expected = m_snapshot_take(&s->m, &rec);
-    trace("snapshot -> %d (%zu bytes)", rc, written);
+    trace("snapshot (capacity %zu) -> %d (%zu bytes)", capacity, rc, written);
     compare(s, "snapshot_write", rc, expected);
     if (rc_size != rc) fail("snapshot_size returned %d, snapshot_write %d", rc_size, rc);
     if (rc != INACT_OK) {
@@ -555,6 +576,14 @@ static void restore_into(slot *s, const snap *sn, const uint8_t *bytes, size_t l
     compare(s, "restore", rc, expected);
 }
 
+/* A snapshot buffer's stated capacity: mostly its real size, sometimes "big enough" at the
+ * top of size_t. */
+static size_t rd_capacity(reader *r) {
+    static const size_t menu[] = {SIZE_MAX, SIZE_MAX - 1, SIZE_MAX / 2 + 1, SIZE_MAX / 2};
+    uint8_t b = rd8(r);
+    return b < 192 ? INACT_SNAPSHOT_MAX_SIZE : PICK(menu, b);
+}
+
 /* Bytes derived from a snapshot: intact, or mutated in one of several ways. */
 static int mutate(reader *r, const snap *sn, uint8_t *out, size_t *len) {
     memcpy(out, sn->bytes, sn->len);
@@ -575,10 +604,13 @@ static int mutate(reader *r, const snap *sn, uint8_t *out, size_t *len) {
         }
         break;
     }
-    case 6: /* extended */
+    case 6: /* extended by a few bytes, or a length anywhere in size_t (the library reads at
+             * most INACT_SNAPSHOT_MAX_SIZE + 1 bytes, all of them set here) */
+        for (size_t i = sn->len; i < INACT_SNAPSHOT_MAX_SIZE + 8; i++) out[i] = 0;
         *len = sn->len + 1 + rd8(r) % 8;
         if (*len > INACT_SNAPSHOT_MAX_SIZE + 8) *len = INACT_SNAPSHOT_MAX_SIZE + 8;
         for (size_t i = sn->len; i < *len; i++) out[i] = rd8(r);
+        if (rd8(r) >= 192) *len = PICK(wide_sizes, rd8(r));
         break;
     case 7: /* overwritten from the input (lets libFuzzer forge fields and checksums) */
         for (size_t i = 0; i < sn->len; i++) out[i] = rd8(r);
@@ -592,7 +624,7 @@ static int mutate(reader *r, const snap *sn, uint8_t *out, size_t *len) {
 static void op_restart(reader *r) {
     slot *s = pick_live(r);
     if (!s) return;
-    snap *sn = take_snapshot(s);
+    snap *sn = take_snapshot(s, INACT_SNAPSHOT_MAX_SIZE);
     if (!sn) return;
     model old = s->m;
     int was_modeled = s->modeled;
@@ -677,7 +709,7 @@ static void op_on_live(reader *r, int op) {
     case OP_END: {
         uint8_t b = rd8(r);
         static const int32_t reasons[] = {INACT_REASON_LOGOUT, INACT_REASON_REVOKED, INACT_REASON_PASSWORD_CHANGED};
-        int32_t reason = b < 240 ? reasons[b % 3] : (int32_t)rd32(r);
+        int32_t reason = b < 240 ? reasons[b % 3] : b < 250 ? (int32_t)rd32(r) : rd_wide32(r);
         rc = inact_end(s->h, reason); ex = m_end(m, reason);
         snprintf(what, sizeof what, "end(%d)", reason);
         loading_input = 0;
@@ -688,7 +720,8 @@ static void op_on_live(reader *r, int op) {
                                            100, 99, 600, -1, 302};
         static const char *errors[] = {NULL, "invalid_grant", "invalid_request", "", "INVALID_GRANT"};
         uint8_t b = rd8(r);
-        int32_t status = b < 250 ? statuses[b % (sizeof statuses / sizeof statuses[0])] : (int32_t)rd32(r);
+        int32_t status = b < 240 ? statuses[b % (sizeof statuses / sizeof statuses[0])]
+                         : b < 250 ? rd_wide32(r) : (int32_t)rd32(r);
         const char *err = errors[rd8(r) % 5];
         int32_t got = -77, want = -77;
         rc = inact_refresh_result(s->h, status, err, &got);
@@ -836,7 +869,9 @@ static void op_on_live(reader *r, int op) {
     }
     case OP_JUMP_WALL: {
         int64_t delta = (int64_t)(int32_t)rd32(r) * (rd8(r) % 4 == 0 ? 1000 : 1);
-        if (rd8(r) == 255) delta = (int64_t)rd64(r);
+        uint8_t wide = rd8(r);
+        if (wide == 255) delta = (int64_t)rd64(r);
+        if (wide == 254) delta = rd_wide64(r);
         rc = inact_clock_jump_wall(s->h, delta); ex = m_jump_wall(m, delta);
         sync_clock(s);
         snprintf(what, sizeof what, "jump_wall(%" PRId64 ")", delta);
@@ -994,7 +1029,9 @@ static void op_bad_args(reader *r) {
         inact_policy q, before;
         small_policy(&q);
         before = q;
-        int32_t preset = 5 + rd8(r);
+        uint8_t pb = rd8(r);
+        int32_t preset = pb < 128 ? 5 + pb : PICK(wide32, pb);
+        if (preset >= 0 && preset <= 4) preset = -1 - preset;
         if (inact_policy_preset(&q, preset) != INACT_E_INVALID_ARGUMENT || memcmp(&q, &before, sizeof q) != 0)
             fail("an unknown preset %d changed the policy or was accepted", preset);
         inact_policy pv;
@@ -1029,7 +1066,13 @@ static void op_bad_args(reader *r) {
         break;
     }
     case 3: what = "set_policy(NULL)"; rc = inact_set_policy(s->h, NULL); expected = INACT_E_NULL_POINTER; break;
-    case 4: what = "restore(NULL, 5)"; rc = inact_restore(s->h, NULL, 5); expected = INACT_E_NULL_POINTER; break;
+    case 4: {
+        size_t n = PICK(wide_sizes, rd8(r));
+        what = "restore(NULL, n > 0)";
+        rc = inact_restore(s->h, NULL, n ? n : 5);
+        expected = INACT_E_NULL_POINTER;
+        break;
+    }
     case 5: {
         size_t n = 99;
         what = "snapshot_write(NULL)";
@@ -1154,6 +1197,9 @@ static void run(const uint8_t *data, size_t size) {
             uint64_t boot = 1 + (b >> 4);
             if (b == 255) mono = -1;
             if (b == 254) boot = 0;
+            if (b == 253) mono = rd_wide64(&r);        /* the ends of int64_t */
+            if (b == 252) wall = rd_wide64(&r);
+            if (b == 251) boot = UINT64_MAX;
             create_in(s, &p, mono, wall, boot, (b >> 2) & 1);
             break;
         }
@@ -1164,7 +1210,7 @@ static void run(const uint8_t *data, size_t size) {
         }
         case OP_SNAPSHOT: {
             slot *s = pick_live(&r);
-            if (s) take_snapshot(s);
+            if (s) take_snapshot(s, rd_capacity(&r));
             break;
         }
         case OP_RESTART: op_restart(&r); break;

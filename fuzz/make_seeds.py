@@ -126,7 +126,22 @@ SEEDS = {
     "restore_bit_flip": create() + op(START) + restart(0, 10, mutation=b"\x05\x00\x10\x03"),
     "restore_extended": create() + op(START) + restart(0, 10, mutation=b"\x06\x02\xaa\xbb\xcc"),
     "restore_random": create() + op(START) + restart(0, 10, mutation=b"\x07" + bytes(range(7, 120))),
-    "restore_not_loading": create() + op(START) + op(SNAPSHOT) + op(RESTORE, 0, b"\x00", b"\x00"),
+    "restore_not_loading": create() + op(START) + op(SNAPSHOT, 0, b"\x00") + op(RESTORE, 0, b"\x00", b"\x00"),
+    # the ends of every C type: SIZE_MAX capacities and lengths, INT64_MIN/MAX clock moves and
+    # durations, INT32_MIN/MAX enums and booleans, UINT32_MAX bit sets
+    "full_width_arguments": create() + op(START) + op(SNAPSHOT, 0, b"\xff") + op(SNAPSHOT, 0, b"\xfe")
+    + op(ADVANCE, 0, b"\xfe\x00") + op(ADVANCE, 0, b"\xfe\x0c") + op(FREEZE, 0, b"\xfe\x01")
+    + op(JUMP_WALL, 0, b"\x00\x00\x00\x00\x00\xfe\x00") + op(JUMP_WALL, 0, b"\x00\x00\x00\x00\x00\xfe\x0c")
+    + op(SCOPE_PUSH, 0, b"\xf0\x00", b"\x00") + op(SCOPE_PUSH, 0, b"\xf0\x0b", b"\x00")
+    + op(ACTIVITY, 0, b"\xfa\xff\xff\xff\xff") + op(END, 0, b"\xfa\x00") + op(END, 0, b"\xfa\x0b")
+    + op(REFRESH, 0, b"\xf0\x00", b"\x00") + op(REFRESH, 0, b"\xf0\x0b", b"\x00")
+    + op(SCOPE_POP, 0, b"\xf0" + b"\xff" * 8) + op(HOLD_RELEASE, 0, b"\xf0" + b"\xff" * 8)
+    + op(SET_POLICY, 0, bytes([0, 4, 0x85, 0x00, 0x88, 0x02, 0x89, 0x0b, 0x0c, 0x06]))
+    + op(SET_POLICY, 0, bytes([0, 1, 0x87, 0x03]))
+    + bytes([BAD_ARGS, 4, 0, 8]) + bytes([BAD_ARGS, 8, 0, 0, 0, 0, 0, 0x80, 0x80, 0, 0])
+    + bytes([CREATE]) + policy() + bytes([253, 0, 0, 0]) + bytes([CREATE]) + policy() + bytes([252, 12])
+    + bytes([CREATE]) + policy() + bytes([251, 0, 0, 0, 0, 0, 0])
+    + bytes([RESTART, 0, 0, 0, 0, 0, 6, 0, 0, 0xff, 8]) + op(DESTROY, 1) + op(DESTROY, 2),
     "stale_and_forged_handles": create() + op(START) + op(DESTROY) + bytes([STALE, 0, 0])
     + bytes([STALE, 0, 4]) + create() + bytes([STALE, 1, 0, 5, 7]) + bytes([STALE, 2]) + b"\x11" * 8
     + b"\x02" + bytes([STALE, 3, 0]) + bytes([STALE, 3, 1]),

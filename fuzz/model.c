@@ -53,6 +53,7 @@ static int bad_duration(int64_t v, int allow_never, int positive) {
 
 int32_t m_policy_validate(const inact_policy *p) {
     if (p->size < sizeof(inact_policy)) return INACT_E_STRUCT_SIZE;
+    if (p->size > 65536) return INACT_E_STRUCT_SIZE; /* header: at most 65536, nothing read */
     if (p->size > sizeof(inact_policy)) {
         const uint8_t *tail = (const uint8_t *)p + sizeof(inact_policy);
         for (size_t i = 0; i < p->size - sizeof(inact_policy); i++)

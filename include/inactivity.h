@@ -20,6 +20,32 @@
  * - Durations and times are int64_t milliseconds. INACT_NEVER (INT64_MAX) means "never"
  *   for a timeout and "no deadline" for a query. Deadline arithmetic saturates.
  * - Booleans are int32_t 0/1. No variadic functions.
+ *
+ * ## Argument ranges
+ * Every parameter and input field is defined over the whole width of its C type: a value
+ * inside its range has the documented meaning, any other value is refused (the status below
+ * or the one the function names, a message naming the argument, nothing changed). Nothing
+ * traps and nothing wraps, in the debug and the release library alike.
+ * - size_t lengths and capacities: any value, SIZE_MAX and values >= 2^63 included (never
+ *   read as signed). What each function reads or writes is bounded by its own sizes.
+ * - uint32_t bit sets (an activity kind, policy.activity_kinds): the defined bits only; any
+ *   other bit, up to bit 31, is INACT_E_INVALID_ARGUMENT.
+ * - int32_t enums (preset, reason, idle_action, delivery, clock): the listed values only;
+ *   every other int32_t, negative included, is INACT_E_INVALID_ARGUMENT.
+ * - int32_t booleans (policy fields): exactly 0 or 1. Any other value (2, -1, 256,
+ *   INT32_MIN) is INACT_E_INVALID_ARGUMENT, so a stray or uninitialized field is never read
+ *   as "on" or "off".
+ * - int64_t durations: 0 .. 100 years (3 155 760 000 000 ms), or INACT_NEVER where the field
+ *   or parameter allows it; negative values (INT64_MIN included) and values between 100
+ *   years and INACT_NEVER are INACT_E_INVALID_ARGUMENT.
+ * - int64_t clock values (manual clock): the monotonic clock 0 .. 1000 years; the wall clock
+ *   anywhere in int64_t (a move that would leave int64_t is refused; the clock's own
+ *   advance saturates it at INT64_MAX).
+ * - uint64_t handles and ids: any value; 0 is never valid, unknown values are
+ *   INACT_E_INVALID_HANDLE / INACT_E_NOT_FOUND.
+ * - Pointers: NULL is INACT_E_NULL_POINTER unless the parameter says it may be NULL.
+ *   Strings are NUL-terminated bytes of any length and encoding.
+ * - Struct sizes (uint32_t size): sizeof(the struct) .. 65536, see below.
  * - Structs that cross the boundary start with `uint32_t size`. Callers set it to
  *   sizeof(the struct) (the init functions do this). A size smaller than this version's
  *   struct is rejected with INACT_E_STRUCT_SIZE; a larger size is accepted only if the
@@ -99,7 +125,8 @@ typedef uint64_t inact_engine;
     XX(INACT_E_SNAPSHOT_VERSION, -11, "the snapshot has an unknown format version")     \
     XX(INACT_E_SNAPSHOT_INVALID, -12, "the snapshot holds impossible values")           \
     XX(INACT_E_LIMIT, -13, "a resource limit was reached (engines, scopes or holds)")   \
-    XX(INACT_E_INTERNAL, -14, "an internal error occurred")
+    XX(INACT_E_INTERNAL, -14, "an internal error occurred")                             \
+    XX(INACT_E_SYSTEM, -15, "the system refused a resource the engine needs (thread, timer)")
 
 #define INACT_STATUS_ENUM_ENTRY_(name, value, message) name = value,
 typedef enum inact_status {
@@ -227,9 +254,9 @@ typedef struct inact_config {
     int32_t delivery;          /* inact_delivery; default THREAD */
     int32_t clock;             /* inact_clock_kind; default SYSTEM */
     int32_t reserved0;         /* must be 0 */
-    int64_t manual_start_ms;   /* manual clock: initial monotonic time, >= 0; default 0 */
-    int64_t manual_wall_ms;    /* manual clock: initial wall time (ms since 1970); default 1.7e12 */
-    uint64_t manual_boot_id;   /* manual clock: initial boot id, != 0; default 1 */
+    int64_t manual_start_ms;   /* manual clock: initial monotonic time, 0..100 years; default 0 */
+    int64_t manual_wall_ms;    /* manual clock: initial wall time (ms since 1970), any; default 1.7e12 */
+    uint64_t manual_boot_id;   /* manual clock: initial boot id, any but 0; default 1 */
 } inact_config;
 
 /** An event passed to the callback. Valid only during the callback. */
@@ -328,6 +355,7 @@ INACT_EXPORT int32_t inact_policy_init(inact_policy *policy);
  * NIST_AAL2: idle 30 min, absolute 12 h. NIST_AAL3 and PCI_DSS: idle 15 min, absolute
  * 12 h. BANKING: idle 5 min, warning 30 s, background 30 s, absolute 8 h, locked 15 min,
  * 5 unlock failures; activity does not dismiss the warning. Other fields are defaults.
+ * preset: 0..4; any other int32_t is refused.
  * Returns INACT_OK, INACT_E_NULL_POINTER, or INACT_E_INVALID_ARGUMENT (unknown preset;
  * `policy` unchanged). Thread: any.
  */
@@ -363,7 +391,11 @@ INACT_EXPORT int32_t inact_config_init(inact_config *config);
  *   `user_data` when the engine is destroyed.
  * out_engine: receives the handle.
  * Returns INACT_OK; INACT_E_NULL_POINTER (out_engine); INACT_E_STRUCT_SIZE,
- * INACT_E_INVALID_ARGUMENT (config or policy); INACT_E_LIMIT.
+ * INACT_E_INVALID_ARGUMENT (config or policy); INACT_E_LIMIT; INACT_E_SYSTEM (a THREAD
+ * engine on the SYSTEM clock whose scheduler thread is not running and cannot be started:
+ * the system refused the thread, its timer or its wake-up channel; the message names the
+ * system call and errno). Then nothing is created, the engines that exist are untouched and
+ * the next create tries again.
  * Ownership: on success the engine owns `user_data` (freed by user_data_free at destroy);
  * on failure nothing is kept, the callback is never called and user_data_free is not
  * called. Thread: any. A THREAD engine on the SYSTEM clock starts the scheduler thread if
@@ -404,7 +436,10 @@ INACT_EXPORT int32_t inact_start(inact_engine engine);
  * (UNTRUSTED_CLOCK) at least, EXPIRED when the absolute lifetime passed by the wall clock
  * or the wall clock went back. Deadlines are applied before it returns, and the host
  * receives one STATE_CHANGED event from LOADING.
- * bytes/length: the snapshot (copied; bytes may be NULL only if length is 0).
+ * bytes/length: the snapshot (copied; bytes may be NULL only if length is 0). length: any
+ *   size_t; at most INACT_SNAPSHOT_MAX_SIZE + 1 bytes are read. A length other than the
+ *   snapshot's is a corrupt snapshot: _TRUNCATED when shorter, _INVALID when longer (up to
+ *   SIZE_MAX), _VERSION for another format version whatever the length.
  * Returns INACT_OK; INACT_E_INVALID_STATE (not LOADING; nothing changes);
  * INACT_E_NULL_POINTER; or, for corrupt bytes, INACT_E_SNAPSHOT_TRUNCATED,
  * _CHECKSUM, _VERSION or _INVALID -- and then the engine is EXPIRED (RESTORE_FAILED).
@@ -416,6 +451,7 @@ INACT_EXPORT int32_t inact_restore(inact_engine engine, const uint8_t *bytes, si
  * ACTIVE (and in WARNING when the policy lets activity dismiss the warning: -> ACTIVE
  * ACTIVITY), not in background, and only for kinds in policy.activity_kinds; otherwise
  * ignored (INACT_OK). Lock-free on the SYSTEM clock when nothing is due.
+ * kind: exactly one of the seven defined bits; 0, two bits or any bit above 6 is refused.
  * Returns INACT_OK or INACT_E_INVALID_ARGUMENT (kind is not one known bit).
  */
 INACT_EXPORT int32_t inact_activity(inact_engine engine, uint32_t kind);
@@ -448,8 +484,9 @@ INACT_EXPORT int32_t inact_end(inact_engine engine, int32_t reason);
  * EXPIRED (REVOKED) unless already EXPIRED; 0 (no network), 408, 429, 5xx -> RETRY; any
  * other status -> FAILED. Only REVOKED changes the engine: a network error never ends a
  * session. Allowed in every state.
- * http_status: 0 for "no response", else 100..599. oauth_error: the OAuth "error" field,
- * NUL-terminated, or NULL.
+ * http_status: 0 for "no response", else 100..599 (any other int32_t is refused).
+ * oauth_error: the OAuth "error" field, NUL-terminated, or NULL; compared byte for byte with
+ * "invalid_grant" (any length, any encoding).
  * Returns INACT_OK or INACT_E_INVALID_ARGUMENT (http_status out of range).
  */
 INACT_EXPORT int32_t inact_refresh_result(inact_engine engine, int32_t http_status,
@@ -485,7 +522,8 @@ INACT_EXPORT int32_t inact_window_hidden(inact_engine engine);
 INACT_EXPORT int32_t inact_scope_push(inact_engine engine, int64_t idle_timeout_ms,
                                       uint64_t *out_scope_id);
 
-/** Closes a scope, in any order. Returns INACT_OK or INACT_E_NOT_FOUND. */
+/** Closes a scope, in any order. scope_id: any; 0 and unknown ids are INACT_E_NOT_FOUND.
+ *  Returns INACT_OK or INACT_E_NOT_FOUND. */
 INACT_EXPORT int32_t inact_scope_pop(inact_engine engine, uint64_t scope_id);
 
 /**
@@ -496,8 +534,8 @@ INACT_EXPORT int32_t inact_scope_pop(inact_engine engine, uint64_t scope_id);
  */
 INACT_EXPORT int32_t inact_hold_acquire(inact_engine engine, uint64_t *out_hold_id);
 
-/** Closes a hold; on the last release last activity = now.
- *  Returns INACT_OK or INACT_E_NOT_FOUND. */
+/** Closes a hold; on the last release last activity = now. hold_id: any; 0 and unknown
+ *  ids are INACT_E_NOT_FOUND. Returns INACT_OK or INACT_E_NOT_FOUND. */
 INACT_EXPORT int32_t inact_hold_release(inact_engine engine, uint64_t hold_id);
 
 /**
@@ -547,16 +585,18 @@ INACT_EXPORT int32_t inact_poll(inact_engine engine);
 /** Moves the monotonic and wall clocks forward by `ms` (>= 0) as on the real clock while the
  *  process lives: the engine wakes at each deadline on the way, so every event (WARNING, each
  *  tick, LOCKED, ...) is delivered inside the call, in time order, at its own time.
- *  Returns INACT_OK, INACT_E_INVALID_ARGUMENT (ms < 0, or the clock would pass 1000 years),
- *  INACT_E_WRONG_CLOCK. */
+ *  ms: 0 .. 1000 years minus the clock now. Returns INACT_OK, INACT_E_INVALID_ARGUMENT (ms < 0,
+ *  or the clock would pass 1000 years), INACT_E_WRONG_CLOCK. */
 INACT_EXPORT int32_t inact_clock_advance(inact_engine engine, int64_t ms);
 
 /** Moves the monotonic and wall clocks forward by `ms` (>= 0) as for a frozen or suspended
  *  process: nothing is delivered now. The next call into the engine catches up: every due
- *  deadline is applied in time order and the host sees one transition to the final state. */
+ *  deadline is applied in time order and the host sees one transition to the final state.
+ *  ms: as for inact_clock_advance. */
 INACT_EXPORT int32_t inact_clock_freeze(inact_engine engine, int64_t ms);
 
-/** Moves only the wall clock by `delta_ms` (may be negative: the user set it back).
+/** Moves only the wall clock by `delta_ms` (may be negative: the user set it back; any
+ *  int64_t that keeps the wall clock inside int64_t, else INACT_E_INVALID_ARGUMENT).
  *  Nothing decides on the wall clock while the process lives. */
 INACT_EXPORT int32_t inact_clock_jump_wall(inact_engine engine, int64_t delta_ms);
 
@@ -585,6 +625,7 @@ INACT_EXPORT int32_t inact_snapshot_size(inact_engine engine, size_t *out_size);
 
 /**
  * Writes the snapshot into `buffer` (capacity bytes) and its length to *out_written.
+ * capacity: any size_t (SIZE_MAX for "big enough"); only the snapshot's bytes are written.
  * Returns INACT_OK; INACT_E_NULL_POINTER; INACT_E_BUFFER_TOO_SMALL (nothing written: ask
  * inact_snapshot_size, or use INACT_SNAPSHOT_MAX_SIZE); INACT_E_INVALID_STATE in LOADING.
  */

@@ -5,9 +5,20 @@
 #include "inactivity.h"
 #include "inactivity_internal.h"
 
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
-static _Thread_local char last_error[512];
+/* The thread's last-error buffer: allocated at the thread's first error and freed when it exits.
+ * A pthread key rather than _Thread_local: general-dynamic TLS in a shared library calls
+ * __tls_get_addr, which would make the library need the dynamic loader (ld-linux) as well as
+ * libc, and bionic before API 29 has no ELF TLS at all. */
+enum { LAST_ERROR_SIZE = 512 };
+static pthread_key_t last_error_key;
+static pthread_once_t last_error_once = PTHREAD_ONCE_INIT;
+static int last_error_key_ok;
+
+static void last_error_key_create(void) { last_error_key_ok = pthread_key_create(&last_error_key, free) == 0; }
 
 uint32_t inact_version_number(void) { return INACT_VERSION_NUMBER; }
 
@@ -25,11 +36,26 @@ const char *inact_status_string(int32_t status) {
 }
 #undef INACT_STATUS_CASE_
 
-const char *inact_last_error(void) { return last_error; }
+const char *inact_last_error(void) {
+    pthread_once(&last_error_once, last_error_key_create);
+    const char *buffer = last_error_key_ok ? pthread_getspecific(last_error_key) : NULL;
+    return buffer ? buffer : "";
+}
 
 void inactivity_set_last_error(const char *message) {
+    pthread_once(&last_error_once, last_error_key_create);
+    if (!last_error_key_ok) return;   /* no key: the status code alone reports the error */
+    char *buffer = pthread_getspecific(last_error_key);
+    if (!buffer) {
+        buffer = malloc(LAST_ERROR_SIZE);
+        if (!buffer) return;   /* out of memory: as above */
+        if (pthread_setspecific(last_error_key, buffer) != 0) {
+            free(buffer);
+            return;
+        }
+    }
     size_t n = message ? strlen(message) : 0;
-    if (n >= sizeof last_error) n = sizeof last_error - 1;
-    if (n) memcpy(last_error, message, n);
-    last_error[n] = '\0';
+    if (n >= LAST_ERROR_SIZE) n = LAST_ERROR_SIZE - 1;
+    if (n) memcpy(buffer, message, n);
+    buffer[n] = '\0';
 }

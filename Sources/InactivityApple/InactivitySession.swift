@@ -180,17 +180,4 @@ public struct WarningText: Sendable {
     }
 }
 
-extension PlatformSignal {
-    /// The scene a scene signal is about.
-    var scene: SceneID? {
-        switch self {
-        case .sceneWillConnect(let id), .sceneDidDisconnect(let id), .sceneWillEnterForeground(let id),
-             .sceneDidEnterBackground(let id), .sceneWillResignActive(let id), .sceneDidBecomeActive(let id),
-             .sceneWindows(let id, _):
-            id
-        default:
-            nil
-        }
-    }
-}
 #endif

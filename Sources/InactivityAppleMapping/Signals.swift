@@ -125,3 +125,17 @@ extension PlatformSignal {
         }
     }
 }
+
+extension PlatformSignal {
+    /// The scene a scene signal is about; nil for the others.
+    public var scene: SceneID? {
+        switch self {
+        case .sceneWillConnect(let id), .sceneDidDisconnect(let id), .sceneWillEnterForeground(let id),
+             .sceneDidEnterBackground(let id), .sceneWillResignActive(let id), .sceneDidBecomeActive(let id),
+             .sceneWindows(let id, _):
+            id
+        default:
+            nil
+        }
+    }
+}

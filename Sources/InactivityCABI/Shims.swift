@@ -25,6 +25,11 @@ private func status(_ body: () throws(InactivityError) -> Void) -> Int32 {
     }
 }
 
+/// A C `size_t` as it is: Swift imports `size_t` as `Int`, so SIZE_MAX and every length of
+/// 2^63 or more arrive negative. Every size parameter goes through this before any use.
+@inline(__always)
+private func cSize(_ value: Int) -> UInt { UInt(bitPattern: value) }
+
 private func nullPointer(_ name: String) -> InactivityError {
     InactivityError(.nullPointer, "\(name) must not be NULL")
 }
@@ -229,10 +234,13 @@ public func inact_start(_ engine: inact_engine) -> Int32 {
 @c @implementation
 public func inact_restore(_ engine: inact_engine, _ bytes: UnsafePointer<UInt8>?, _ length: Int) -> Int32 {
     withEngine(engine) { e throws(InactivityError) in
+        let length = cSize(length)
         guard bytes != nil || length == 0 else { throw nullPointer("bytes") }
-        // A snapshot is 80 bytes; reading more than a page of a caller's buffer helps nobody.
-        let copied = bytes.map { Array(UnsafeBufferPointer(start: $0, count: min(length, 4096))) } ?? []
-        try e.restore(copied)
+        // A snapshot is at most INACT_SNAPSHOT_MAX_SIZE bytes: one byte more is enough for the
+        // core to see that a longer one is too long, so no more of the caller's buffer is read.
+        let count = Int(min(length, UInt(INACT_SNAPSHOT_MAX_SIZE) + 1))
+        let copied = bytes.map { Array(UnsafeBufferPointer(start: $0, count: count)) } ?? []
+        try e.restore(copied, length: UInt64(length))
     }
 }
 
@@ -461,7 +469,8 @@ public func inact_snapshot_write(_ engine: inact_engine, _ buffer: UnsafeMutable
         guard let buffer else { throw nullPointer("buffer") }
         guard let outWritten else { throw nullPointer("out_written") }
         let bytes = try e.snapshot()
-        guard capacity >= bytes.count else {
+        let capacity = cSize(capacity)
+        guard capacity >= UInt(bytes.count) else {
             throw InactivityError(.bufferTooSmall, "capacity (\(capacity)) must be at least the snapshot size (\(bytes.count))")
         }
         buffer.update(from: bytes, count: bytes.count)

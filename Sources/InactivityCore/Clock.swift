@@ -24,7 +24,9 @@ public struct ClockReading: Sendable, Equatable {
 /// stored in a snapshot. On Linux and Android that is `CLOCK_BOOTTIME` (counts deep sleep,
 /// cannot be set); on Apple platforms `CLOCK_MONOTONIC_RAW`.
 public enum SystemClock {
-    #if os(Linux) || os(Android)
+    // INACTIVITY_LINUX: the Embedded build for ARM compiles for a bare-metal triple (the only one
+    // the toolchain's Embedded stdlib has) against Linux headers, so os(Linux) is false there.
+    #if os(Linux) || os(Android) || INACTIVITY_LINUX
     static let monotonicID = CLOCK_BOOTTIME
     #else
     static let monotonicID = CLOCK_MONOTONIC_RAW
@@ -84,15 +86,22 @@ public final class ManualClock: Sendable {
     /// The boot id a manual clock starts with unless told.
     public static let defaultBootID: UInt64 = 1
 
-    public init(monotonicMs: Int64 = 0, wallMs: Int64 = ManualClock.defaultWallMs,
-                bootID: UInt64 = ManualClock.defaultBootID) throws(InactivityError) {
+    /// A convenience initializer, so that a bad argument is refused before the object exists: the
+    /// Embedded Swift runtime does not free an object whose designated initializer throws before
+    /// every stored property is set (swift_deallocPartialClassInstance only destroys the fields).
+    public convenience init(monotonicMs: Int64 = 0, wallMs: Int64 = ManualClock.defaultWallMs,
+                            bootID: UInt64 = ManualClock.defaultBootID) throws(InactivityError) {
         guard monotonicMs >= 0, monotonicMs <= SessionPolicy.maxFiniteMs else {
             throw InactivityError(.invalidArgument, "manual_start_ms (\(monotonicMs)) must be >= 0 and at most 100 years")
         }
         guard bootID != 0 else {
             throw InactivityError(.invalidArgument, "manual_boot_id must not be 0")
         }
-        reading = Locked(ClockReading(monotonicMs: monotonicMs, wallMs: wallMs, bootID: bootID))
+        self.init(validated: ClockReading(monotonicMs: monotonicMs, wallMs: wallMs, bootID: bootID))
+    }
+
+    private init(validated reading: ClockReading) {
+        self.reading = Locked(reading)
     }
 
     public func now() -> ClockReading { reading.withLock { $0 } }

@@ -89,6 +89,7 @@ public final class InactivityEngine: @unchecked Sendable {
                             delivery: Delivery = .thread,
                             onEvent: (@Sendable (SessionEvent) -> Void)? = nil,
                             onClose: (@Sendable () -> Void)? = nil) throws(InactivityError) {
+        try policy.validate()   // before the object exists (see init)
         try self.init(policy: policy, clock: clock, delivery: delivery, onEvent: onEvent, onClose: onClose,
                       ownedByHandle: false)
     }
@@ -99,14 +100,16 @@ public final class InactivityEngine: @unchecked Sendable {
     public static func createOwnedByHandle(policy: SessionPolicy, clock: EngineClock, delivery: Delivery,
                                            onEvent: (@Sendable (SessionEvent) -> Void)?,
                                            onClose: (@Sendable () -> Void)?) throws(InactivityError) -> UInt64 {
-        try InactivityEngine(policy: policy, clock: clock, delivery: delivery, onEvent: onEvent,
+        try policy.validate()   // before the object exists (see init)
+        return try InactivityEngine(policy: policy, clock: clock, delivery: delivery, onEvent: onEvent,
                              onClose: onClose, ownedByHandle: true).handle
     }
 
     private init(policy: SessionPolicy, clock: EngineClock, delivery: Delivery,
                  onEvent: (@Sendable (SessionEvent) -> Void)?, onClose: (@Sendable () -> Void)?,
                  ownedByHandle: Bool) throws(InactivityError) {
-        try policy.validate()
+        // Throws only once every stored property is set: the Embedded Swift runtime does not free
+        // an object whose designated initializer throws earlier (a leak per failed create).
         let now = clock.monotonicMs()
         self.delivery = delivery
         self.clock = clock
@@ -114,16 +117,22 @@ public final class InactivityEngine: @unchecked Sendable {
         self.onClose = onClose
         self.usesScheduler = delivery == .thread && !clock.isManual
         self.core = Locked(Core(machine: SessionMachine(policy: policy, now: now)))
-        // Registration needs `self`, so the handle and gate are assigned after it.
-        do {
-            (handle, gate) = try Registry.shared.register(self, now: now, ownedByHandle: ownedByHandle)
+        // The scheduler first: an engine that cannot get its thread is never created. Then the
+        // registration, which needs `self`, so the handle and gate are assigned after it.
+        do throws(InactivityError) {
+            if usesScheduler { try Scheduler.shared.engineAdded() }
+            do throws(InactivityError) {
+                (handle, gate) = try Registry.shared.register(self, now: now, ownedByHandle: ownedByHandle)
+            } catch {
+                if usesScheduler { Scheduler.shared.engineRemoved() }
+                throw error
+            }
         } catch {
             finalized.store(true, ordering: .releasing)   // a failed init never runs onClose
             throw error
         }
         core.withLock { c in publishGate(c.machine) }
         if case .manual(let manual) = clock { manual.attach(handle) }
-        if usesScheduler { Scheduler.shared.engineAdded() }
     }
 
     /// A gate that belongs to no engine, for the instant before registration.

@@ -11,8 +11,9 @@ extension InactivityEngine {
 
     /// Restores a snapshot (LOADING only). Corrupt bytes throw their own error and leave the
     /// engine EXPIRED (RESTORE_FAILED).
-    public func restore(_ bytes: [UInt8]) throws(InactivityError) {
-        try perform { m, r throws(InactivityError) in try m.restore(bytes, clock: r) }
+    /// `length`: the caller's length when `bytes` holds only its first part (see Snapshot.decode).
+    public func restore(_ bytes: [UInt8], length: UInt64? = nil) throws(InactivityError) {
+        try perform { m, r throws(InactivityError) in try m.restore(bytes, length: length, clock: r) }
     }
 
     /// Records activity of one kind. Lock-free on the system clock when nothing is due.

@@ -2,16 +2,29 @@
 //
 // One thread serves every engine that uses the system clock in thread mode. It keeps a min-heap
 // of (deadline, engine, arm sequence) and sleeps until the earliest deadline, with no periodic
-// wake-up. On Linux and Android it sleeps on a timerfd of CLOCK_BOOTTIME with an absolute
-// expiry, so the sleep counts deep sleep exactly like the engine's clock; an earlier deadline is
-// armed by resetting that timerfd from the arming thread. The thread starts with the first
-// engine and exits when the last one is gone.
+// wake-up. The thread starts with the first engine and exits when the last one is gone.
 //
 // Timers only wake engines; they never decide. An engine pushes an entry whenever its next
 // deadline comes earlier than the one it armed, so the heap can hold several entries of one
 // engine: only the latest (by its sequence number) clears the engine's armed time when it fires,
 // and a superseded one is a harmless extra wake-up. When activity moved
 // the deadline later, the wake-up finds nothing due and the engine re-arms at the new deadline.
+//
+// Platform faults. Everything the thread needs (its timer, its wake-up channel, the thread
+// itself) is obtained when a THREAD engine is created and the thread is not running; if any of
+// it fails, that creation fails with INACT_E_SYSTEM naming the call and errno, no engine is
+// half-created, the engines that exist are untouched, and the next creation tries again. A timer
+// that cannot be set later (it never happens with a valid timerfd, but the result is checked)
+// does not lose deadlines: the thread is woken and waits with a poll timeout instead, at most
+// one second at a time, until the timer can be set again.
+//
+// Waiting (the only platform-specific part, `Waiter` below) never depends on the wall clock:
+//   Linux, Android  a timerfd of CLOCK_BOOTTIME with an absolute expiry (the sleep counts deep
+//                   sleep exactly like the engine's clock) and an eventfd for wake-ups;
+//   Apple           a condition variable with a relative wait (pthread_cond_timedwait_relative_np);
+//   other POSIX     a condition variable on CLOCK_MONOTONIC (pthread_condattr_setclock).
+// After every wake the thread reads the continuous clock (SystemClock) to decide what is due,
+// so a wait that ends early or late only costs a loop turn or a delay, never a wrong decision.
 
 import CInactivityPlatform
 
@@ -29,45 +42,36 @@ final class Scheduler: @unchecked Sendable {
         var engines = 0
         var running = false
         var timerAt: Int64?
+        /// The last attempt to set the timer failed: the thread waits with a bounded timeout.
+        var timerFailed = false
     }
 
     private let state = Locked(State())
+    /// Touched only under `state`'s lock, except `wait` (by the scheduler thread alone).
+    private let waiter = Waiter()
 
-    #if os(Linux) || os(Android)
-    private let timerFD: Int32 = timerfd_create(CLOCK_BOOTTIME, Int32(TFD_CLOEXEC | TFD_NONBLOCK))
-    #else
-    private let waitMutex: UnsafeMutablePointer<pthread_mutex_t>
-    private let waitCondition: UnsafeMutablePointer<pthread_cond_t>
-    private var signalled = false
-    #endif
-
-    private init() {
-        #if !(os(Linux) || os(Android))
-        waitMutex = .allocate(capacity: 1)
-        pthread_mutex_init(waitMutex, nil)
-        waitCondition = .allocate(capacity: 1)
-        pthread_cond_init(waitCondition, nil)
-        #endif
-    }
+    private init() {}
 
     // MARK: Engines
 
-    func engineAdded() {
-        let spawn = state.withLock { s -> Bool in
+    /// Counts a new THREAD engine; starts the thread when it is not running. Throws (and counts
+    /// nothing) when the timer, the wake-up channel or the thread cannot be had.
+    func engineAdded() throws(InactivityError) {
+        try state.withLock { (s: inout State) throws(InactivityError) in
+            if !s.running {
+                try waiter.prepare()
+                try startThread()
+                s.running = true
+            }
             s.engines += 1
-            if s.running { return false }
-            s.running = true
-            return true
         }
-        if spawn { startThread() }
     }
 
     func engineRemoved() {
-        let wake = state.withLock { s -> Bool in
+        state.withLock { s in
             s.engines -= 1
-            return s.engines == 0 && s.running
+            if s.engines == 0 && s.running { waiter.wakeNow() }
         }
-        if wake { setTimer(nil, immediately: true) }
     }
 
     /// Arms a wake-up for `handle` at `at` (system-clock ms).
@@ -76,7 +80,11 @@ final class Scheduler: @unchecked Sendable {
             heapPush(&s.heap, Entry(at: at, handle: handle, seq: seq))
             if s.timerAt == nil || at < s.timerAt! {
                 s.timerAt = at
-                setTimer(at, immediately: false)
+                if !waiter.setDeadline(at) {
+                    // The thread may be asleep with no timeout: wake it so it waits bounded.
+                    s.timerFailed = true
+                    waiter.wakeNow()
+                }
             }
         }
     }
@@ -85,32 +93,34 @@ final class Scheduler: @unchecked Sendable {
 
     // MARK: The thread
 
-    private func startThread() {
+    /// Starts the detached scheduler thread (called under the state lock; the thread's first
+    /// step waits for that lock).
+    private func startThread() throws(InactivityError) {
         var thread = pthread_t()
         var attributes = pthread_attr_t()
-        pthread_attr_init(&attributes)
-        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
-        let rc = pthread_create(&thread, &attributes, { _ in
+        var rc = pthread_attr_init(&attributes)
+        guard rc == 0 else { throw systemError("pthread_attr_init", rc) }
+        defer { pthread_attr_destroy(&attributes) }
+        rc = pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
+        guard rc == 0 else { throw systemError("pthread_attr_setdetachstate", rc) }
+        rc = pthread_create(&thread, &attributes, { _ in
             Scheduler.shared.run()
             return nil
         }, nil)
-        pthread_attr_destroy(&attributes)
-        if rc != 0 {
-            state.withLock { $0.running = false }
-        }
+        guard rc == 0 else { throw systemError("pthread_create", rc) }
     }
 
     private func run() {
-        #if os(Linux)
+        #if os(Linux) || INACTIVITY_LINUX
         _ = pthread_setname_np(pthread_self(), "inactivity")   // visible in top -H, /proc/<pid>/task
         #endif
         while true {
-            let due = state.withLock { s -> [Entry]? in
+            let step = state.withLock { s -> (due: [Entry], timeoutMs: Int32)? in
                 if s.engines == 0 {
                     s.running = false
                     s.heap.removeAll()
                     s.timerAt = nil
-                    setTimer(nil, immediately: false)
+                    s.timerFailed = !waiter.setDeadline(nil)
                     return nil
                 }
                 let now = SystemClock.monotonicMs()
@@ -119,74 +129,159 @@ final class Scheduler: @unchecked Sendable {
                     due.append(heapPop(&s.heap))
                 }
                 s.timerAt = s.heap.first?.at
-                setTimer(s.timerAt, immediately: false)
-                return due
+                s.timerFailed = !waiter.setDeadline(s.timerAt)
+                guard s.timerFailed, let at = s.timerAt else { return (due, -1) }
+                return (due, Int32(min(max(at - now, 1), 1000)))
             }
-            guard let due else { return }
-            if due.isEmpty {
-                sleep()
+            guard let step else { return }
+            if step.due.isEmpty {
+                waiter.wait(timeoutMs: step.timeoutMs)
                 continue
             }
-            for entry in due {
+            for entry in step.due {
                 Registry.shared.lookup(entry.handle)?.timerFired(seq: entry.seq)
             }
         }
     }
+}
 
-    // MARK: Waiting
+/// The error of a failed system call: which call, and errno's text and number.
+private func systemError(_ call: String, _ code: Int32) -> InactivityError {
+    InactivityError(.system, "scheduler thread: \(call) failed: \(String(cString: strerror(code))) (errno \(code))")
+}
 
-    #if os(Linux) || os(Android)
-    /// Sets the timerfd to `at` (absolute CLOCK_BOOTTIME ms), to fire at once, or disarms it.
-    private func setTimer(_ at: Int64?, immediately: Bool) {
+// MARK: - Waiting
+
+#if os(Linux) || os(Android) || INACTIVITY_LINUX
+/// A timerfd of CLOCK_BOOTTIME (deadlines, absolute) and an eventfd (wake now), polled together.
+/// Both are created once and kept for the life of the process.
+private final class Waiter {
+    private var timerFD: Int32 = -1
+    private var wakeFD: Int32 = -1
+
+    func prepare() throws(InactivityError) {
+        if timerFD >= 0 { return }
+        let timer = timerfd_create(CLOCK_BOOTTIME, Int32(TFD_CLOEXEC | TFD_NONBLOCK))
+        guard timer >= 0 else { throw systemError("timerfd_create(CLOCK_BOOTTIME)", inactivity_errno()) }
+        var disarmed = itimerspec()
+        guard timerfd_settime(timer, Int32(TFD_TIMER_ABSTIME), &disarmed, nil) == 0 else {
+            let code = inactivity_errno()
+            close(timer)
+            throw systemError("timerfd_settime", code)
+        }
+        let wake = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
+        guard wake >= 0 else {
+            let code = inactivity_errno()
+            close(timer)
+            throw systemError("eventfd", code)
+        }
+        timerFD = timer
+        wakeFD = wake
+    }
+
+    /// Arms the timer at `at` (absolute CLOCK_BOOTTIME ms), or disarms it. False if it failed.
+    func setDeadline(_ at: Int64?) -> Bool {
         var spec = itimerspec()
-        if immediately {
-            spec.it_value.tv_nsec = 1   // an absolute time in the past: fires at once
-        } else if let at {
+        if let at {
             let ms = max(at, 0)
             spec.it_value.tv_sec = Int(ms / 1000)
             spec.it_value.tv_nsec = Int(ms % 1000) * 1_000_000
-            if spec.it_value.tv_sec == 0 && spec.it_value.tv_nsec == 0 { spec.it_value.tv_nsec = 1 }
+            if ms == 0 { spec.it_value.tv_nsec = 1 }   // 0 would disarm; 1 ns is in the past
         }
-        timerfd_settime(timerFD, Int32(TFD_TIMER_ABSTIME), &spec, nil)
+        return timerfd_settime(timerFD, Int32(TFD_TIMER_ABSTIME), &spec, nil) == 0
     }
 
-    private func sleep() {
-        var descriptor = pollfd(fd: timerFD, events: Int16(POLLIN), revents: 0)
-        _ = poll(&descriptor, 1, -1)
-        var expirations: UInt64 = 0
-        _ = read(timerFD, &expirations, 8)
-    }
-    #else
-    private var wakeAt: Int64?
-    private func setTimer(_ at: Int64?, immediately: Bool) {
-        pthread_mutex_lock(waitMutex)
-        wakeAt = immediately ? .min : at
-        signalled = true
-        pthread_cond_signal(waitCondition)
-        pthread_mutex_unlock(waitMutex)
+    func wakeNow() {
+        var one: UInt64 = 1
+        _ = write(wakeFD, &one, 8)   // fails only when the counter is full: a wake is pending
     }
 
-    private func sleep() {
-        pthread_mutex_lock(waitMutex)
-        signalled = false
-        while !signalled {
-            guard let at = wakeAt else {
-                pthread_cond_wait(waitCondition, waitMutex)
+    func wait(timeoutMs: Int32) {
+        var fds = [pollfd(fd: timerFD, events: Int16(POLLIN), revents: 0),
+                   pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)]
+        _ = poll(&fds, 2, timeoutMs)   // EINTR or a timeout: the caller reads the clock anyway
+        var count: UInt64 = 0
+        _ = read(timerFD, &count, 8)   // non-blocking: clears what fired
+        _ = read(wakeFD, &count, 8)
+    }
+}
+#else
+/// A condition variable: `wakeNow` and new deadlines signal it; the wait itself is relative
+/// (Apple) or on CLOCK_MONOTONIC (other POSIX), never on the wall clock.
+private final class Waiter {
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private var ready = false
+    /// Guarded by `mutex`. Int64.min: wake now.
+    private var deadline: Int64?
+    private var changed = false
+
+    func prepare() throws(InactivityError) {
+        if ready { return }
+        var rc = pthread_mutex_init(mutex, nil)
+        guard rc == 0 else { throw systemError("pthread_mutex_init", rc) }
+        #if canImport(Darwin)
+        rc = pthread_cond_init(condition, nil)
+        #else
+        var attributes = pthread_condattr_t()
+        pthread_condattr_init(&attributes)
+        rc = pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+        if rc == 0 { rc = pthread_cond_init(condition, &attributes) }
+        pthread_condattr_destroy(&attributes)
+        #endif
+        guard rc == 0 else {
+            pthread_mutex_destroy(mutex)
+            throw systemError("pthread_cond_init", rc)
+        }
+        ready = true
+    }
+
+    func setDeadline(_ at: Int64?) -> Bool {
+        update(at)
+        return true
+    }
+
+    func wakeNow() { update(.min) }
+
+    private func update(_ at: Int64?) {
+        pthread_mutex_lock(mutex)
+        deadline = at
+        changed = true
+        pthread_cond_signal(condition)
+        pthread_mutex_unlock(mutex)
+    }
+
+    func wait(timeoutMs: Int32) {
+        pthread_mutex_lock(mutex)
+        changed = false
+        while !changed {
+            guard let at = deadline else {
+                pthread_cond_wait(condition, mutex)
                 continue
             }
-            let delay = at - SystemClock.monotonicMs()
-            if delay <= 0 { break }
-            var ts = timespec()
-            clock_gettime(CLOCK_REALTIME, &ts)
-            let ns = Int64(ts.tv_nsec) + (delay % 1000) * 1_000_000
-            ts.tv_sec += Int(delay / 1000) + Int(ns / 1_000_000_000)
-            ts.tv_nsec = Int(ns % 1_000_000_000)
-            if pthread_cond_timedwait(waitCondition, waitMutex, &ts) == ETIMEDOUT { break }
+            let delay = at == .min ? 0 : at - SystemClock.monotonicMs()
+            if delay <= 0 || waitTimedOut(ms: delay) { break }
         }
-        pthread_mutex_unlock(waitMutex)
+        pthread_mutex_unlock(mutex)
     }
-    #endif
+
+    /// Waits at most `ms` for a signal; true when the time ran out.
+    private func waitTimedOut(ms: Int64) -> Bool {
+        let ms = min(ms, 365 * 86_400_000)   // no timespec overflow; the loop waits again
+        #if canImport(Darwin)
+        var relative = timespec(tv_sec: Int(ms / 1000), tv_nsec: Int(ms % 1000) * 1_000_000)
+        return pthread_cond_timedwait_relative_np(condition, mutex, &relative) == ETIMEDOUT
+        #else
+        var until = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &until)
+        let ns = Int64(until.tv_nsec) + (ms % 1000) * 1_000_000
+        until.tv_sec += Int(ms / 1000) + Int(ns / 1_000_000_000)
+        until.tv_nsec = Int(ns % 1_000_000_000)
+        return pthread_cond_timedwait(condition, mutex, &until) == ETIMEDOUT
+        #endif
+    }
 }
+#endif
 
 // A binary min-heap on `at`.
 private func heapPush(_ heap: inout [Scheduler.Entry], _ e: Scheduler.Entry) {

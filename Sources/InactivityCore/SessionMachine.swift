@@ -653,7 +653,9 @@ struct SessionMachine {
         switch httpStatus {
         case 200...299: return .ok
         case 401: return .revoked
-        case 400 where oauthError == "invalid_grant": return .revoked
+        // Byte equality, as RFC 6749 error codes are ASCII tokens (String == would compare by
+        // canonical equivalence, which needs the Unicode tables in the C library).
+        case 400 where oauthError?.utf8.elementsEqual("invalid_grant".utf8) == true: return .revoked
         case 0, 408, 429, 500...599: return .retry
         default: return .failed
         }
@@ -819,11 +821,11 @@ struct SessionMachine {
     /// Restores snapshot bytes at `clock` (docs/design.md, "Snapshot and restore"). Refused
     /// outside LOADING without looking at the bytes; corrupt bytes throw their own error and
     /// leave the session EXPIRED (RESTORE_FAILED): a full sign-in is the safe outcome.
-    mutating func restore(_ bytes: [UInt8], clock: ClockReading) throws(InactivityError) {
+    mutating func restore(_ bytes: [UInt8], length: UInt64? = nil, clock: ClockReading) throws(InactivityError) {
         guard try admits(.restore) else { return }
         let snapshot: Snapshot
         do throws(InactivityError) {
-            snapshot = try Snapshot.decode(bytes)
+            snapshot = try Snapshot.decode(bytes, length: length)
         } catch {
             transition(to: .expired, .restoreFailed, at: clock.monotonicMs)
             throw error

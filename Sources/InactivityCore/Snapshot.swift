@@ -62,8 +62,11 @@ public struct Snapshot: Sendable, Equatable {
     }
 
     /// Decodes and checks `bytes`. Each corrupt form has its own error code.
-    public static func decode(_ bytes: [UInt8]) throws(InactivityError) -> Snapshot {
-        try checkFrame(bytes)
+    /// `length`: the caller's length when `bytes` is only its first part (the C ABI copies at
+    /// most one byte more than any snapshot, whatever size_t length it is given); messages
+    /// name it.
+    public static func decode(_ bytes: [UInt8], length: UInt64? = nil) throws(InactivityError) -> Snapshot {
+        try checkFrame(bytes, length: length ?? UInt64(bytes.count))
         let snapshot = try readFields(bytes)
         try snapshot.checkTimes()
         return snapshot
@@ -83,9 +86,9 @@ public struct Snapshot: Sendable, Equatable {
     }
 
     /// The frame: the header, a version this library reads, exactly its length, the checksum.
-    private static func checkFrame(_ bytes: [UInt8]) throws(InactivityError) {
+    private static func checkFrame(_ bytes: [UInt8], length: UInt64) throws(InactivityError) {
         guard bytes.count >= 6 else {
-            throw InactivityError(.snapshotTruncated, "snapshot length (\(bytes.count)) is shorter than its header (6 bytes)")
+            throw InactivityError(.snapshotTruncated, "snapshot length (\(length)) is shorter than its header (6 bytes)")
         }
         guard Array(bytes[0..<4]) == magic else {
             throw InactivityError(.snapshotInvalid, "snapshot does not start with the magic \"INAS\"")
@@ -95,10 +98,10 @@ public struct Snapshot: Sendable, Equatable {
             throw InactivityError(.snapshotVersion, "snapshot version (\(version)) is not supported (this library reads version \(formatVersion))")
         }
         guard bytes.count >= byteCount else {
-            throw InactivityError(.snapshotTruncated, "snapshot length (\(bytes.count)) is shorter than version 1's \(byteCount) bytes")
+            throw InactivityError(.snapshotTruncated, "snapshot length (\(length)) is shorter than version 1's \(byteCount) bytes")
         }
         guard bytes.count == byteCount else {
-            throw invalid("length (\(bytes.count)) is longer than version 1's \(byteCount) bytes")
+            throw invalid("length (\(length)) is longer than version 1's \(byteCount) bytes")
         }
         guard read(UInt64.self, bytes, 72) == checksum(bytes[0..<72]) else {
             throw InactivityError(.snapshotChecksum, "snapshot checksum does not match its contents")

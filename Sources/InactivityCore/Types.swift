@@ -72,8 +72,10 @@ public enum Reason: Int32, Sendable, CaseIterable, CustomStringConvertible {
     }
 
     /// The reasons an engine may carry in `state` (docs/design.md section 2, "Reasons").
+    /// An array, not a Set: hashing would pull the stdlib's hash tables (random seeding, libm) into the
+    /// C library for a membership test over at most ten values.
     /// `untrustedClock` is also used for EXPIRED when a restore finds the wall clock set back.
-    public static func allowed(in state: SessionState) -> Set<Reason> {
+    public static func allowed(in state: SessionState) -> [Reason] {
         switch state {
         case .loading: [.none]
         case .active: [.started, .restored, .continued, .activity, .unlocked, .extended]
@@ -211,6 +213,7 @@ public struct InactivityError: Error, Sendable, Equatable, CustomStringConvertib
         case snapshotInvalid = -12
         case limit = -13
         case `internal` = -14
+        case system = -15
     }
 
     public var code: Code

@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "support.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -305,4 +306,15 @@ void check_tick_(const char *file, int line, recorder *rec, int index, int64_t r
                      (int)got.event.state, (long long)got.event.remaining_ms,
                      (long long)got.event.time_ms, (long long)remaining_ms, (long long)time_ms);
     }
+}
+
+int thread_count(void) {
+    DIR *dir = opendir("/proc/self/task");
+    struct dirent *entry;
+    int n = 0;
+    if (dir == NULL) return -1;
+    while ((entry = readdir(dir)) != NULL)
+        if (entry->d_name[0] != '.') n++;
+    closedir(dir);
+    return n;
 }

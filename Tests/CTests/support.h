@@ -123,5 +123,7 @@ void check_tick_(const char *file, int line, recorder *rec, int index, int64_t r
 /* Real-clock helpers. */
 int64_t monotonic_ms(void);
 void sleep_ms(int64_t ms);
+/* Threads of this process now (/proc/self/task); -1 if it cannot be read. */
+int thread_count(void);
 
 #endif

@@ -7,7 +7,6 @@
 #define _GNU_SOURCE
 #include "support.h"
 
-#include <dirent.h>
 #include <string.h>
 #include <time.h>
 
@@ -309,17 +308,6 @@ TEST(destroy_from_another_thread_waits_for_the_running_callback) {
     CHECK_EQ(recorder_count(&rec), 2);
     pthread_mutex_destroy(&slow.mutex);
     recorder_deinit(&rec);
-}
-
-static int thread_count(void) {
-    DIR *dir = opendir("/proc/self/task");
-    struct dirent *entry;
-    int n = 0;
-    if (dir == NULL) return -1;
-    while ((entry = readdir(dir)) != NULL)
-        if (entry->d_name[0] != '.') n++;
-    closedir(dir);
-    return n;
 }
 
 TEST(scheduler_thread_ends_with_the_last_engine) {

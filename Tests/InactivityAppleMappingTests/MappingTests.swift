@@ -96,6 +96,17 @@ struct SignalTableTests {
         #expect(mapper.map(.systemSheetWillPresent(maxMs: 30 * second)) == [.expectInterruption(maxMs: 30 * second)])
     }
 
+    @Test func scene_signals_name_their_scene() {
+        let sceneSignals: [PlatformSignal] = [
+            .sceneWillConnect(sceneA), .sceneDidDisconnect(sceneA), .sceneWillEnterForeground(sceneA),
+            .sceneDidEnterBackground(sceneA), .sceneWillResignActive(sceneA), .sceneDidBecomeActive(sceneA),
+            .sceneWindows(sceneA, notHidden: 2),
+        ]
+        for signal in sceneSignals { #expect(signal.scene == sceneA, "\(signal)") }
+        #expect(PlatformSignal.appDidEnterBackground.scene == nil)
+        #expect(PlatformSignal.touchBegan.scene == nil)
+    }
+
     @Test func resigning_active_is_no_engine_input() {
         var mapper = SignalMapper()
         _ = mapper.map(.sceneWindows(sceneA, notHidden: 1))

@@ -1,14 +1,15 @@
 /* The C library as the Swift core sees it. Every libc declaration the core and the shims use
  * comes through this one header, in both builds: the normal build (where these headers belong
  * to the toolchain's Glibc/Darwin modules) and the Embedded Swift build of the C library, which
- * has no Glibc overlay. The only code here is a static inline wrapper for a variadic function
- * Swift cannot call. */
+ * has no Glibc overlay. The only code here is static inline wrappers for what Swift cannot
+ * call: a variadic function and the errno macro. */
 #ifndef INACTIVITY_PLATFORM_H
 #define INACTIVITY_PLATFORM_H
 #if defined(__linux__) && !defined(_GNU_SOURCE)
 #define _GNU_SOURCE 1 /* pthread_setname_np */
 #endif
 #if defined(__linux__)
+#include <sys/eventfd.h>
 #include <sys/timerfd.h>
 #endif
 #include <errno.h>
@@ -16,6 +17,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -23,4 +25,7 @@
 static inline int inactivity_open_read_only(const char *path) {
     return open(path, O_RDONLY | O_CLOEXEC);
 }
+
+/* errno is a macro (a thread-local lvalue); the Glibc overlay's `errno` is not in every build. */
+static inline int inactivity_errno(void) { return errno; }
 #endif

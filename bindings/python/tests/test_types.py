@@ -17,7 +17,7 @@ from typing import Dict, Type
 import enum
 
 import pytest
-from conftest import HEADER, TEST_POLICY, ManualFactory, Recorder
+from conftest import HEADER, REPO_ROOT, TEST_POLICY, ManualFactory, Recorder
 
 import inactivity
 from inactivity import (
@@ -35,6 +35,7 @@ from inactivity import (
     Status,
 )
 from inactivity import _lib
+from inactivity._time import duration_to_ms
 
 needs_header = pytest.mark.skipif(HEADER is None, reason="not run from a source checkout")
 
@@ -224,6 +225,26 @@ def test_durations_accept_timedelta_seconds_and_never() -> None:
         Policy().idle_timeout = timedelta(1)  # type: ignore[misc]
 
 
+DURATION_RULE = REPO_ROOT / "conformance" / "durations.txt" if REPO_ROOT else None
+
+
+@pytest.mark.skipif(DURATION_RULE is None, reason="not in a checkout")
+def test_durations_round_to_the_nearest_ms_halves_away_from_zero() -> None:
+    # The table Kotlin's DurationRuleTest reads too: one rule in both bindings.
+    assert DURATION_RULE is not None
+    rows = [line.split() for line in DURATION_RULE.read_text().splitlines() if line and not line.startswith("#")]
+    assert len(rows) >= 10
+    for micros, expected in rows:
+        assert duration_to_ms(timedelta(microseconds=int(micros)), "d") == int(expected), micros
+    # Float seconds follow the same rule at the float's exact value. Half to even (Python's
+    # round) would give 2 for these; the rule gives 3.
+    assert duration_to_ms(0.0025, "d") == 3 == duration_to_ms(timedelta(microseconds=2500), "d")
+    assert duration_to_ms(0.0015, "d") == 2
+    assert duration_to_ms(-0.0025, "d") == -3
+    # Just below a half at the float's exact value stays below.
+    assert duration_to_ms(0.0014999999, "d") == 1
+
+
 def test_versions() -> None:
     assert inactivity.__version__ == "1.0.0"
     assert inactivity.LIBRARY_VERSION_NUMBER // 10000 == 1
@@ -253,3 +274,24 @@ def test_wall_times_beyond_datetime_are_clamped() -> None:
     assert ms_to_wall(INT64_MIN) == datetime.min.replace(tzinfo=timezone.utc)
     moment = datetime(2031, 5, 6, 7, 8, 9, 123000, tzinfo=timezone.utc)
     assert ms_to_wall(wall_to_ms(moment, "t")) == moment
+
+
+def test_values_of_a_newer_library_are_passed_on_and_unknown_event_kinds_skipped(recorder: Recorder) -> None:
+    # The rule shared with Kotlin's UnknownValueTest: nothing raised, no event lost for an
+    # unknown state or reason (here the plain int); an unknown event kind is skipped.
+    from inactivity import engine as engine_module
+
+    with inactivity.Engine(TEST_POLICY, on_event=recorder, clock=inactivity.ManualClock()) as engine:
+        def deliver(kind: int, state: int, reason: int) -> None:
+            c = _lib.CEvent(size=ctypes.sizeof(_lib.CEvent), kind=kind, state=state, previous_state=1,
+                            reason=reason, remaining_ms=30_000, time_ms=5, now_ms=5, engine=engine.handle)
+            engine_module._dispatch(ctypes.pointer(c), engine._key)
+
+        deliver(1, 99, 77)
+        deliver(2, 2, 55)
+        deliver(3, 1, 1)
+        assert [(e.kind, e.state, e.previous_state, e.reason) for e in recorder.events] == [
+            (EventKind.STATE_CHANGED, 99, State.ACTIVE, 77),
+            (EventKind.TICK, State.WARNING, State.ACTIVE, 55),
+        ]
+        assert type(recorder.events[0].state) is int and recorder.events[0].remaining == timedelta(seconds=30)

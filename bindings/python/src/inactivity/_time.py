@@ -1,14 +1,20 @@
 """Conversions between Python time values and the ABI's int64 milliseconds.
 
 Durations go in as ``timedelta`` or seconds (``int``/``float``) and come out as ``timedelta``.
-``NEVER`` (``timedelta.max``; ``math.inf`` seconds on input) stands for INACT_NEVER. Values are
-rounded to the nearest millisecond, the engine's resolution.
+``NEVER`` (``timedelta.max``; ``math.inf`` seconds on input) stands for INACT_NEVER.
+
+The rounding rule, the same in every binding that takes a duration type (this one and Kotlin;
+C and Swift take integer milliseconds): the exact value is rounded to the nearest millisecond,
+halves away from zero (1.5 ms -> 2 ms, 2.5 ms -> 3 ms, -1.5 ms -> -2 ms). A float is taken at
+its exact binary value (``0.0025`` is a hair above 2.5 ms, so 3 ms). The table
+conformance/durations.txt pins it for both bindings.
 """
 
 from __future__ import annotations
 
 import math
 from datetime import datetime, timedelta, timezone
+from fractions import Fraction
 from typing import Final, Optional, Union
 
 from .enums import Status
@@ -33,9 +39,15 @@ def _out_of_range(what: str, value: object) -> InvalidArgumentError:
     )
 
 
+def _nearest_ms(numerator: int, denominator: int) -> int:
+    """numerator/denominator ms (denominator > 0) to the nearest integer, halves away from zero."""
+    magnitude = (2 * abs(numerator) + denominator) // (2 * denominator)
+    return magnitude if numerator >= 0 else -magnitude
+
+
 def _timedelta_to_ms(value: timedelta) -> int:
     total_us = (value.days * 86400 + value.seconds) * 1_000_000 + value.microseconds
-    return (total_us + 500) // 1000  # round half up, exact for any timedelta
+    return _nearest_ms(total_us, 1000)  # exact for any timedelta
 
 
 def duration_to_ms(value: Duration, what: str) -> int:
@@ -55,7 +67,8 @@ def duration_to_ms(value: Duration, what: str) -> int:
     elif value == -math.inf:
         raise _out_of_range(what, value)
     else:
-        ms = round(value * 1000)
+        exact = Fraction(value) * 1000  # the float's exact value: no error from the multiply
+        ms = _nearest_ms(exact.numerator, exact.denominator)
     if not INT64_MIN <= ms <= INT64_MAX:
         raise _out_of_range(what, value)
     return ms

@@ -64,7 +64,13 @@ _E = TypeVar("_E", State, Reason, EventKind, Delivery, ClockKind, RefreshOutcome
 
 
 def _enum(enum_type: Type[_E], value: int) -> _E:
-    """The member for `value`; a value from a newer library stays a plain int."""
+    """The member for `value`; a value from a newer library stays a plain int.
+
+    The rule shared with the Kotlin binding (which maps such a value to ``UNKNOWN``): an unknown
+    state, reason or outcome is passed on, never raised, and its event is delivered; an event of
+    an unknown *kind* is skipped (a newer library only adds informational kinds; every state
+    change stays STATE_CHANGED). Treat a state you do not know as locked.
+    """
     try:
         return enum_type(value)
     except ValueError:
@@ -194,9 +200,15 @@ def _dispatch(event: Any, user_data: Optional[int]) -> None:
     ref = _engines.get(user_data or 0)
     engine = ref() if ref is not None else None
     if engine is not None:
+        c = event.contents
+        if c.kind not in _EVENT_KINDS:
+            return  # a kind of a newer library: not ours to interpret (the same in Kotlin)
         # An exception raised here propagates into ctypes, which hands it to
         # sys.unraisablehook and returns normally to the library: the engine carries on.
-        engine._deliver(Event._from_c(event.contents))
+        engine._deliver(Event._from_c(c))
+
+
+_EVENT_KINDS = frozenset(int(k) for k in EventKind)
 
 
 _DISPATCH = _lib.CALLBACK(_dispatch)

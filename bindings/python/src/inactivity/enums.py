@@ -39,6 +39,7 @@ class Status(enum.IntEnum):
     E_SNAPSHOT_INVALID = -12
     E_LIMIT = -13
     E_INTERNAL = -14
+    E_SYSTEM = -15
 
 
 class State(enum.IntEnum):

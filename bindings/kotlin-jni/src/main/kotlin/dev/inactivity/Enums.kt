@@ -2,6 +2,11 @@ package dev.inactivity
 
 // Kotlin names for the enumerations of include/inactivity.h. Each entry carries the C value;
 // the values are the contract, the Kotlin names are only spelling.
+//
+// A value this binding does not know (a newer library of the same major version) is never
+// thrown and never makes an event disappear: it maps to UNKNOWN and is passed on, as the Python
+// binding passes the plain int on. (An event of an unknown *kind* is skipped by both: a newer
+// library only adds informational kinds; every state change stays STATE_CHANGED.)
 
 /** Session states (inact_state). An enum, so a `when` over it is exhaustive. */
 enum class SessionState(val code: Int) {
@@ -14,12 +19,14 @@ enum class SessionState(val code: Int) {
     /** The user must re-verify (PIN, biometrics). */
     LOCKED(3),
     /** The session is over; a full sign-in is needed. */
-    EXPIRED(4);
+    EXPIRED(4),
+
+    /** A state of a newer library; treat it as locked (SessionUi does). */
+    UNKNOWN(Int.MIN_VALUE);
 
     companion object {
-        private val byCode = entries.associateBy { it.code }
-        internal fun of(code: Int): SessionState =
-            byCode[code] ?: throw InactivityException.unknownValue("state", code)
+        private val byCode = entries.filter { it != UNKNOWN }.associateBy { it.code }
+        internal fun of(code: Int): SessionState = byCode[code] ?: UNKNOWN
     }
 }
 
@@ -43,12 +50,14 @@ enum class Reason(val code: Int) {
     LOGOUT(15),
     REVOKED(16),
     PASSWORD_CHANGED(17),
-    RESTORE_FAILED(18);
+    RESTORE_FAILED(18),
+
+    /** A reason of a newer library. */
+    UNKNOWN(Int.MIN_VALUE);
 
     companion object {
-        private val byCode = entries.associateBy { it.code }
-        internal fun of(code: Int): Reason =
-            byCode[code] ?: throw InactivityException.unknownValue("reason", code)
+        private val byCode = entries.filter { it != UNKNOWN }.associateBy { it.code }
+        internal fun of(code: Int): Reason = byCode[code] ?: UNKNOWN
     }
 }
 
@@ -82,11 +91,13 @@ enum class ActivityKind(val bit: Int) {
 /** What happens when the idle timeout is reached (inact_idle_action). */
 enum class IdleAction(val code: Int) {
     LOCK(0),
-    EXPIRE(1);
+    EXPIRE(1),
+
+    /** A value of a newer library. */
+    UNKNOWN(Int.MIN_VALUE);
 
     companion object {
-        internal fun of(code: Int): IdleAction =
-            entries.firstOrNull { it.code == code } ?: throw InactivityException.unknownValue("idle action", code)
+        internal fun of(code: Int): IdleAction = entries.firstOrNull { it.code == code && it != UNKNOWN } ?: UNKNOWN
     }
 }
 
@@ -108,11 +119,13 @@ enum class RefreshOutcome(val code: Int) {
     /** 401, or 400 with invalid_grant: the session is now EXPIRED (REVOKED). */
     REVOKED(2),
     /** Any other status: nothing changed; retrying will not help. */
-    FAILED(3);
+    FAILED(3),
+
+    /** A value of a newer library. */
+    UNKNOWN(Int.MIN_VALUE);
 
     companion object {
-        internal fun of(code: Int): RefreshOutcome =
-            entries.firstOrNull { it.code == code } ?: throw InactivityException.unknownValue("refresh outcome", code)
+        internal fun of(code: Int): RefreshOutcome = entries.firstOrNull { it.code == code && it != UNKNOWN } ?: UNKNOWN
     }
 }
 
@@ -121,11 +134,13 @@ enum class Delivery(val code: Int) {
     /** One process-wide native scheduler thread delivers timer-caused events. */
     THREAD(0),
     /** No thread: the host arms a timer for [InactivityEngine.nextDeadline] and calls [InactivityEngine.poll]. */
-    HOST(1);
+    HOST(1),
+
+    /** A value of a newer library. */
+    UNKNOWN(Int.MIN_VALUE);
 
     companion object {
-        internal fun of(code: Int): Delivery =
-            entries.firstOrNull { it.code == code } ?: throw InactivityException.unknownValue("delivery", code)
+        internal fun of(code: Int): Delivery = entries.firstOrNull { it.code == code && it != UNKNOWN } ?: UNKNOWN
     }
 }
 
@@ -134,11 +149,13 @@ enum class ClockKind(val code: Int) {
     /** CLOCK_BOOTTIME: counts deep sleep and cannot be set by the user. */
     SYSTEM(0),
     /** Moves only when advanced; for tests and simulation. */
-    MANUAL(1);
+    MANUAL(1),
+
+    /** A value of a newer library. */
+    UNKNOWN(Int.MIN_VALUE);
 
     companion object {
-        internal fun of(code: Int): ClockKind =
-            entries.firstOrNull { it.code == code } ?: throw InactivityException.unknownValue("clock", code)
+        internal fun of(code: Int): ClockKind = entries.firstOrNull { it.code == code && it != UNKNOWN } ?: UNKNOWN
     }
 }
 
@@ -159,6 +176,7 @@ enum class Status(val code: Int) {
     SNAPSHOT_INVALID(-12),
     LIMIT(-13),
     INTERNAL(-14),
+    SYSTEM(-15),
 
     /** A code this binding does not know (a newer library). */
     UNKNOWN(Int.MIN_VALUE);

@@ -36,9 +36,6 @@ open class InactivityException internal constructor(
                 else -> InactivityException(status, text)
             }
         }
-
-        internal fun unknownValue(what: String, code: Int): InactivityException =
-            InactivityException(Status.UNKNOWN, "the library returned an unknown $what ($code)")
     }
 }
 

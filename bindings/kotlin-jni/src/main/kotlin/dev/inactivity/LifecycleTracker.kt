@@ -36,11 +36,9 @@ class LifecycleTracker(val engine: InactivityEngine) {
     /** Activity.onDestroy: a window destroyed without a stop still stops counting. */
     fun windowDestroyed(window: Any) = windowStopped(window)
 
-    /**
-     * Activity.onUserInteraction. Android calls it for a touch down and for key, trackball
-     * and generic-motion input without saying which; it is recorded as a touch down.
-     */
-    fun userInteraction() = engine.activity(ActivityKind.TOUCH_DOWN)
+    // Input: the one rule for every Android integration (BaseActivity and the wrapped
+    // Window.Callback forward exactly these three). Activity.onUserInteraction is not used: it
+    // does not say whether it saw a touch or a key.
 
     /** A touch event (MotionEvent.getActionMasked()); cancel and outside touches do not count. */
     fun touchEvent(actionMasked: Int) {
@@ -141,6 +139,8 @@ interface SessionUi {
                 SessionState.WARNING -> ui.onSessionWarning(remaining)
                 SessionState.LOCKED -> ui.onSessionLocked(reason)
                 SessionState.EXPIRED -> ui.onSessionExpired(reason)
+                // A state of a newer library: fail secure, show the lock screen.
+                SessionState.UNKNOWN -> ui.onSessionLocked(reason)
             }
         }
     }

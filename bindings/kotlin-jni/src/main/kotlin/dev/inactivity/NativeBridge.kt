@@ -149,11 +149,24 @@ internal object NativeBridge {
     @JvmStatic external fun escapedExceptionCount(): Long
 }
 
-/** A Duration as C ABI milliseconds: INFINITE is INACT_NEVER; finite values truncate to ms. */
+/**
+ * A Duration as C ABI milliseconds: INFINITE is INACT_NEVER; a finite value is rounded to the
+ * nearest millisecond, halves away from zero (the rule of every binding with a duration type;
+ * conformance/durations.txt): 1.5 ms -> 2 ms, -2.5 ms -> -3 ms.
+ */
 internal fun Duration.toWireMs(): Long = when {
     this == Duration.INFINITE -> NativeBridge.NEVER
     this == -Duration.INFINITE -> Long.MIN_VALUE // negative: the library rejects it with its message
-    else -> inWholeMilliseconds
+    else -> {
+        val whole = inWholeMilliseconds // toward zero
+        // What is left is under 1 ms. Durations beyond ~146 years hold whole ms already (0 left).
+        val restNs = (this - whole.milliseconds).inWholeNanoseconds
+        when {
+            restNs >= 500_000 -> whole + 1
+            restNs <= -500_000 -> whole - 1
+            else -> whole
+        }
+    }
 }
 
 /** C ABI milliseconds as a Duration: INACT_NEVER is INFINITE. */

@@ -176,7 +176,6 @@ class LifecycleTrackerTest {
                 input()
                 return engine.info().lastActivityMs == engine.nowMs()
             }
-            assertTrue(counted { tracker.userInteraction() })
             assertTrue(counted { tracker.touchEvent(ACTION_MOVE) }) // the classic pattern missed long drags
             assertTrue(counted { tracker.touchEvent(ACTION_UP) })
             assertTrue(counted { tracker.keyEvent() })
@@ -187,6 +186,37 @@ class LifecycleTrackerTest {
             repeat(20) { engine.advanceClock(1.minutes); tracker.touchEvent(ACTION_MOVE) }
             assertEquals(SessionState.ACTIVE, engine.state)
         }
+    }
+
+    @Test
+    fun each_input_counts_as_its_own_kind() {
+        // A policy that counts keys only: a key press must arrive as KEY (never as a touch).
+        val (engine, tracker) = started(Policy.defaults().copy(activityKinds = setOf(ActivityKind.KEY)))
+        engine.use {
+            tracker.windowStarted(Activity("A"))
+            engine.advanceClock(1.seconds)
+            tracker.keyEvent()
+            assertEquals(engine.nowMs(), engine.info().lastActivityMs)
+            engine.advanceClock(1.seconds)
+            tracker.touchEvent(ACTION_DOWN)
+            tracker.genericMotionEvent(ACTION_SCROLL)
+            assertEquals(engine.nowMs() - 1000, engine.info().lastActivityMs)
+        }
+    }
+
+    /** The Android forwarders (not compiled here) must make the same tracker calls. */
+    @Test
+    fun base_activity_and_the_wrapped_window_forward_input_the_same_way() {
+        val dir = java.io.File("bindings/kotlin-jni/src/android/kotlin/dev/inactivity/android")
+        fun forwarded(file: String): Map<String, String> {
+            val text = java.io.File(dir, file).readText()
+            return Regex("""override fun (dispatch\w+)\(event: \w+\): Boolean \{\s*\n\s*(?:session\.)?tracker\.(\w+\([^)]*\))""")
+                .findAll(text).associate { it.groupValues[1] to it.groupValues[2] }
+        }
+        val window = forwarded("InactivityWindowCallback.kt")
+        assertEquals(setOf("dispatchTouchEvent", "dispatchKeyEvent", "dispatchGenericMotionEvent"), window.keys)
+        assertEquals(window, forwarded("BaseActivity.kt"))
+        assertFalse(java.io.File(dir, "BaseActivity.kt").readText().contains("onUserInteraction"))
     }
 
     @Test

@@ -71,9 +71,12 @@ class PolicyTest {
     }
 
     @Test
-    fun sub_millisecond_durations_truncate_to_whole_milliseconds() {
-        val p = Policy.defaults().copy(tick = 1.5.milliseconds)
-        manualEngine(p).use { assertEquals(1.milliseconds, it.policy.tick) }
+    fun sub_millisecond_durations_round_to_the_nearest_millisecond() {
+        val p = Policy.defaults().copy(tick = 1.5.milliseconds, backgroundGrace = 700.4.milliseconds)
+        manualEngine(p).use {
+            assertEquals(2.milliseconds, it.policy.tick)
+            assertEquals(700.milliseconds, it.policy.backgroundGrace)
+        }
     }
 
     @Test

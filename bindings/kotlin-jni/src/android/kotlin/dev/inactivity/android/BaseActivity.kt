@@ -1,5 +1,6 @@
 package dev.inactivity.android
 
+import android.view.KeyEvent
 import android.view.MotionEvent
 import androidx.appcompat.app.AppCompatActivity
 import dev.inactivity.Reason
@@ -10,8 +11,9 @@ import kotlin.time.Duration
 
 /**
  * The classic `BaseActivity` pattern, on the engine instead of `Handler.postDelayed`:
- * - onUserInteraction and touch moves (dispatchTouchEvent) are activity: a timestamp store,
- *   no timer re-armed per touch;
+ * - every touch (down, up, move), key and generic motion event is activity of its own kind,
+ *   recorded exactly as for the activities InactivityLifecycle wraps (the same three
+ *   LifecycleTracker calls as InactivityWindowCallback): a timestamp store, no timer re-armed;
  * - start/stop are counted by [InactivityLifecycle] (installed in the Application), so opening
  *   the next screen or rotating is not "background";
  * - while this activity is started it receives the session's hooks ([SessionUi]) on the main
@@ -40,14 +42,19 @@ abstract class BaseActivity : AppCompatActivity(), SessionUi, TracksOwnInput {
         super.onStop()
     }
 
-    override fun onUserInteraction() {
-        super.onUserInteraction()
-        session.tracker.userInteraction()
-    }
-
     override fun dispatchTouchEvent(event: MotionEvent): Boolean {
         session.tracker.touchEvent(event.actionMasked)
         return super.dispatchTouchEvent(event)
+    }
+
+    override fun dispatchKeyEvent(event: KeyEvent): Boolean {
+        session.tracker.keyEvent()
+        return super.dispatchKeyEvent(event)
+    }
+
+    override fun dispatchGenericMotionEvent(event: MotionEvent): Boolean {
+        session.tracker.genericMotionEvent(event.actionMasked)
+        return super.dispatchGenericMotionEvent(event)
     }
 
     // The classic hooks; the defaults do nothing.
