@@ -1123,7 +1123,8 @@ static void op_in_callback(reader *r, int destroy) {
     int32_t ex = m_advance(m, ms);
     m->lock_on_first_event = 0;
     trace("advance(%" PRId64 ") with %s in the callback -> %d", ms, destroy ? "destroy" : "lock", rc);
-    if (rc != ex) fail("advance returned %d, model %d", rc, ex);
+    /* An unmodeled engine (a reboot under a session) has its own clock: no status to predict. */
+    if (s->modeled && rc != ex) fail("advance returned %d, model %d", rc, ex);
     int fired = destroy ? !s->c->destroy_in_callback : !s->c->lock_in_callback;
     s->c->destroy_in_callback = s->c->lock_in_callback = 0;
     if (!fired) {

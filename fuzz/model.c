@@ -1,7 +1,7 @@
 /*
  * model.c -- the reference model of the session rules (see model.h).
  *
- * Written from DESIGN.md sections 2-4 and the header only. Where those texts leave a choice
+ * Written from docs/design.md sections 2-4 and the header only. Where those texts leave a choice
  * open, the choice made here is marked "READING:" and listed in RELIABILITY.md.
  *
  * Theory of operation. The model keeps the session's times (start, last activity, background

@@ -1,7 +1,7 @@
 import Testing
 @testable import InactivityCore
 
-/// Every row of DESIGN.md's input table, in every state: allowed inputs succeed, refused ones
+/// Every row of the transition table (Input.rule), in every state: applied inputs succeed, refused ones
 /// return invalidState and change nothing.
 @Suite("Input table")
 struct InputTableTests {
