@@ -296,6 +296,76 @@ def main() -> int:
                   ", ".join(f"{k} {v / KIB:,.0f} KiB" for k, v in sorted(g.items(), key=lambda kv: -kv[1])))
         out["footprint"] = {**fp, "ratios": {"static_over_empty_static": r}}
 
+    # ---- Embedded --------------------------------------------------------------------------
+    t.section("Embedded Swift library (scripts/build-embedded; no Swift runtime)")
+    efp = load(os.path.join(results, "embedded_footprint.json"))
+    if efp is None:
+        t.row("not measured", skipped(results, "embedded") or "no output")
+        t.target("Embedded library <= 300 KiB stripped on every CPU", "<= 300 KiB", None, None, "not measured")
+    else:
+        worst = max(v["stripped_bytes"] for v in efp.values())
+        s = t.target("Embedded library <= 300 KiB stripped on every CPU", "<= 300 KiB", worst,
+                     worst <= 300 * KIB, f"{worst / KIB:.0f} KiB (largest)")
+        for arch, v in efp.items():
+            t.row(f"libinactivity.so {arch}, stripped", f"{v['stripped_bytes'] / KIB:,.0f} KiB",
+                  f"text {v['text_bytes'] / KIB:.0f} KiB, rodata {v['rodata_bytes'] / KIB:.0f} KiB, data "
+                  f"{v['data_bytes'] / KIB:.0f} KiB; NEEDED {' '.join(v['needed'])}; LOAD align "
+                  f"{'/'.join(hex(a) for a in v['load_align'])}", s)
+        out["embedded_footprint"] = efp
+    ea = load(os.path.join(results, "embedded_activity.json"))
+    if ea is not None:
+        b = ea["benchmarks"]
+        r = b["activity"]["single_ns"] / b["floor"]["single_ns"]
+        r4 = b["activity"]["threads4_cpu_ns"] / b["floor"]["threads4_cpu_ns"]
+        s = t.target("Embedded C activity <= 1.35x floor (x86_64, 1 thread)", "<= 1.35", r, r <= 1.35, f"{r:.2f}x")
+        swiftpm = (out.get("c") or {}).get("ratios", {}).get("activity_over_floor")
+        t.row("Embedded: floor (same process)", fmt_ns(b["floor"]["single_ns"]))
+        t.row("Embedded: inact_activity", fmt_ns(b["activity"]["single_ns"]),
+              f"{r:.2f}x floor (goal <= 1.35x)" + (f"; SwiftPM build {swiftpm:.2f}x in this run" if swiftpm else ""), s)
+        t.row("Embedded: inact_activity, 4 threads", fmt_ns(b["activity"]["threads4_cpu_ns"]), f"{r4:.2f}x floor")
+        out["embedded_activity"] = {**ea, "ratios": {"activity_over_floor": r, "threads4_activity_over_floor": r4}}
+    else:
+        t.target("Embedded C activity <= 1.35x floor (x86_64, 1 thread)", "<= 1.35", None, None, "not measured")
+    em = [load(p) for p in sorted(glob.glob(os.path.join(results, "embedded_memory_*.json")))]
+    if em:
+        per = med([m["bytes_per_engine"] for m in em])
+        s = t.target("Embedded: <= 256 bytes per engine at 1e6 engines", "<= 256", per, per <= 256, f"{per:.0f} B")
+        t.row(f"Embedded: resident memory per engine ({em[0]['engines']:,} engines, started)", f"{per:.0f} B",
+              f"{med([m['bytes_per_engine_created'] for m in em]):.0f} B after create (goal <= 256 B); "
+              f"create {med([m['create_per_s'] for m in em]) / 1e6:.2f} M/s", s)
+        out["embedded_memory"] = {"bytes_per_engine": per, "runs": em}
+    else:
+        t.target("Embedded: <= 256 bytes per engine at 1e6 engines", "<= 256", None, None, "not measured")
+    cold = load(os.path.join(results, "embedded_cold_x86_64.json"))
+    if cold is not None:
+        c_ms = cold["cold_start_ms"]
+        empty = c_ms["empty"]["median"]
+        e = c_ms["embedded"]["median"]
+        s = t.target("Embedded cold start to the first decision <= 1 ms (whole process, x86_64)", "<= 1 ms", e,
+                     e <= 1.0, f"{e:.2f} ms")
+        for label, name in (("empty", "empty C program (process floor)"),
+                            ("swiftpm_dynamic", "SwiftPM library + Swift runtime .so files"),
+                            ("swiftpm_static_stdlib", "SwiftPM library, -static-stdlib"),
+                            ("embedded", "Embedded library")):
+            if label in c_ms:
+                v = c_ms[label]
+                t.row(f"cold start, x86_64: {name}", f"{v['median']:.3f} ms",
+                      f"p10 {v['p10']:.3f}, p90 {v['p90']:.3f}" +
+                      ("" if label == "empty" else f"; {v['median'] - empty:+.3f} ms over the empty program"),
+                      s if label == "embedded" else "")
+        out["embedded_cold_x86_64"] = cold
+    else:
+        t.target("Embedded cold start to the first decision <= 1 ms (whole process, x86_64)", "<= 1 ms", None,
+                 None, "not measured")
+    cq = load(os.path.join(results, "embedded_cold_qemu.json"))
+    if cq is not None:
+        for arch in ("aarch64", "armv7"):
+            v, z = cq["cold_start_ms"][f"embedded_{arch}"], cq["cold_start_ms"][f"empty_{arch}"]
+            t.row(f"cold start under qemu-user, {arch}: Embedded", f"{v['median']:.2f} ms",
+                  f"empty program under qemu {z['median']:.2f} ms ({v['median'] - z['median']:+.2f} ms); "
+                  "emulator times, not a phone's")
+        out["embedded_cold_qemu"] = cq
+
     # ---- Targets ---------------------------------------------------------------------------
     t.section("Targets")
     for x in t.targets:

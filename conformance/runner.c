@@ -204,34 +204,37 @@ static int32_t op_info(char **a, int n) {
     return rc;
 }
 
-#define NOARG(fn, call) static int32_t fn(char **a, int n) { (void)a; (void)n; return call; }
-NOARG(op_start, inact_start(engine))
-NOARG(op_continue, inact_continue(engine))
-NOARG(op_lock, inact_lock(engine))
-NOARG(op_unlock, inact_unlock(engine))
-NOARG(op_background, inact_background(engine))
-NOARG(op_foreground, inact_foreground(engine))
-NOARG(op_window_shown, inact_window_shown(engine))
-NOARG(op_window_hidden, inact_window_hidden(engine))
-NOARG(op_advance, inact_clock_advance(engine, int_arg(a, 0)))
-NOARG(op_freeze, inact_clock_freeze(engine, int_arg(a, 0)))
-NOARG(op_wall_jump, inact_clock_jump_wall(engine, int_arg(a, 0)))
-NOARG(op_activity, inact_activity(engine, (uint32_t)strtoul(a[0], NULL, 10)))
-NOARG(op_end, inact_end(engine, (int32_t)int_arg(a, 0)))
+/* The inputs that are one C call each: one line per input (name, call; `a` holds the words
+ * after the name). The ops with results or host state are the functions above. */
+#define SIMPLE_OPS(X)                                                   \
+    X("start", inact_start(engine))                                     \
+    X("continue", inact_continue(engine))                               \
+    X("lock", inact_lock(engine))                                       \
+    X("unlock", inact_unlock(engine))                                   \
+    X("background", inact_background(engine))                           \
+    X("foreground", inact_foreground(engine))                           \
+    X("window-shown", inact_window_shown(engine))                       \
+    X("window-hidden", inact_window_hidden(engine))                     \
+    X("advance", inact_clock_advance(engine, int_arg(a, 0)))            \
+    X("freeze", inact_clock_freeze(engine, int_arg(a, 0)))              \
+    X("wall-jump", inact_clock_jump_wall(engine, int_arg(a, 0)))        \
+    X("activity", inact_activity(engine, (uint32_t)strtoul(a[0], NULL, 10))) \
+    X("end", inact_end(engine, (int32_t)int_arg(a, 0)))
+
+static int32_t simple_op(const char *name, char **a) {
+#define RUN_IF(op, call) if (strcmp(name, op) == 0) return call;
+    SIMPLE_OPS(RUN_IF)
+#undef RUN_IF
+    return INT32_MIN; /* not a simple op */
+}
 
 static const struct {
     const char *name;
     int32_t (*run)(char **args, int count);
 } ops[] = {
     {"launch", op_launch},       {"kill", op_kill},
-    {"advance", op_advance},     {"freeze", op_freeze},
-    {"wall-jump", op_wall_jump}, {"start", op_start},
-    {"activity", op_activity},   {"continue", op_continue},
-    {"lock", op_lock},           {"unlock", op_unlock},
     {"unlock-failed", op_unlock_failed},
-    {"end", op_end},             {"refresh", op_refresh},
-    {"background", op_background}, {"foreground", op_foreground},
-    {"window-shown", op_window_shown}, {"window-hidden", op_window_hidden},
+    {"refresh", op_refresh},
     {"push-scope", op_push_scope}, {"pop-scope", op_pop_scope},
     {"hold", op_hold},           {"release", op_release},
     {"set-policy", op_set_policy}, {"save", op_save},
@@ -247,14 +250,16 @@ static void run_line(char *line) {
     strcpy(result, "ok");
     size_t i = 0;
     while (i < sizeof ops / sizeof ops[0] && strcmp(ops[i].name, words[0]) != 0) i++;
-    if (i == sizeof ops / sizeof ops[0]) {
-        strcpy(result, "unknown-op");
-    } else if (engine == 0 && strcmp(words[0], "launch") != 0) {
+    int32_t rc = INACT_OK;
+    if (engine == 0 && strcmp(words[0], "launch") != 0) {
         strcpy(result, "no-engine");
-    } else {
-        int32_t rc = ops[i].run(words + 1, n - 1);
-        if (rc != INACT_OK) snprintf(result, sizeof result, "error %d %s", rc, inact_last_error());
+    } else if (i < sizeof ops / sizeof ops[0]) {
+        rc = ops[i].run(words + 1, n - 1);
+    } else if ((rc = simple_op(words[0], words + 1)) == INT32_MIN) {
+        rc = INACT_OK;
+        strcpy(result, "unknown-op");
     }
+    if (rc != INACT_OK) snprintf(result, sizeof result, "error %d %s", rc, inact_last_error());
     flush_events();
     fprintf(out, "= %s\n", result);
 }

@@ -41,8 +41,8 @@
  * - int64_t clock values (manual clock): the monotonic clock 0 .. 1000 years; the wall clock
  *   anywhere in int64_t (a move that would leave int64_t is refused; the clock's own
  *   advance saturates it at INT64_MAX).
- * - uint64_t handles and ids: any value; 0 is never valid, unknown values are
- *   INACT_E_INVALID_HANDLE / INACT_E_NOT_FOUND.
+ * - uint64_t handles and ids: any value; 0 is never a valid handle or id (inact_destroy(0)
+ *   is a no-op), unknown values are INACT_E_INVALID_HANDLE / INACT_E_NOT_FOUND.
  * - Pointers: NULL is INACT_E_NULL_POINTER unless the parameter says it may be NULL.
  *   Strings are NUL-terminated bytes of any length and encoding.
  * - Struct sizes (uint32_t size): sizeof(the struct) .. 65536, see below.
@@ -60,6 +60,9 @@
  * the call returns, unless another thread is delivering that engine's events at that
  * moment (then that thread delivers it next). A call made from inside a callback queues
  * its events; they are delivered after the callback returns (no recursion).
+ * After fork() the child may go on using the library, THREAD engines included (the child
+ * starts its own scheduler thread at its first THREAD engine or deadline), provided no other
+ * thread was inside a library call at the fork.
  *
  * ## Handles
  * An engine is named by an inact_engine, a 64-bit id with a generation. 0 is never a

@@ -43,12 +43,12 @@ public final class InactivitySession {
 
     @ObservationIgnored private var rule = PresentationRule()
     @ObservationIgnored private var mapper = SignalMapper()
-    @ObservationIgnored private let mailbox = EventMailbox()
+    private let mailbox = EventMailbox()
     @ObservationIgnored private var observerID: UInt64?
     @ObservationIgnored private var activity: ActivityObserver?
     @ObservationIgnored private var handlers: [UInt64: (PresentationChange) -> Void] = [:]
     @ObservationIgnored private var nextHandler: UInt64 = 1
-    @ObservationIgnored private let overlays = OverlayWindows()
+    private let overlays = OverlayWindows()
 
     /// A session on a new engine with `policy` (system clock, the scheduler thread).
     /// Throws if the policy is invalid, or if its warning is shorter than the presentation needs

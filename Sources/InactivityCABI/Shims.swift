@@ -46,12 +46,13 @@ private func withEngine(_ handle: inact_engine, _ body: (InactivityEngine) throw
 
 /// Checks a caller's struct size: at least this version's, and any larger tail all zero.
 private func checkSize(_ pointer: UnsafeRawPointer, declared: UInt32, known: Int, name: String) throws(InactivityError) {
+    // The upper bound first, on the UInt32: Int(declared) traps above 2^31 on 32-bit CPUs.
+    guard declared <= 65_536 else {
+        throw InactivityError(.structSize, "\(name)->size (\(declared)) is implausibly large (at most 65536)")
+    }
     let size = Int(declared)
     guard size >= known else {
         throw InactivityError(.structSize, "\(name)->size (\(size)) must be at least sizeof(\(name)) (\(known)) for this library")
-    }
-    guard size <= 65_536 else {
-        throw InactivityError(.structSize, "\(name)->size (\(size)) is implausibly large (at most 65536)")
     }
     for offset in known..<size where pointer.load(fromByteOffset: offset, as: UInt8.self) != 0 {
         throw InactivityError(.structSize,

@@ -5,6 +5,7 @@
 // ActivityGate in memory that is never freed (slots are reused with a new generation), which
 // is what lets `inact_activity` run without a lock and without retaining the engine.
 
+import CInactivityPlatform
 import Synchronization
 
 final class Registry: @unchecked Sendable {
@@ -35,9 +36,26 @@ final class Registry: @unchecked Sendable {
     /// Chunk pointers (as integers), published with release ordering before any handle into them.
     private let chunks: UnsafeMutablePointer<Atomic<UInt>>
 
+    // Both the chunk table (128 KiB for the most engines a process may have) and each chunk of
+    // gates come zero-filled from the kernel: all-zero bytes are `Atomic(0)` and `ActivityGate()`,
+    // so nothing is written until a slot is used, and a process with one engine touches two pages
+    // instead of 168 KiB (cold start). Where the kernel refuses, ordinary memory is initialized.
     private init() {
-        chunks = .allocate(capacity: Registry.maxChunks)
-        for i in 0..<Registry.maxChunks { (chunks + i).initialize(to: Atomic<UInt>(0)) }
+        if let zeroed = inactivity_map_zeroed(Registry.maxChunks * MemoryLayout<Atomic<UInt>>.stride) {
+            chunks = zeroed.bindMemory(to: Atomic<UInt>.self, capacity: Registry.maxChunks)
+        } else {
+            chunks = .allocate(capacity: Registry.maxChunks)
+            for i in 0..<Registry.maxChunks { (chunks + i).initialize(to: Atomic<UInt>(0)) }
+        }
+    }
+
+    private static func newChunk() -> UnsafeMutablePointer<ActivityGate> {
+        if let zeroed = inactivity_map_zeroed(chunkSize * MemoryLayout<ActivityGate>.stride) {
+            return zeroed.bindMemory(to: ActivityGate.self, capacity: chunkSize)
+        }
+        let chunk = UnsafeMutablePointer<ActivityGate>.allocate(capacity: chunkSize)
+        for i in 0..<chunkSize { (chunk + i).initialize(to: ActivityGate()) }
+        return chunk
     }
 
     /// The gate of slot `index`, if its chunk exists.
@@ -63,8 +81,7 @@ final class Registry: @unchecked Sendable {
                 if index % Registry.chunkSize == 0 {
                     let c = index / Registry.chunkSize
                     guard c < Registry.maxChunks else { return nil }
-                    let chunk = UnsafeMutablePointer<ActivityGate>.allocate(capacity: Registry.chunkSize)
-                    for i in 0..<Registry.chunkSize { (chunk + i).initialize(to: ActivityGate()) }
+                    let chunk = Registry.newChunk()
                     chunks[c].store(UInt(bitPattern: chunk), ordering: .releasing)
                 }
                 t.entries.append(Entry())
@@ -107,9 +124,11 @@ final class Registry: @unchecked Sendable {
     private func index(of handle: UInt64, in t: Table) -> Int? {
         let low = handle & 0xFFFF_FFFF
         let generation = UInt32(truncatingIfNeeded: handle >> 32)
-        guard low != 0, generation != 0 else { return nil }
+        // Compared as UInt64 before any Int conversion: on 32-bit CPUs Int(low - 1) traps for a
+        // forged handle with the top bit of its low half set.
+        guard low != 0, generation != 0, low <= UInt64(t.entries.count) else { return nil }
         let i = Int(low - 1)
-        guard i < t.entries.count, t.entries[i].generation == generation else { return nil }
+        guard t.entries[i].generation == generation else { return nil }
         return i
     }
 
@@ -130,7 +149,7 @@ final class Registry: @unchecked Sendable {
     @inline(__always)
     func activity(_ handle: UInt64, kind: UInt32) throws(InactivityError) {
         let low = handle & 0xFFFF_FFFF
-        if low != 0, handle >> 32 != 0,
+        if low != 0, low <= UInt64(Registry.maxChunks * Registry.chunkSize), handle >> 32 != 0,
            let gate = gatePointer(Int(low - 1)), gate.pointee.handle.load(ordering: .acquiring) == handle {
             if gate.pointee.record(kind: kind, expectedHandle: handle) == .handled { return }
         }

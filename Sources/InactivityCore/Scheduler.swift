@@ -16,7 +16,9 @@
 // half-created, the engines that exist are untouched, and the next creation tries again. A timer
 // that cannot be set later (it never happens with a valid timerfd, but the result is checked)
 // does not lose deadlines: the thread is woken and waits with a poll timeout instead, at most
-// one second at a time, until the timer can be set again.
+// one second at a time, until the timer can be set again. A child made by fork() has the
+// scheduler's memory but not its thread, and shares the parent's timerfd: it forgets both and
+// starts its own at its first THREAD engine or deadline.
 //
 // Waiting (the only platform-specific part, `Waiter` below) never depends on the wall clock:
 //   Linux, Android  a timerfd of CLOCK_BOOTTIME with an absolute expiry (the sleep counts deep
@@ -44,6 +46,10 @@ final class Scheduler: @unchecked Sendable {
         var timerAt: Int64?
         /// The last attempt to set the timer failed: the thread waits with a bounded timeout.
         var timerFailed = false
+        /// The process that started the thread and owns the waiter's resources. A child made by
+        /// fork() has this memory (and the parent's engines) but not the thread, and shares the
+        /// parent's timerfd: it starts its own at its first engine or arm.
+        var owner: pid_t = 0
     }
 
     private let state = Locked(State())
@@ -58,17 +64,15 @@ final class Scheduler: @unchecked Sendable {
     /// nothing) when the timer, the wake-up channel or the thread cannot be had.
     func engineAdded() throws(InactivityError) {
         try state.withLock { (s: inout State) throws(InactivityError) in
-            if !s.running {
-                try waiter.prepare()
-                try startThread()
-                s.running = true
-            }
+            forgetIfForked(&s)
+            if !s.running { try start(&s) }
             s.engines += 1
         }
     }
 
     func engineRemoved() {
         state.withLock { s in
+            forgetIfForked(&s)
             s.engines -= 1
             if s.engines == 0 && s.running { waiter.wakeNow() }
         }
@@ -78,6 +82,11 @@ final class Scheduler: @unchecked Sendable {
     func arm(handle: UInt64, at: Int64, seq: UInt64) {
         state.withLock { s in
             heapPush(&s.heap, Entry(at: at, handle: handle, seq: seq))
+            if forgetIfForked(&s) {
+                // The parent's engines live on in a forked child: give them a thread. If the
+                // child cannot have one, its engines still decide at every call (catch-up).
+                do throws(InactivityError) { try start(&s) } catch { return }
+            }
             if s.timerAt == nil || at < s.timerAt! {
                 s.timerAt = at
                 if !waiter.setDeadline(at) {
@@ -90,6 +99,24 @@ final class Scheduler: @unchecked Sendable {
     }
 
     var isRunning: Bool { state.withLock { $0.running } }
+
+    private func start(_ s: inout State) throws(InactivityError) {
+        try waiter.prepare()
+        try startThread()
+        s.running = true
+        s.owner = getpid()
+    }
+
+    /// In a child made by fork() while the thread ran: forgets the thread (it is not in this
+    /// process) and the inherited timer and wake-up descriptors. True when it did.
+    @discardableResult
+    private func forgetIfForked(_ s: inout State) -> Bool {
+        guard s.running, s.owner != getpid() else { return false }
+        s.running = false
+        s.timerAt = nil
+        waiter.forgetInheritedResources()
+        return true
+    }
 
     // MARK: The thread
 
@@ -191,15 +218,27 @@ private final class Waiter {
         return timerfd_settime(timerFD, Int32(TFD_TIMER_ABSTIME), &spec, nil) == 0
     }
 
+    /// In a forked child: the descriptors are the parent's timer and channel (closing this
+    /// process's copies leaves the parent's alone); the next `prepare` makes new ones.
+    func forgetInheritedResources() {
+        if timerFD >= 0 { close(timerFD) }
+        if wakeFD >= 0 { close(wakeFD) }
+        timerFD = -1
+        wakeFD = -1
+    }
+
     func wakeNow() {
         var one: UInt64 = 1
         _ = write(wakeFD, &one, 8)   // fails only when the counter is full: a wake is pending
     }
 
+    /// The two pollfds, allocated once (no allocation per wait).
+    private let fds = UnsafeMutablePointer<pollfd>.allocate(capacity: 2)
+
     func wait(timeoutMs: Int32) {
-        var fds = [pollfd(fd: timerFD, events: Int16(POLLIN), revents: 0),
-                   pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)]
-        _ = poll(&fds, 2, timeoutMs)   // EINTR or a timeout: the caller reads the clock anyway
+        fds[0] = pollfd(fd: timerFD, events: Int16(POLLIN), revents: 0)
+        fds[1] = pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)
+        _ = poll(fds, 2, timeoutMs)   // EINTR or a timeout: the caller reads the clock anyway
         var count: UInt64 = 0
         _ = read(timerFD, &count, 8)   // non-blocking: clears what fired
         _ = read(wakeFD, &count, 8)
@@ -240,6 +279,9 @@ private final class Waiter {
         update(at)
         return true
     }
+
+    /// In a forked child the mutex may have been copied locked: initialize both again.
+    func forgetInheritedResources() { ready = false }
 
     func wakeNow() { update(.min) }
 

@@ -8,7 +8,8 @@
  * because the scheduler keeps its timer for the life of the process. The faults are real:
  * RLIMIT_NOFILE makes the kernel refuse the file descriptors, and libinact_faults.so
  * (fault_preload.c, LD_PRELOAD) makes libc's pthread_create or timerfd_settime fail. Real
- * clock, generous bounds (as in test_delivery.c).
+ * clock, generous bounds (as in test_delivery.c). The last test forks: the scheduler in a
+ * child process.
  */
 #define _GNU_SOURCE
 #include "support.h"
@@ -269,4 +270,45 @@ TEST(timers_still_fire_when_the_timer_fails_later) {
     wait_for_threads(threads);
     CHECK_THREAD_ENGINE_WORKS();
     wait_for_threads(threads);
+}
+
+TEST(thread_engines_work_in_a_forked_child) {
+    /* fork() copies the scheduler's memory (running, the heap, the parent's engines) but not
+     * its thread, and the child shares the parent's timerfd. The child starts its own thread:
+     * its new engines and the copies of the parent's get their timers, and the parent's timers
+     * are not disturbed. (Forking while another thread is inside a library call is not
+     * supported, as with any library that takes locks: let the scheduler thread sleep first.) */
+    recorder parent_rec;
+    inact_engine parent_engine = 0;
+    pid_t pid;
+    int status = 0;
+    recorder_init(&parent_rec);
+    REQUIRE(create_thread_engine(&parent_rec, &parent_engine) == INACT_OK);
+    REQUIRE_OK(inact_start(parent_engine));
+    sleep_ms(20);
+    fflush(stdout);
+    fflush(stderr);
+    pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        recorder rec;
+        inact_engine engine = 0;
+        recorder_init(&rec);
+        if (create_thread_engine(&rec, &engine) != INACT_OK) _exit(2);
+        if (inact_start(engine) != INACT_OK) _exit(3);
+        if (recorder_wait(&rec, 2, generous_ms()) < 2) _exit(4);
+        if (recorder_at(&rec, 1).event.state != INACT_STATE_WARNING) _exit(5);
+        if (recorder_wait(&parent_rec, 2, generous_ms()) < 2) _exit(6); /* the copied engine */
+        if (inact_destroy(engine) != INACT_OK || inact_destroy(parent_engine) != INACT_OK) _exit(7);
+        _exit(0);
+    }
+    REQUIRE(waitpid(pid, &status, 0) == pid);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        harness_fail(__FILE__, __LINE__,
+                     "the forked child failed (status %#x; exit 4: its own engine got no "
+                     "WARNING, 6: the engine copied from the parent got none)", status);
+    CHECK(recorder_wait(&parent_rec, 2, generous_ms()) >= 2);
+    CHECK_EQ(recorder_at(&parent_rec, 1).event.state, INACT_STATE_WARNING);
+    REQUIRE_OK(inact_destroy(parent_engine));
+    recorder_deinit(&parent_rec);
 }

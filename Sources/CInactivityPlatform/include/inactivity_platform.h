@@ -18,12 +18,21 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
 /* open(2) is variadic, which Swift imports only through an overlay; read-only needs no mode. */
 static inline int inactivity_open_read_only(const char *path) {
     return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+/* Zero-filled memory straight from the kernel, or NULL: its pages cost nothing until touched
+ * (the registry's tables, sized for the most engines a process may have, are mostly never used).
+ * MAP_FAILED is a macro Swift cannot import. */
+static inline void *inactivity_map_zeroed(size_t bytes) {
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
 }
 
 /* errno is a macro (a thread-local lvalue); the Glibc overlay's `errno` is not in every build. */

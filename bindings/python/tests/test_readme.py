@@ -1,11 +1,12 @@
-"""The README's examples run: its test examples pass, and its other snippets execute."""
+"""The README's Python snippets run exactly as printed: each block is extracted from README.md
+and executed in a fresh namespace (its test functions are then called). Nothing is replaced or
+injected, so a snippet that stops working fails here."""
 
 from __future__ import annotations
 
-import asyncio
 import re
 from pathlib import Path
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List
 
 import pytest
 
@@ -13,46 +14,20 @@ README = Path(__file__).resolve().parents[1] / "README.md"
 pytestmark = pytest.mark.skipif(not README.is_file(), reason="README.md not beside the tests")
 
 
-def python_blocks() -> list[str]:
+def python_blocks() -> List[str]:
     return re.findall(r"```python\n(.*?)```", README.read_text(), re.S)
 
 
-def test_the_manual_clock_examples_pass() -> None:
-    blocks = [b for b in python_blocks() if "def test_" in b]
-    assert blocks
-    namespace: Dict[str, Any] = {}
-    exec(compile(blocks[0], str(README), "exec"), namespace)
+def test_the_readme_has_its_python_snippets() -> None:
+    blocks = python_blocks()
+    assert len(blocks) >= 3
+    assert any("def on_event" in b for b in blocks) and any("AsyncEngine" in b for b in blocks)
+
+
+@pytest.mark.parametrize("index", range(len(python_blocks()) if README.is_file() else 0))
+def test_the_snippet_runs_as_printed(index: int) -> None:
+    namespace: Dict[str, Any] = {"__name__": f"readme_snippet_{index}"}
+    exec(compile(python_blocks()[index], f"{README}:python block {index + 1}", "exec"), namespace)
     tests = [name for name in namespace if name.startswith("test_")]
-    assert len(tests) == 2
     for name in tests:
         namespace[name]()
-
-
-def test_the_callback_example_runs() -> None:
-    block = next(b for b in python_blocks() if "def on_event" in b)
-    exec(compile(block.replace("...", "pass"), str(README), "exec"), {})
-
-
-def test_the_asyncio_example_runs() -> None:
-    import inactivity as ia
-    from inactivity.aio import AsyncEngine
-
-    block = next(b for b in python_blocks() if "AsyncEngine" in b).replace("asyncio.run(main())", "")
-    created: list[AsyncEngine] = []
-
-    class ShortEngine(AsyncEngine):
-        """The example's engine with a policy that locks within a second."""
-
-        def __init__(self, policy: Optional[ia.Policy] = None, **kwargs: Any) -> None:
-            super().__init__(ia.Policy(idle_timeout=0.2, warning=0.1, tick=0), **kwargs)
-            created.append(self)
-
-    async def show_lock_screen() -> None:
-        created[0].close()  # ends the example's `async for`
-
-    namespace: Dict[str, Any] = {}
-    exec(compile(block, str(README), "exec"), namespace)
-    namespace["AsyncEngine"] = ShortEngine
-    namespace["show_lock_screen"] = show_lock_screen
-    asyncio.run(asyncio.wait_for(namespace["main"](), 10))
-    assert len(created) == 1 and created[0].closed

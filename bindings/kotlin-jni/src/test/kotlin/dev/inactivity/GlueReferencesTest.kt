@@ -69,6 +69,28 @@ class GlueReferencesTest {
         assertTrue(NativeCleaner.collectorCleanups > cleanups)
     }
 
+    /** Native threads of this process named as the library's scheduler thread. */
+    private fun schedulerThreads(): Int =
+        (java.io.File("/proc/self/task").listFiles() ?: emptyArray())
+            .count { runCatching { java.io.File(it, "comm").readText().trim() }.getOrNull() == "inactivity" }
+
+    private fun droppedThreadEngine(): Long {
+        val engine = InactivityEngine.create(Policy.defaults(), EngineConfig(), Recorder()) // THREAD, system clock
+        engine.start()
+        return engine.nativeHandle
+    }
+
+    @Test
+    fun a_dropped_thread_engine_no_longer_keeps_the_scheduler_thread_alive() {
+        org.junit.Assume.assumeTrue(java.io.File("/proc/self/task").isDirectory)
+        // Engines of earlier tests are closed (or collected by now): no scheduler thread.
+        assertTrue("a THREAD engine is still open", waitFor { System.gc(); schedulerThreads() == 0 })
+        val handle = droppedThreadEngine()
+        assertEquals(1, schedulerThreads())
+        assertTrue("the native engine was not destroyed", waitFor { System.gc(); !handleIsLive(handle) })
+        assertTrue("the scheduler thread outlived the last engine", waitFor { schedulerThreads() == 0 })
+    }
+
     @Test
     fun close_after_the_clean_up_action_and_clean_up_after_close_are_harmless() {
         val rec = Recorder()
