@@ -154,6 +154,21 @@ public func inact_config_init(_ config: UnsafeMutablePointer<inact_config>?) -> 
     }
 }
 
+@c @implementation
+public func inact_info_init(_ info: UnsafeMutablePointer<inact_info>?) -> Int32 {
+    status { () throws(InactivityError) in
+        guard let info else { throw nullPointer("info") }
+        let never = SessionPolicy.never
+        info.pointee = inact_info(
+            size: UInt32(MemoryLayout<inact_info>.size), state: SessionState.loading.rawValue,
+            reason: Reason.none.rawValue, delivery: INACT_DELIVERY_THREAD.rawValue.int32,
+            clock: INACT_CLOCK_SYSTEM.rawValue.int32, in_background: 0, visible_windows: 0,
+            open_scopes: 0, open_holds: 0, unlock_failures: 0, now_ms: never, remaining_ms: never,
+            next_deadline_ms: never, effective_idle_timeout_ms: never, started_at_ms: never,
+            last_activity_ms: never, background_since_ms: never, locked_at_ms: never)
+    }
+}
+
 private extension UInt32 {
     var int32: Int32 { Int32(bitPattern: self) }
 }

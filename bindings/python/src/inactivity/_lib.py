@@ -162,6 +162,7 @@ _TABLE: Sequence[Tuple[str, Sequence[Any], Any]] = (
     ("inact_get_state", (_engine, _P(c_int32)), _STATUS),
     ("inact_get_reason", (_engine, _P(c_int32)), _STATUS),
     ("inact_get_remaining", (_engine, _P(c_int64)), _STATUS),
+    ("inact_info_init", (_P(CInfo),), _STATUS),
     ("inact_get_info", (_engine, _P(CInfo)), _STATUS),
     ("inact_get_policy", (_engine, _P(CPolicy)), _STATUS),
     # host-mode delivery
