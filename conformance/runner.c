@@ -115,20 +115,19 @@ static int32_t op_kill(char **a, int n) {
     return rc;
 }
 
-static int32_t op_unlock_failed(char **a, int n) {
-    (void)a; (void)n;
-    uint32_t failures = 0;
-    int32_t rc = inact_unlock_failed(engine, &failures);
-    snprintf(result, sizeof result, "ok failures=%" PRIu32, failures);
-    return rc;
-}
-
-static int32_t op_refresh(char **a, int n) {
-    int32_t outcome = 0;
-    int32_t rc = inact_refresh_result(engine, (int32_t)int_arg(a, 0), n > 1 ? a[1] : NULL, &outcome);
-    snprintf(result, sizeof result, "ok outcome=%" PRId32, outcome);
-    return rc;
-}
+/* An op whose call writes one integer result: `ok LABEL=VALUE`. */
+#define RESULT_OP(fn, type, label, fmt, call)                                          \
+    static int32_t fn(char **a, int n) {                                              \
+        (void)a; (void)n;                                                             \
+        type value = 0;                                                               \
+        int32_t rc = call;                                                            \
+        snprintf(result, sizeof result, "ok " label "=%" fmt, value);                 \
+        return rc;                                                                    \
+    }
+RESULT_OP(op_unlock_failed, uint32_t, "failures", PRIu32, inact_unlock_failed(engine, &value))
+RESULT_OP(op_refresh, int32_t, "outcome", PRId32,
+          inact_refresh_result(engine, (int32_t)int_arg(a, 0), n > 1 ? a[1] : NULL, &value))
+RESULT_OP(op_next_deadline, int64_t, "delay", PRId64, inact_next_deadline(engine, &value))
 
 static int32_t op_push_scope(char **a, int n) {
     (void)n;
@@ -204,6 +203,32 @@ static int32_t op_info(char **a, int n) {
     return rc;
 }
 
+static int32_t op_policy(char **a, int n) {
+    (void)a; (void)n;
+    inact_policy p;
+    memset(&p, 0, sizeof p);
+    p.size = sizeof p;
+    int32_t rc = inact_get_policy(engine, &p);
+    snprintf(result, sizeof result,
+             "ok idle_action=%d idle_timeout_ms=%" PRId64 " warning_ms=%" PRId64 " background_timeout_ms=%" PRId64
+             " absolute_timeout_ms=%" PRId64 " locked_timeout_ms=%" PRId64 " max_unlock_failures=%" PRIu32
+             " tick_ms=%" PRId64 " background_grace_ms=%" PRId64 " activity_kinds=%" PRIu32
+             " activity_dismisses_warning=%d pause_idle_in_background=%d",
+             p.idle_action, p.idle_timeout_ms, p.warning_ms, p.background_timeout_ms, p.absolute_timeout_ms,
+             p.locked_timeout_ms, p.max_unlock_failures, p.tick_ms, p.background_grace_ms, p.activity_kinds,
+             p.activity_dismisses_warning, p.pause_idle_in_background);
+    return rc;
+}
+
+static int32_t op_clock(char **a, int n) {
+    (void)a; (void)n;
+    int64_t monotonic = 0, wall = 0;
+    uint64_t boot = 0;
+    int32_t rc = inact_clock_now(engine, &monotonic, &wall, &boot);
+    snprintf(result, sizeof result, "ok monotonic=%" PRId64 " wall=%" PRId64 " boot=%" PRIu64, monotonic, wall, boot);
+    return rc;
+}
+
 /* The inputs that are one C call each: one line per input (name, call; `a` holds the words
  * after the name). The ops with results or host state are the functions above. */
 #define SIMPLE_OPS(X)                                                   \
@@ -219,7 +244,8 @@ static int32_t op_info(char **a, int n) {
     X("freeze", inact_clock_freeze(engine, int_arg(a, 0)))              \
     X("wall-jump", inact_clock_jump_wall(engine, int_arg(a, 0)))        \
     X("activity", inact_activity(engine, (uint32_t)strtoul(a[0], NULL, 10))) \
-    X("end", inact_end(engine, (int32_t)int_arg(a, 0)))
+    X("end", inact_end(engine, (int32_t)int_arg(a, 0)))                 \
+    X("poll", inact_poll(engine))
 
 static int32_t simple_op(const char *name, char **a) {
 #define RUN_IF(op, call) if (strcmp(name, op) == 0) return call;
@@ -239,7 +265,8 @@ static const struct {
     {"hold", op_hold},           {"release", op_release},
     {"set-policy", op_set_policy}, {"save", op_save},
     {"restore", op_restore},     {"restore-corrupt", op_restore_corrupt},
-    {"info", op_info},
+    {"info", op_info},           {"policy", op_policy},
+    {"next-deadline", op_next_deadline}, {"clock", op_clock},
 };
 
 static void run_line(char *line) {

@@ -131,6 +131,10 @@ class Runner:
             "restore": lambda: e.restore(self.snapshot),
             "restore-corrupt": lambda: e.restore(self.corrupted()),
             "info": lambda: "ok " + info(e.info()),
+            "policy": lambda: "ok " + policy_fields(e.policy()),
+            "next-deadline": lambda: f"ok delay={ms_out(e.next_deadline())}",
+            "clock": lambda: clock(e.clock_now()),
+            "poll": e.poll,
         }
         run = ops.get(op)
         if run is None:
@@ -158,6 +162,22 @@ class Runner:
         if self.engine is not None:
             self.engine.close()
         return self.out
+
+
+def policy_fields(p: ia.Policy) -> str:
+    return (
+        f"idle_action={int(p.idle_action)} idle_timeout_ms={ms_out(p.idle_timeout)} warning_ms={ms_out(p.warning)} "
+        f"background_timeout_ms={ms_out(p.background_timeout)} absolute_timeout_ms={ms_out(p.absolute_timeout)} "
+        f"locked_timeout_ms={ms_out(p.locked_timeout)} max_unlock_failures={p.max_unlock_failures} "
+        f"tick_ms={ms_out(p.tick)} background_grace_ms={ms_out(p.background_grace)} "
+        f"activity_kinds={int(p.activity_kinds)} activity_dismisses_warning={int(p.activity_dismisses_warning)} "
+        f"pause_idle_in_background={int(p.pause_idle_in_background)}"
+    )
+
+
+def clock(c: ia.ClockReading) -> str:
+    wall = ms_out(c.wall - datetime(1970, 1, 1, tzinfo=timezone.utc))
+    return f"ok monotonic={ms_out(c.monotonic)} wall={wall} boot={c.boot_id}"
 
 
 def info(i: ia.Info) -> str:

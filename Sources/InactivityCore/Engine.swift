@@ -49,6 +49,20 @@ public final class InactivityEngine: @unchecked Sendable {
         public var lastActivityMs: Int64
         public var backgroundSinceMs: Int64
         public var lockedAtMs: Int64
+        /// What an unlock needs now (`.none` unless LOCKED).
+        public var requiredAuth: AuthStrength
+        /// True while the offline timeout has passed: unlock waits for a server contact.
+        public var needsServerContact: Bool
+        /// The last credential verification; `SessionPolicy.never` if none.
+        public var lastCredentialMs: Int64
+        /// From when a biometric no longer unlocks; `SessionPolicy.never` if it always does.
+        public var strongAuthDeadlineMs: Int64
+        /// The last successful server contact; `SessionPolicy.never` if none.
+        public var lastServerContactMs: Int64
+        /// The newest refresh-token generation seen; 0 if none.
+        public var tokenGeneration: UInt64
+        /// The end of an announced expected interruption; `SessionPolicy.never` if none.
+        public var interruptionUntilMs: Int64
     }
 
     /// The engine's handle (the C ABI's `inact_engine`). Set once, during init.

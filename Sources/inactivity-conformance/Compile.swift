@@ -37,6 +37,7 @@ struct OpCompiler {
 
     private mutating func launch() {
         emit("launch \(monotonicMs) \(wallMs) \(bootID) \(OpCompiler.fields(policy))")
+        emit("policy")
         running = true
     }
 
@@ -52,7 +53,11 @@ struct OpCompiler {
     private mutating func compile(_ step: Step) {
         switch step.command {
         case .note: return
-        case .expect: emit("info"); return
+        case .expect:
+            // The queries: the full view, then the host-mode and clock reads (each binding
+            // converts them its own way: NEVER, durations, wall time, 64-bit boot ids).
+            for query in ["info", "next-deadline", "clock", "poll"] { emit(query) }
+            return
         case .freeze(let ms):
             emit("freeze \(ms)")   // no query after it: the next call is the one that catches up
             monotonicMs += ms
@@ -73,7 +78,7 @@ struct OpCompiler {
             return
         case .wallJump(let ms):
             wallMs += ms
-            if running { emit("wall-jump \(ms)") }
+            if running { emit("wall-jump \(ms)"); emit("clock") }
             return
         case .save: emit("save")
         case .start: emit("start")
@@ -94,6 +99,7 @@ struct OpCompiler {
         case .release(let name): emit("release \(name)")
         case .setPolicy(let newPolicy):
             emit("set-policy \(OpCompiler.fields(newPolicy))")
+            emit("policy")
             if step.expectedError == nil { policy = newPolicy }
         case .restore(let corrupt): emit(corrupt ? "restore-corrupt" : "restore")
         }

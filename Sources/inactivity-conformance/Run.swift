@@ -68,6 +68,10 @@ final class SwiftRunner {
         case "restore": try e.restore(snapshot)
         case "restore-corrupt": try e.restore(SwiftRunner.corrupted(snapshot))
         case "info": return "ok " + SwiftRunner.info(try e.info())
+        case "policy": return "ok " + OpCompiler.fields(try e.policy())
+        case "next-deadline": return "ok delay=\(try e.nextDeadlineDelayMs() ?? SessionPolicy.never)"
+        case "clock": let c = e.clockNow(); return "ok monotonic=\(c.monotonicMs) wall=\(c.wallMs) boot=\(c.bootID)"
+        case "poll": try e.poll()
         default: return "unknown-op"
         }
         return "ok"

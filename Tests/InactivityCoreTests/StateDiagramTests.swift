@@ -21,6 +21,8 @@ enum StateDiagram {
     static func label(_ kind: DeadlineKind) -> String {
         switch kind {
         case .absolute: "absolute timeout"
+        case .offlineExpiry: "offline expiry"
+        case .offlineLock: "offline timeout"
         case .lockedTimeout: "locked timeout"
         case .idleExpire: "idle timeout with action EXPIRE"
         case .background: "background timeout"
@@ -28,6 +30,15 @@ enum StateDiagram {
         case .graceEnd: "grace end"
         case .warning: "warning deadline"
         case .tick: "tick"
+        }
+    }
+
+    static func label(_ condition: Condition) -> String {
+        switch condition {
+        case .activityCounts: "if counted"
+        case .activityDismissesWarning: "if it may dismiss"
+        case .backgroundTimeoutPassed: "unless in background past the timeout"
+        case .locksOnDeviceLock: "with lock on device lock"
         }
     }
 
@@ -48,7 +59,7 @@ enum StateDiagram {
                 guard outcome != .refused && outcome != .noOp else { continue }
                 var name = input.name
                 if case .appliedIf(let condition) = outcome {
-                    name += condition == .activityDismissesWarning ? " if it may dismiss" : " if counted"
+                    name += " " + StateDiagram.label(condition)
                 }
                 switch input.rule.move {
                 case .stays: break
@@ -56,6 +67,7 @@ enum StateDiagram {
                 case .toNamedReason(let to):
                     add(from, to, "\(name) (\(Reason.allCases.filter(\.isEnding).map(label).joined(separator: ", ")))")
                 case .atFailureLimit(let to, let reason): add(from, to, "\(name) at the limit (\(label(reason)))")
+                case .toWhen(let condition, let to, let reason): add(from, to, "\(name) \(label(condition)) (\(label(reason)))")
                 case .toSnapshot:
                     for to in SessionState.allCases where to != .loading { add(from, to, name) }
                     add(from, .expired, "\(name) corrupt (\(label(.restoreFailed)))")

@@ -37,7 +37,7 @@ object ConformanceRunner {
     /** `name=value` policy fields; each field is one line. */
     private fun policy(pairs: List<String>): Policy {
         val v = pairs.associate { it.substringBefore('=') to it.substringAfter('=').toLong() }
-        return Policy(
+        return Policy.defaults().copy(
             idleAction = IdleAction.entries.first { it.code.toLong() == v.getValue("idle_action") },
             idleTimeout = msIn(v.getValue("idle_timeout_ms")),
             warning = msIn(v.getValue("warning_ms")),
@@ -52,6 +52,15 @@ object ConformanceRunner {
             pauseIdleInBackground = v.getValue("pause_idle_in_background") != 0L,
         )
     }
+
+    private fun policyFields(p: Policy): String =
+        "idle_action=${p.idleAction.code} idle_timeout_ms=${msOut(p.idleTimeout)} warning_ms=${msOut(p.warning)} " +
+            "background_timeout_ms=${msOut(p.backgroundTimeout)} absolute_timeout_ms=${msOut(p.absoluteTimeout)} " +
+            "locked_timeout_ms=${msOut(p.lockedTimeout)} max_unlock_failures=${p.maxUnlockFailures} " +
+            "tick_ms=${msOut(p.tick)} background_grace_ms=${msOut(p.backgroundGrace)} " +
+            "activity_kinds=${p.activityKinds.fold(0) { m, k -> m or k.bit }} " +
+            "activity_dismisses_warning=${if (p.activityDismissesWarning) 1 else 0} " +
+            "pause_idle_in_background=${if (p.pauseIdleInBackground) 1 else 0}"
 
     private fun info(i: EngineInfo): String =
         "state=${i.state.code} reason=${i.reason.code} background=${if (i.inBackground) 1 else 0} " +
@@ -128,6 +137,10 @@ object ConformanceRunner {
                 "restore" -> e.restore(snapshot)
                 "restore-corrupt" -> e.restore(corrupted())
                 "info" -> return "ok " + info(e.info())
+                "policy" -> return "ok " + policyFields(e.policy)
+                "next-deadline" -> return "ok delay=${msOut(e.nextDeadline())}"
+                "clock" -> return e.clockNow().let { "ok monotonic=${it.monotonicMs} wall=${it.wallMs} boot=${it.bootId.toULong()}" }
+                "poll" -> e.poll()
                 else -> return "unknown-op"
             }
             return "ok"
