@@ -242,7 +242,10 @@ static int reason_fits_state(int32_t state, int32_t reason) {
 static void check_event_shape(const slot *s, const inact_event *e, int64_t now) {
     if (e->size != sizeof(inact_event)) fail("event.size %u", e->size);
     if (e->engine != s->h) fail("event.engine %" PRIx64 " != %" PRIx64, e->engine, s->h);
-    if (e->reserved0 != 0) fail("event.reserved0 %d", e->reserved0);
+    if (e->state == INACT_STATE_LOCKED
+            ? e->required_auth != INACT_AUTH_BIOMETRIC && e->required_auth != INACT_AUTH_CREDENTIAL
+            : e->required_auth != INACT_AUTH_NONE)
+        fail("event.required_auth %d in %s", e->required_auth, m_state_name(e->state));
     if (e->kind != INACT_EVENT_STATE_CHANGED && e->kind != INACT_EVENT_TICK) fail("event.kind %d", e->kind);
     if (!reason_fits_state(e->state, e->reason))
         fail("event %s with reason %s", m_state_name(e->state), m_reason_name(e->reason));
@@ -1036,8 +1039,8 @@ static void op_bad_args(reader *r) {
         small_policy(&q);
         before = q;
         uint8_t pb = rd8(r);
-        int32_t preset = pb < 128 ? 5 + pb : PICK(wide32, pb);
-        if (preset >= 0 && preset <= 4) preset = -1 - preset;
+        int32_t preset = pb < 128 ? 7 + pb : PICK(wide32, pb);
+        if (preset >= 0 && preset <= 6) preset = -1 - preset;
         if (inact_policy_preset(&q, preset) != INACT_E_INVALID_ARGUMENT || memcmp(&q, &before, sizeof q) != 0)
             fail("an unknown preset %d changed the policy or was accepted", preset);
         inact_policy pv;

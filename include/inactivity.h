@@ -130,7 +130,10 @@ typedef uint64_t inact_engine;
     XX(INACT_E_SNAPSHOT_INVALID, -12, "the snapshot holds impossible values")           \
     XX(INACT_E_LIMIT, -13, "a resource limit was reached (engines, scopes or holds)")   \
     XX(INACT_E_INTERNAL, -14, "an internal error occurred")                             \
-    XX(INACT_E_SYSTEM, -15, "the system refused a resource the engine needs (thread, timer)")
+    XX(INACT_E_SYSTEM, -15, "the system refused a resource the engine needs (thread, timer)") \
+    XX(INACT_E_WEAK_AUTH, -16, "the unlock method is weaker than the lock requires")    \
+    XX(INACT_E_OFFLINE, -17, "a server contact must succeed before the session unlocks") \
+    XX(INACT_E_CEILING, -18, "the policy is laxer than a managed ceiling")
 
 #define INACT_STATUS_ENUM_ENTRY_(name, value, message) name = value,
 typedef enum inact_status {
@@ -172,7 +175,11 @@ typedef enum inact_reason {
     INACT_REASON_LOGOUT = 15,            /* EXPIRED: inact_end */
     INACT_REASON_REVOKED = 16,           /* EXPIRED: inact_end or a refresh said revoked */
     INACT_REASON_PASSWORD_CHANGED = 17,  /* EXPIRED: inact_end */
-    INACT_REASON_RESTORE_FAILED = 18     /* EXPIRED: the snapshot was corrupt */
+    INACT_REASON_RESTORE_FAILED = 18,    /* EXPIRED: the snapshot was corrupt */
+    INACT_REASON_DEVICE_LOCKED = 19,     /* LOCKED: the device locked (policy.lock_on_device_lock) */
+    INACT_REASON_OFFLINE_TIMEOUT = 20,   /* LOCKED: no server contact for policy.offline_timeout_ms */
+    INACT_REASON_OFFLINE_EXPIRY = 21,    /* EXPIRED: no server contact for policy.offline_expiry_ms */
+    INACT_REASON_RESTART = 22            /* LOCKED: a cold start with policy.lock_on_restart */
 } inact_reason;
 
 /** Kinds of user activity; bits, combined in inact_policy.activity_kinds. */
@@ -202,7 +209,9 @@ typedef enum inact_preset {
     INACT_PRESET_NIST_AAL2 = 1, /* NIST SP 800-63B AAL2: 30 min idle, 12 h absolute */
     INACT_PRESET_NIST_AAL3 = 2, /* NIST SP 800-63B AAL3: 15 min idle, 12 h absolute */
     INACT_PRESET_PCI_DSS = 3,   /* PCI DSS 4.0 8.2.8: 15 min idle */
-    INACT_PRESET_BANKING = 4    /* strict banking app: 5 min idle, see inact_policy_preset */
+    INACT_PRESET_BANKING = 4,   /* strict banking app: 5 min idle, see inact_policy_preset */
+    INACT_PRESET_PSD2 = 5,      /* EU PSD2 RTS 2018/389 art. 4(3)(b) and (d): 5 min idle, 5 attempts */
+    INACT_PRESET_ENTERPRISE = 6 /* modelled on Intune app protection defaults, see inact_policy_preset */
 } inact_preset;
 
 /** Kinds of event delivered to the callback. */
@@ -228,8 +237,21 @@ typedef enum inact_refresh_outcome {
     INACT_REFRESH_OK = 0,      /* 2xx: the session goes on */
     INACT_REFRESH_RETRY = 1,   /* 0 (no network), 408, 429, 5xx: nothing changes; retry later */
     INACT_REFRESH_REVOKED = 2, /* 401, or 400 with invalid_grant: the session is now EXPIRED */
-    INACT_REFRESH_FAILED = 3   /* any other status: nothing changes; retrying will not help */
+    INACT_REFRESH_FAILED = 3,  /* any other status: nothing changes; retrying will not help */
+    INACT_REFRESH_STALE = 4    /* would be REVOKED, but for a refresh token older than the newest
+                                  generation seen: a rotation race; nothing changes */
 } inact_refresh_outcome;
+
+/**
+ * The strength of a user verification: what an unlock needs (inact_event.required_auth,
+ * inact_info.required_auth) and which method verified the user (inact_unlock_with).
+ * A credential is stronger than a biometric.
+ */
+typedef enum inact_auth {
+    INACT_AUTH_NONE = 0,       /* nothing is required: the session is not LOCKED */
+    INACT_AUTH_BIOMETRIC = 1,  /* a biometric is enough (or the credential) */
+    INACT_AUTH_CREDENTIAL = 2  /* the credential (PIN, password) is required */
+} inact_auth;
 
 /* ---------------------------------------------------------------------------------
  * Structs
@@ -250,7 +272,40 @@ typedef struct inact_policy {
     uint32_t max_unlock_failures;   /* failed unlocks in a row -> EXPIRED; 0 = unlimited; default 0 */
     int32_t activity_dismisses_warning; /* 0/1: activity in WARNING returns to ACTIVE; default 0 */
     int32_t pause_idle_in_background;   /* 0/1: the idle countdown stops in background; default 0 */
+    int32_t lock_on_device_lock;        /* 0/1: inact_device_locked -> LOCKED (DEVICE_LOCKED); default 0 */
+    int32_t lock_on_restart;            /* 0/1: every restore is LOCKED (RESTART) at least; default 0 */
+    int64_t strong_auth_timeout_ms;     /* since the last credential verification this long -> a
+                                           biometric no longer unlocks; 0 = always the credential;
+                                           NEVER = off; default NEVER */
+    int64_t expected_interruption_max_ms; /* longest inact_expect_interruption; 0 = refused; finite;
+                                             default 60 s */
+    int64_t offline_timeout_ms;         /* no server contact this long -> LOCKED (OFFLINE_TIMEOUT),
+                                           unlock refused until a contact; > 0; NEVER = off; default NEVER */
+    int64_t offline_expiry_ms;          /* no server contact this long -> EXPIRED (OFFLINE_EXPIRY);
+                                           > 0; NEVER = off; default NEVER */
 } inact_policy;
+
+/**
+ * An administrator's limits (MDM managed configuration, an organisation maximum) set on an
+ * engine with inact_set_ceilings. Every policy applied to the engine afterwards must be at
+ * least as strict in every limited field, else INACT_E_CEILING naming the field and the limit.
+ * Durations: INACT_NEVER = no limit; a policy's NEVER (off) exceeds every finite limit.
+ * Fill it with inact_ceilings_init (no limits), then edit. Not part of a snapshot.
+ */
+typedef struct inact_ceilings {
+    uint32_t size;                      /* sizeof(inact_ceilings) */
+    uint32_t max_unlock_failures;       /* 0 = no limit; else the policy's must be 1..this */
+    int64_t idle_timeout_ms;
+    int64_t background_timeout_ms;
+    int64_t absolute_timeout_ms;
+    int64_t locked_timeout_ms;
+    int64_t strong_auth_timeout_ms;
+    int64_t expected_interruption_max_ms;
+    int64_t offline_timeout_ms;
+    int64_t offline_expiry_ms;
+    int32_t lock_on_device_lock;        /* 0/1: 1 = the policy must set it */
+    int32_t lock_on_restart;            /* 0/1: 1 = the policy must set it */
+} inact_ceilings;
 
 /** How an engine is created. Fill it with inact_config_init, then edit. */
 typedef struct inact_config {
@@ -270,7 +325,7 @@ typedef struct inact_event {
     int32_t state;          /* inact_state after the event */
     int32_t previous_state; /* inact_state the host saw before (== state for a tick) */
     int32_t reason;         /* inact_reason of the current state */
-    int32_t reserved0;      /* 0 */
+    int32_t required_auth;  /* inact_auth an unlock needs at now_ms (NONE unless LOCKED) */
     int64_t remaining_ms;   /* ms from `now_ms` to the next lock or expiry; INACT_NEVER if none */
     int64_t time_ms;        /* when it took effect (the deadline applied), engine clock */
     int64_t now_ms;         /* when it was evaluated, engine clock (>= time_ms) */
@@ -297,6 +352,13 @@ typedef struct inact_info {
     int64_t last_activity_ms;          /* last counted activity; INACT_NEVER if none */
     int64_t background_since_ms;       /* background start; INACT_NEVER if not in background */
     int64_t locked_at_ms;              /* when LOCKED was entered; INACT_NEVER if not locked */
+    int32_t required_auth;             /* inact_auth an unlock needs now (NONE unless LOCKED) */
+    int32_t needs_server_contact;      /* 0/1: LOCKED past the offline timeout: unlock is refused */
+    int64_t last_credential_ms;        /* last credential verification; INACT_NEVER if none */
+    int64_t strong_auth_deadline_ms;   /* from then a biometric no longer unlocks; INACT_NEVER if never */
+    int64_t last_server_contact_ms;    /* last successful server contact; INACT_NEVER if none */
+    uint64_t token_generation;         /* newest refresh-token generation seen; 0 if none */
+    int64_t interruption_until_ms;     /* end of an announced expected interruption; INACT_NEVER */
 } inact_info;
 
 /* ---------------------------------------------------------------------------------
@@ -349,8 +411,9 @@ INACT_EXPORT const char *inact_last_error(void);
 /**
  * Fills `policy` with the defaults: idle 15 min, warning 30 s, idle action LOCK,
  * background 60 s, absolute 12 h, locked NEVER, max unlock failures 0, tick 1 s,
- * background grace 700 ms, activity kinds INACT_ACTIVITY_USER, dismiss 0, pause 0;
- * and sets `size`. Returns INACT_OK or INACT_E_NULL_POINTER. Thread: any.
+ * background grace 700 ms, activity kinds INACT_ACTIVITY_USER, dismiss 0, pause 0,
+ * lock on device lock 0, lock on restart 0, strong auth NEVER, expected interruption max
+ * 60 s, offline timeout NEVER, offline expiry NEVER; and sets `size`. Returns INACT_OK or INACT_E_NULL_POINTER. Thread: any.
  */
 INACT_EXPORT int32_t inact_policy_init(inact_policy *policy);
 
@@ -358,8 +421,16 @@ INACT_EXPORT int32_t inact_policy_init(inact_policy *policy);
  * Fills `policy` with a named preset (inact_preset) and sets `size`.
  * NIST_AAL2: idle 30 min, absolute 12 h. NIST_AAL3 and PCI_DSS: idle 15 min, absolute
  * 12 h. BANKING: idle 5 min, warning 30 s, background 30 s, absolute 8 h, locked 15 min,
- * 5 unlock failures; activity does not dismiss the warning. Other fields are defaults.
- * preset: 0..4; any other int32_t is refused.
+ * 5 unlock failures; activity does not dismiss the warning.
+ * PSD2 (EU Delegated Regulation 2018/389, the RTS on strong customer authentication): idle
+ * 5 min (art. 4(3)(d): at most 5 minutes without activity after authentication), 5 unlock
+ * failures (art. 4(3)(b): at most 5 failed attempts before blocking).
+ * ENTERPRISE (modelled on Microsoft Intune app protection defaults): idle and background
+ * 30 min ("recheck the access requirements after 30 minutes of inactivity"), strong auth
+ * 30 min ("override biometrics with PIN after timeout"), offline timeout 720 min and offline
+ * expiry 90 days (offline grace period: block access, wipe data), 5 unlock failures (max PIN
+ * attempts), absolute NEVER (Intune has no session lifetime). Other fields are defaults.
+ * preset: 0..6; any other int32_t is refused.
  * Returns INACT_OK, INACT_E_NULL_POINTER, or INACT_E_INVALID_ARGUMENT (unknown preset;
  * `policy` unchanged). Thread: any.
  */
@@ -369,11 +440,16 @@ INACT_EXPORT int32_t inact_policy_preset(inact_policy *policy, int32_t preset);
  * Checks `policy` without using it. Rejects: a wrong size; durations < 0; idle or absolute
  * timeout 0; INACT_NEVER for warning, tick or grace;
  * warning >= idle timeout; unknown idle action; unknown activity-kind bits; booleans other
- * than 0/1; and any value whose deadline arithmetic would overflow (a finite duration
+ * than 0/1; offline timeout or expiry 0; INACT_NEVER for expected_interruption_max_ms;
+ * and any value whose deadline arithmetic would overflow (a finite duration
  * above 100 years). Returns INACT_OK or the error, with inact_last_error naming the field.
  * Thread: any.
  */
 INACT_EXPORT int32_t inact_policy_validate(const inact_policy *policy);
+
+/** Fills `ceilings` with "no limit" in every field and sets `size`.
+ *  Returns INACT_OK or INACT_E_NULL_POINTER. Thread: any. */
+INACT_EXPORT int32_t inact_ceilings_init(inact_ceilings *ceilings);
 
 /* ---------------------------------------------------------------------------------
  * Lifecycle
@@ -434,8 +510,10 @@ INACT_EXPORT int32_t inact_destroy(inact_engine engine);
 INACT_EXPORT int32_t inact_start(inact_engine engine);
 
 /**
- * Restores a snapshot written by inact_snapshot_write. Allowed in LOADING only.
- * The time since the snapshot counts as background time. Elapsed time is trusted only on
+ * Restores a snapshot written by inact_snapshot_write (format 2, or format 1 of earlier
+ * versions: its missing fields read as the credential and the server last seen at the
+ * session start). Allowed in LOADING only. With policy.lock_on_restart an ACTIVE or WARNING
+ * outcome becomes LOCKED (RESTART). The time since the snapshot counts as background time. Elapsed time is trusted only on
  * the same boot with a clock that did not go back; otherwise the engine is LOCKED
  * (UNTRUSTED_CLOCK) at least, EXPIRED when the absolute lifetime passed by the wall clock
  * or the wall clock went back. Deadlines are applied before it returns, and the host
@@ -468,14 +546,41 @@ INACT_EXPORT int32_t inact_continue(inact_engine engine);
  *  Returns INACT_OK or INACT_E_INVALID_STATE (LOADING, EXPIRED). */
 INACT_EXPORT int32_t inact_lock(inact_engine engine);
 
-/** The host verified the user. LOCKED -> ACTIVE (UNLOCKED); last activity = now; failures 0;
- *  the absolute lifetime is unchanged. Returns INACT_OK or INACT_E_INVALID_STATE. */
+/** The host verified the user's credential: inact_unlock_with(engine, INACT_AUTH_CREDENTIAL). */
 INACT_EXPORT int32_t inact_unlock(inact_engine engine);
 
-/** A re-verification failed. LOCKED only: failures + 1; at policy.max_unlock_failures ->
- *  EXPIRED (UNLOCK_FAILURES). out_failures (may be NULL): the count after this call.
- *  Returns INACT_OK or INACT_E_INVALID_STATE. */
+/**
+ * The host verified the user with `method` (INACT_AUTH_BIOMETRIC or _CREDENTIAL).
+ * LOCKED -> ACTIVE (UNLOCKED); last activity = now; failures 0; the absolute lifetime is
+ * unchanged; a CREDENTIAL unlock is a credential verification (the strong-auth time restarts
+ * and a biometrics change is cleared). The lock requires the CREDENTIAL when the time since
+ * the last credential verification (inact_start or a credential unlock) reached
+ * policy.strong_auth_timeout_ms, after inact_biometrics_changed, and after a restore whose
+ * elapsed time was not trusted (when the strong-auth timeout is not NEVER).
+ * Returns INACT_OK; INACT_E_INVALID_ARGUMENT (method is not BIOMETRIC or CREDENTIAL);
+ * INACT_E_INVALID_STATE (not LOCKED); INACT_E_OFFLINE (the offline timeout has passed since the
+ * last server contact: report one with inact_server_contact first); INACT_E_WEAK_AUTH (a
+ * biometric where the credential is required). Every error changes nothing.
+ */
+INACT_EXPORT int32_t inact_unlock_with(inact_engine engine, int32_t method);
+
+/** A failed credential re-verification: inact_unlock_failed_with(engine, INACT_AUTH_CREDENTIAL, out). */
 INACT_EXPORT int32_t inact_unlock_failed(inact_engine engine, uint32_t *out_failures);
+
+/** A re-verification with `method` failed. LOCKED only: failures + 1; at
+ *  policy.max_unlock_failures -> EXPIRED (UNLOCK_FAILURES). out_failures (may be NULL): the
+ *  count after this call. Returns INACT_OK, INACT_E_INVALID_ARGUMENT (method),
+ *  INACT_E_INVALID_STATE, or INACT_E_WEAK_AUTH (a method the lock does not accept: not
+ *  counted, nothing changes). */
+INACT_EXPORT int32_t inact_unlock_failed_with(inact_engine engine, int32_t method, uint32_t *out_failures);
+
+/** The enrolled biometrics changed (a finger or face was added or removed): until the next
+ *  credential verification an unlock needs the CREDENTIAL. Kept in a snapshot. Allowed in
+ *  every state (in LOADING it is added to what a restore brings; inact_start clears it). */
+INACT_EXPORT int32_t inact_biometrics_changed(inact_engine engine);
+
+/** Writes what an unlock needs now (inact_auth; NONE unless LOCKED). */
+INACT_EXPORT int32_t inact_get_required_auth(inact_engine engine, int32_t *out_auth);
 
 /** Ends the session: any state but EXPIRED -> EXPIRED with `reason` (INACT_REASON_LOGOUT,
  *  _REVOKED or _PASSWORD_CHANGED); in EXPIRED a no-op success.
@@ -496,6 +601,35 @@ INACT_EXPORT int32_t inact_end(inact_engine engine, int32_t reason);
 INACT_EXPORT int32_t inact_refresh_result(inact_engine engine, int32_t http_status,
                                           const char *oauth_error, int32_t *out_outcome);
 
+/**
+ * inact_refresh_result for a refresh that used the refresh token of `generation` (the host
+ * numbers its refresh tokens 1, 2, 3, ... per sign-in; 0 = not tracked). The outcome table:
+ *   2xx                                  -> OK      (a successful server contact)
+ *   401, or 400 with "invalid_grant":
+ *     generation != 0 and older than the newest generation seen -> STALE (a rotation race:
+ *                                            another refresh already replaced that token;
+ *                                            nothing changes)
+ *     otherwise                          -> REVOKED (EXPIRED REVOKED unless already EXPIRED)
+ *   0 (no response), 408, 429, 5xx       -> RETRY   (nothing changes)
+ *   any other status                     -> FAILED  (nothing changes)
+ * The newest generation seen is the largest reported here or to inact_token_rotated (kept in a
+ * snapshot; inact_start resets it to 0). Returns INACT_OK or INACT_E_INVALID_ARGUMENT.
+ */
+INACT_EXPORT int32_t inact_refresh_result_gen(inact_engine engine, int32_t http_status,
+                                              const char *oauth_error, uint64_t generation,
+                                              int32_t *out_outcome);
+
+/** The host stored a new refresh token of `generation` (a rotation): a later invalid_grant for
+ *  an older generation is STALE. Allowed in every state. Returns INACT_OK or
+ *  INACT_E_INVALID_ARGUMENT (older than the newest generation seen). */
+INACT_EXPORT int32_t inact_token_rotated(inact_engine engine, uint64_t generation);
+
+/** A successful online check (any server call the host trusts, besides a 2xx refresh, which
+ *  counts by itself): the offline deadlines restart from now and an unlock refused with
+ *  INACT_E_OFFLINE is allowed again. Allowed in every state (kept through a restore from
+ *  LOADING). */
+INACT_EXPORT int32_t inact_server_contact(inact_engine engine);
+
 /** The app went to background: the background time starts now (if not already in
  *  background); while in background activity is ignored. Allowed in every state. */
 INACT_EXPORT int32_t inact_background(inact_engine engine);
@@ -515,6 +649,29 @@ INACT_EXPORT int32_t inact_window_shown(inact_engine engine);
 
 /** A window was hidden. Returns INACT_OK or INACT_E_INVALID_STATE (no window shown). */
 INACT_EXPORT int32_t inact_window_hidden(inact_engine engine);
+
+/**
+ * Announces an expected interruption: the app is about to show its own system sheet (photo
+ * picker, share sheet, Face ID, a document or payment sheet) that sends it to background for
+ * a moment. A background that begins within `max_ms` from now does not lock before the end
+ * of that window (then the background timeout counts from the background start as usual):
+ * a background that ends in time does not count at all. Single use: a foreground after such
+ * a background consumes it; unused, it lapses at its end. It never suspends the idle,
+ * absolute, locked or offline timeouts, and is dropped when the session leaves
+ * ACTIVE/WARNING or the device locks. Not kept in a snapshot. max_ms: 1 ..
+ * policy.expected_interruption_max_ms, or 0 to withdraw an announcement.
+ * Returns INACT_OK; INACT_E_INVALID_ARGUMENT (max_ms < 0 or above the policy cap);
+ * INACT_E_INVALID_STATE (not ACTIVE or WARNING, or already in background or its grace).
+ */
+INACT_EXPORT int32_t inact_expect_interruption(inact_engine engine, int64_t max_ms);
+
+/**
+ * The device locked (iOS protected data became unavailable, Android screen off or keyguard).
+ * Background starts now (as inact_background; an announced interruption no longer applies),
+ * and with policy.lock_on_device_lock an ACTIVE or WARNING session is LOCKED (DEVICE_LOCKED)
+ * at once. The unlock of the device is reported as a foreground. Allowed in every state.
+ */
+INACT_EXPORT int32_t inact_device_locked(inact_engine engine);
 
 /**
  * Opens a scope with a stricter idle timeout (a payment screen at 3 min). The effective
@@ -546,9 +703,24 @@ INACT_EXPORT int32_t inact_hold_release(inact_engine engine, uint64_t hold_id);
  * Replaces the policy (copied) and recomputes every deadline at once; in WARNING a later
  * idle deadline returns to ACTIVE (EXTENDED). Returns INACT_OK, INACT_E_NULL_POINTER,
  * INACT_E_STRUCT_SIZE, INACT_E_INVALID_ARGUMENT (also when policy.warning_ms is not
- * shorter than an open scope's idle timeout).
+ * shorter than an open scope's idle timeout), INACT_E_CEILING (laxer than a managed ceiling
+ * set with inact_set_ceilings; the message names the field and the limit).
  */
 INACT_EXPORT int32_t inact_set_policy(inact_engine engine, const inact_policy *policy);
+
+/**
+ * Sets the administrator's limits (copied; they replace earlier ones) and makes the engine's
+ * current policy as strict as them in every limited field, recomputing deadlines at once.
+ * Every later inact_set_policy must be within them. Allowed in every state; not kept in a
+ * snapshot (set them again on every engine). Returns INACT_OK, INACT_E_NULL_POINTER,
+ * INACT_E_STRUCT_SIZE, INACT_E_INVALID_ARGUMENT (a limit < 0 or above 100 years and not
+ * NEVER, a flag not 0/1, or the tightened policy is invalid, e.g. policy.warning_ms no longer
+ * shorter than the idle limit: nothing changes).
+ */
+INACT_EXPORT int32_t inact_set_ceilings(inact_engine engine, const inact_ceilings *ceilings);
+
+/** Writes the engine's ceilings; ceilings->size must be set by the caller. */
+INACT_EXPORT int32_t inact_get_ceilings(inact_engine engine, inact_ceilings *ceilings);
 
 /* ---------------------------------------------------------------------------------
  * Queries. Each evaluates deadlines first (so it may deliver a catch-up event).
@@ -621,7 +793,7 @@ INACT_EXPORT int32_t inact_clock_now(inact_engine engine, int64_t *out_monotonic
  * ------------------------------------------------------------------------------- */
 
 /** Upper bound of a snapshot's size in bytes (the same for every engine of this version). */
-#define INACT_SNAPSHOT_MAX_SIZE 96
+#define INACT_SNAPSHOT_MAX_SIZE 128
 
 /** Writes the size of the engine's snapshot now. Returns INACT_E_INVALID_STATE in LOADING
  *  (no session to save). */

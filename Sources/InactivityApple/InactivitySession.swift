@@ -25,6 +25,9 @@ public final class InactivitySession {
     public private(set) var screen: PresentationRule.Screen = .loading
     /// The warning's countdown in whole seconds; nil when no warning shows.
     public private(set) var secondsLeft: Int64?
+    /// What an unlock needs (`.none` unless LOCKED): a lock screen offers Face ID only for
+    /// `.biometric`, and asks for the PIN or password for `.credential`.
+    public private(set) var requiredAuth: AuthStrength = .none
     /// The last error a platform signal met in the engine (nil when none did). The adapter never
     /// crashes the host on one; it keeps it here and passes it to `onError`.
     public private(set) var lastError: InactivityError?
@@ -68,11 +71,13 @@ public final class InactivitySession {
             if Thread.isMainThread {
                 MainActor.assumeIsolated { self?.deliverEvents() }
             } else if mustSchedule {
-                DispatchQueue.main.async { MainActor.assumeIsolated { self?.deliverEvents() } }
+                // Its own weak capture: a sendable closure may not capture the outer `self` variable.
+                DispatchQueue.main.async { [weak self] in MainActor.assumeIsolated { self?.deliverEvents() } }
             }
         })
         let info = try engine.info()
-        show(rule.observe(info.state, remainingMs: info.remainingMs), state: info.state, reason: info.reason)
+        show(rule.observe(info.state, remainingMs: info.remainingMs), state: info.state, reason: info.reason,
+             requiredAuth: info.requiredAuth)
         let observer = ActivityObserver(report: { [weak self] signal in self?.handle(signal) },
                                         sceneSeen: { [weak self] scene in self?.overlays.ensure(scene) })
         activity = observer
@@ -144,13 +149,15 @@ public final class InactivitySession {
 
     private func deliverEvents() {
         mailbox.drain { event in
-            show(rule.apply(event), state: event.state, reason: event.reason)
+            show(rule.apply(event), state: event.state, reason: event.reason, requiredAuth: event.requiredAuth)
         }
     }
 
-    private func show(_ changes: [PresentationChange], state newState: SessionState, reason newReason: Reason) {
+    private func show(_ changes: [PresentationChange], state newState: SessionState, reason newReason: Reason,
+                      requiredAuth newAuth: AuthStrength) {
         if state != newState { state = newState }
         if reason != newReason { reason = newReason }
+        if requiredAuth != newAuth { requiredAuth = newAuth }
         if screen != rule.screen { screen = rule.screen }
         if secondsLeft != rule.secondsLeft { secondsLeft = rule.secondsLeft }
         overlays.refreshAll()

@@ -108,8 +108,8 @@ extension InactivityEngine {
         case .windowHidden: try windowHidden()
         case .enterBackground: try enterBackground()
         case .enterForeground: try enterForeground()
-        case .deviceLocked: try EngineSeam.deviceLocked(self)
-        case .expectInterruption(let maxMs): try EngineSeam.expectInterruption(self, maxMs: maxMs)
+        case .deviceLocked: try deviceLocked()
+        case .expectInterruption(let maxMs): try expectInterruption(maxMs: maxMs)
         }
     }
 }

@@ -97,11 +97,11 @@ public enum SessionInput: Sendable, Equatable {
     case windowHidden
     case enterBackground
     case enterForeground
-    /// The device locked: the engine's device-lock input (per policy it locks at once or only
-    /// starts background time).
+    /// The device locked (`deviceLocked()`): background starts, and with
+    /// `policy.lockOnDeviceLock` the session locks at once (DEVICE_LOCKED).
     case deviceLocked
-    /// The engine's expected-interruption input: a background that begins within `maxMs` and
-    /// ends in time does not count toward the background timeout.
+    /// An expected interruption (`expectInterruption(maxMs:)`): a background that begins within
+    /// `maxMs` and ends by then does not count toward the background timeout.
     case expectInterruption(maxMs: Int64)
 }
 

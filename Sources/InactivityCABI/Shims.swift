@@ -84,7 +84,55 @@ private func readPolicy(_ pointer: UnsafePointer<inact_policy>?) throws(Inactivi
     p.maxUnlockFailures = c.max_unlock_failures
     p.activityDismissesWarning = try flag(c.activity_dismisses_warning, "activity_dismisses_warning")
     p.pauseIdleInBackground = try flag(c.pause_idle_in_background, "pause_idle_in_background")
+    p.lockOnDeviceLock = try flag(c.lock_on_device_lock, "lock_on_device_lock")
+    p.lockOnRestart = try flag(c.lock_on_restart, "lock_on_restart")
+    p.strongAuthTimeoutMs = c.strong_auth_timeout_ms
+    p.expectedInterruptionMaxMs = c.expected_interruption_max_ms
+    p.offlineTimeoutMs = c.offline_timeout_ms
+    p.offlineExpiryMs = c.offline_expiry_ms
     return p   // validated once, by the engine (or inact_policy_validate)
+}
+
+private func readCeilings(_ pointer: UnsafePointer<inact_ceilings>?) throws(InactivityError) -> PolicyCeilings {
+    guard let pointer else { throw nullPointer("ceilings") }
+    try checkSize(UnsafeRawPointer(pointer), declared: pointer.pointee.size,
+                  known: MemoryLayout<inact_ceilings>.size, name: "inact_ceilings")
+    let c = pointer.pointee
+    var l = PolicyCeilings()
+    l.maxUnlockFailures = c.max_unlock_failures
+    l.idleTimeoutMs = c.idle_timeout_ms
+    l.backgroundTimeoutMs = c.background_timeout_ms
+    l.absoluteTimeoutMs = c.absolute_timeout_ms
+    l.lockedTimeoutMs = c.locked_timeout_ms
+    l.strongAuthTimeoutMs = c.strong_auth_timeout_ms
+    l.expectedInterruptionMaxMs = c.expected_interruption_max_ms
+    l.offlineTimeoutMs = c.offline_timeout_ms
+    l.offlineExpiryMs = c.offline_expiry_ms
+    for (name, value) in [("lock_on_device_lock", c.lock_on_device_lock), ("lock_on_restart", c.lock_on_restart)]
+    where value != 0 && value != 1 {
+        throw InactivityError(.invalidArgument, "ceilings.\(name) (\(value)) must be 0 or 1")
+    }
+    l.lockOnDeviceLock = c.lock_on_device_lock == 1
+    l.lockOnRestart = c.lock_on_restart == 1
+    try l.validate()
+    return l
+}
+
+private func writeCeilings(_ l: PolicyCeilings, to out: UnsafeMutablePointer<inact_ceilings>) {
+    out.pointee = inact_ceilings(
+        size: UInt32(MemoryLayout<inact_ceilings>.size), max_unlock_failures: l.maxUnlockFailures,
+        idle_timeout_ms: l.idleTimeoutMs, background_timeout_ms: l.backgroundTimeoutMs,
+        absolute_timeout_ms: l.absoluteTimeoutMs, locked_timeout_ms: l.lockedTimeoutMs,
+        strong_auth_timeout_ms: l.strongAuthTimeoutMs, expected_interruption_max_ms: l.expectedInterruptionMaxMs,
+        offline_timeout_ms: l.offlineTimeoutMs, offline_expiry_ms: l.offlineExpiryMs,
+        lock_on_device_lock: l.lockOnDeviceLock ? 1 : 0, lock_on_restart: l.lockOnRestart ? 1 : 0)
+}
+
+private func authMethod(_ method: Int32) throws(InactivityError) -> AuthStrength {
+    guard let m = AuthStrength(rawValue: method), m != .none else {
+        throw InactivityError(.invalidArgument, "method (\(method)) must be INACT_AUTH_BIOMETRIC (1) or INACT_AUTH_CREDENTIAL (2)")
+    }
+    return m
 }
 
 private func writePolicy(_ p: SessionPolicy, to out: UnsafeMutablePointer<inact_policy>) {
@@ -96,7 +144,10 @@ private func writePolicy(_ p: SessionPolicy, to out: UnsafeMutablePointer<inact_
         background_grace_ms: p.backgroundGraceMs, activity_kinds: p.activityKinds.rawValue,
         max_unlock_failures: p.maxUnlockFailures,
         activity_dismisses_warning: p.activityDismissesWarning ? 1 : 0,
-        pause_idle_in_background: p.pauseIdleInBackground ? 1 : 0)
+        pause_idle_in_background: p.pauseIdleInBackground ? 1 : 0,
+        lock_on_device_lock: p.lockOnDeviceLock ? 1 : 0, lock_on_restart: p.lockOnRestart ? 1 : 0,
+        strong_auth_timeout_ms: p.strongAuthTimeoutMs, expected_interruption_max_ms: p.expectedInterruptionMaxMs,
+        offline_timeout_ms: p.offlineTimeoutMs, offline_expiry_ms: p.offlineExpiryMs)
 }
 
 /// The host's callback and its data, carried into the engine's closures.
@@ -108,7 +159,7 @@ private struct HostCallback: @unchecked Sendable {
 
 private func cEvent(_ e: SessionEvent) -> inact_event {
     inact_event(size: UInt32(MemoryLayout<inact_event>.size), kind: e.kind.rawValue, state: e.state.rawValue,
-                previous_state: e.previousState.rawValue, reason: e.reason.rawValue, reserved0: 0,
+                previous_state: e.previousState.rawValue, reason: e.reason.rawValue, required_auth: e.requiredAuth.rawValue,
                 remaining_ms: e.remainingMs, time_ms: e.timeMs, now_ms: e.nowMs, engine: e.engine)
 }
 
@@ -127,7 +178,7 @@ public func inact_policy_preset(_ policy: UnsafeMutablePointer<inact_policy>?, _
     status { () throws(InactivityError) in
         guard let policy else { throw nullPointer("policy") }
         guard let p = SessionPolicy.Preset(rawValue: preset) else {
-            throw InactivityError(.invalidArgument, "preset (\(preset)) must be an inact_preset (0..4)")
+            throw InactivityError(.invalidArgument, "preset (\(preset)) must be an inact_preset (0..\(SessionPolicy.Preset.allCases.count - 1))")
         }
         writePolicy(SessionPolicy(preset: p), to: policy)
     }
@@ -136,6 +187,14 @@ public func inact_policy_preset(_ policy: UnsafeMutablePointer<inact_policy>?, _
 @c @implementation
 public func inact_policy_validate(_ policy: UnsafePointer<inact_policy>?) -> Int32 {
     status { () throws(InactivityError) in try readPolicy(policy).validate() }
+}
+
+@c @implementation
+public func inact_ceilings_init(_ ceilings: UnsafeMutablePointer<inact_ceilings>?) -> Int32 {
+    status { () throws(InactivityError) in
+        guard let ceilings else { throw nullPointer("ceilings") }
+        writeCeilings(PolicyCeilings(), to: ceilings)
+    }
 }
 
 @c @implementation
@@ -267,11 +326,57 @@ public func inact_unlock(_ engine: inact_engine) -> Int32 {
 }
 
 @c @implementation
+public func inact_unlock_with(_ engine: inact_engine, _ method: Int32) -> Int32 {
+    withEngine(engine) { e throws(InactivityError) in try e.unlock(method: authMethod(method)) }
+}
+
+@c @implementation
 public func inact_unlock_failed(_ engine: inact_engine, _ outFailures: UnsafeMutablePointer<UInt32>?) -> Int32 {
     withEngine(engine) { e throws(InactivityError) in
         let n = try e.unlockFailed()
         outFailures?.pointee = n
     }
+}
+
+@c @implementation
+public func inact_unlock_failed_with(_ engine: inact_engine, _ method: Int32, _ outFailures: UnsafeMutablePointer<UInt32>?) -> Int32 {
+    withEngine(engine) { e throws(InactivityError) in
+        let n = try e.unlockFailed(method: authMethod(method))
+        outFailures?.pointee = n
+    }
+}
+
+@c @implementation
+public func inact_biometrics_changed(_ engine: inact_engine) -> Int32 {
+    withEngine(engine) { e throws(InactivityError) in try e.biometricsChanged() }
+}
+
+@c @implementation
+public func inact_get_required_auth(_ engine: inact_engine, _ outAuth: UnsafeMutablePointer<Int32>?) -> Int32 {
+    withEngine(engine) { e throws(InactivityError) in
+        guard let outAuth else { throw nullPointer("out_auth") }
+        outAuth.pointee = try e.requiredAuth().rawValue
+    }
+}
+
+@c @implementation
+public func inact_expect_interruption(_ engine: inact_engine, _ maxMs: Int64) -> Int32 {
+    withEngine(engine) { e throws(InactivityError) in try e.expectInterruption(maxMs: maxMs) }
+}
+
+@c @implementation
+public func inact_device_locked(_ engine: inact_engine) -> Int32 {
+    withEngine(engine) { e throws(InactivityError) in try e.deviceLocked() }
+}
+
+@c @implementation
+public func inact_token_rotated(_ engine: inact_engine, _ generation: UInt64) -> Int32 {
+    withEngine(engine) { e throws(InactivityError) in try e.tokenRotated(generation: generation) }
+}
+
+@c @implementation
+public func inact_server_contact(_ engine: inact_engine) -> Int32 {
+    withEngine(engine) { e throws(InactivityError) in try e.serverContact() }
 }
 
 @c @implementation
@@ -290,6 +395,16 @@ public func inact_refresh_result(_ engine: inact_engine, _ httpStatus: Int32, _ 
     withEngine(engine) { e throws(InactivityError) in
         let error = oauthError.map { String(cString: $0) }
         let outcome = try e.refreshResult(httpStatus: httpStatus, oauthError: error)
+        outOutcome?.pointee = outcome.rawValue
+    }
+}
+
+@c @implementation
+public func inact_refresh_result_gen(_ engine: inact_engine, _ httpStatus: Int32, _ oauthError: UnsafePointer<CChar>?,
+                                     _ generation: UInt64, _ outOutcome: UnsafeMutablePointer<Int32>?) -> Int32 {
+    withEngine(engine) { e throws(InactivityError) in
+        let error = oauthError.map { String(cString: $0) }
+        let outcome = try e.refreshResult(httpStatus: httpStatus, oauthError: error, generation: generation)
         outOutcome?.pointee = outcome.rawValue
     }
 }
@@ -345,6 +460,23 @@ public func inact_set_policy(_ engine: inact_engine, _ policy: UnsafePointer<ina
     withEngine(engine) { e throws(InactivityError) in try e.setPolicy(readPolicy(policy)) }
 }
 
+@c @implementation
+public func inact_set_ceilings(_ engine: inact_engine, _ ceilings: UnsafePointer<inact_ceilings>?) -> Int32 {
+    withEngine(engine) { e throws(InactivityError) in try e.setCeilings(readCeilings(ceilings)) }
+}
+
+@c @implementation
+public func inact_get_ceilings(_ engine: inact_engine, _ ceilings: UnsafeMutablePointer<inact_ceilings>?) -> Int32 {
+    withEngine(engine) { e throws(InactivityError) in
+        guard let ceilings else { throw nullPointer("ceilings") }
+        try checkSize(UnsafeRawPointer(ceilings), declared: ceilings.pointee.size,
+                      known: MemoryLayout<inact_ceilings>.size, name: "inact_ceilings")
+        let size = ceilings.pointee.size
+        writeCeilings(try e.ceilings(), to: ceilings)
+        ceilings.pointee.size = size
+    }
+}
+
 // MARK: - Queries
 
 @c @implementation
@@ -387,7 +519,10 @@ public func inact_get_info(_ engine: inact_engine, _ info: UnsafeMutablePointer<
             now_ms: i.nowMs, remaining_ms: i.remainingMs, next_deadline_ms: i.nextDeadlineMs,
             effective_idle_timeout_ms: i.effectiveIdleTimeoutMs, started_at_ms: i.startedAtMs,
             last_activity_ms: i.lastActivityMs, background_since_ms: i.backgroundSinceMs,
-            locked_at_ms: i.lockedAtMs)
+            locked_at_ms: i.lockedAtMs, required_auth: i.requiredAuth.rawValue,
+            needs_server_contact: i.needsServerContact ? 1 : 0, last_credential_ms: i.lastCredentialMs,
+            strong_auth_deadline_ms: i.strongAuthDeadlineMs, last_server_contact_ms: i.lastServerContactMs,
+            token_generation: i.tokenGeneration, interruption_until_ms: i.interruptionUntilMs)
     }
 }
 

@@ -47,6 +47,20 @@ public final class InactivityEngine: @unchecked Sendable {
         public var lastActivityMs: Int64
         public var backgroundSinceMs: Int64
         public var lockedAtMs: Int64
+        /// What an unlock needs now (`.none` unless LOCKED).
+        public var requiredAuth: AuthStrength
+        /// True while the offline timeout has passed: unlock waits for a server contact.
+        public var needsServerContact: Bool
+        /// The last credential verification; `SessionPolicy.never` if none.
+        public var lastCredentialMs: Int64
+        /// From when a biometric no longer unlocks; `SessionPolicy.never` if it always does.
+        public var strongAuthDeadlineMs: Int64
+        /// The last successful server contact; `SessionPolicy.never` if none.
+        public var lastServerContactMs: Int64
+        /// The newest refresh-token generation seen; 0 if none.
+        public var tokenGeneration: UInt64
+        /// The end of an announced expected interruption; `SessionPolicy.never` if none.
+        public var interruptionUntilMs: Int64
     }
 
     /// The engine's handle (the C ABI's `inact_engine`). Set once, during init.
@@ -367,31 +381,82 @@ extension InactivityEngine {
         try perform { m, r throws(InactivityError) in try m.lock(now: r.monotonicMs) }
     }
 
-    /// LOCKED -> ACTIVE (UNLOCKED): the host verified the user.
-    public func unlock() throws(InactivityError) {
-        try perform { m, r throws(InactivityError) in try m.unlock(now: r.monotonicMs) }
+    /// LOCKED -> ACTIVE (UNLOCKED): the host verified the user with `method`. A method weaker
+    /// than `requiredAuth()` throws `weakAuth`; past the offline timeout it throws `offline`.
+    public func unlock(method: AuthStrength = .credential) throws(InactivityError) {
+        try SessionMachine.checkMethod(method)   // a bad argument fails before any evaluation
+        try perform { m, r throws(InactivityError) in try m.unlock(method: method, now: r.monotonicMs) }
     }
 
-    /// A failed re-verification in LOCKED; returns the failures in a row.
+    /// A failed re-verification with `method` in LOCKED; returns the failures in a row. A method
+    /// weaker than the lock requires throws `weakAuth` and does not count.
     @discardableResult
-    public func unlockFailed() throws(InactivityError) -> UInt32 {
-        try perform { m, r throws(InactivityError) in try m.unlockFailed(now: r.monotonicMs) }
+    public func unlockFailed(method: AuthStrength = .credential) throws(InactivityError) -> UInt32 {
+        try SessionMachine.checkMethod(method)
+        return try perform { m, r throws(InactivityError) in try m.unlockFailed(method: method, now: r.monotonicMs) }
+    }
+
+    /// The enrolled biometrics changed: a biometric no longer unlocks until the credential is
+    /// verified again.
+    public func biometricsChanged() throws(InactivityError) {
+        try perform { m, r throws(InactivityError) in try m.biometricsChanged(now: r.monotonicMs) }
+    }
+
+    /// What an unlock needs now: `.none` unless LOCKED.
+    public func requiredAuth() throws(InactivityError) -> AuthStrength {
+        try perform { m, r in m.requiredAuth(at: r.monotonicMs) }
+    }
+
+    /// Announces the app's own system sheet: a background that begins within `maxMs` from now
+    /// and ends by then does not count toward the background timeout. 0 withdraws it.
+    public func expectInterruption(maxMs: Int64) throws(InactivityError) {
+        try SessionMachine.checkInterruption(maxMs: maxMs)
+        try perform { m, r throws(InactivityError) in try m.expectInterruption(maxMs: maxMs, now: r.monotonicMs) }
+    }
+
+    /// The device locked (screen off, keyguard, protected data unavailable): background starts,
+    /// and with `policy.lockOnDeviceLock` the session is LOCKED (DEVICE_LOCKED) at once.
+    public func deviceLocked() throws(InactivityError) {
+        try perform { m, r throws(InactivityError) in try m.deviceLocked(now: r.monotonicMs) }
+    }
+
+    /// A successful online check: the offline deadlines restart, and a lock past the offline
+    /// timeout may be unlocked again.
+    public func serverContact() throws(InactivityError) {
+        try perform { m, r throws(InactivityError) in try m.serverContact(now: r.monotonicMs) }
+    }
+
+    /// The host stored refresh token `generation` (after a rotation).
+    public func tokenRotated(generation: UInt64) throws(InactivityError) {
+        try perform { m, r throws(InactivityError) in try m.tokenRotated(generation, now: r.monotonicMs) }
+    }
+
+    /// Sets the administrator's limits and makes the current policy as strict as them; every
+    /// later policy must be within them (`ceiling` error otherwise).
+    public func setCeilings(_ ceilings: PolicyCeilings) throws(InactivityError) {
+        try ceilings.validate()
+        try perform { m, _ throws(InactivityError) in try m.setCeilings(ceilings) }
+    }
+
+    public func ceilings() throws(InactivityError) -> PolicyCeilings {
+        try perform { m, _ in m.ceilings }
     }
 
     /// Ends the session with `.logout`, `.revoked` or `.passwordChanged`.
     public func end(reason: Reason = .logout) throws(InactivityError) {
-        try perform { m, r throws(InactivityError) in
-            _ = try Reason.ending(rawValue: reason.rawValue)
-            try m.end(reason, now: r.monotonicMs)
-        }
+        _ = try Reason.ending(rawValue: reason.rawValue)   // a bad argument fails before any evaluation
+        try perform { m, r throws(InactivityError) in try m.end(reason, now: r.monotonicMs) }
     }
 
-    /// Reports a token refresh; only a revoked token changes the session.
+    /// Reports a token refresh that used refresh token `generation` (0: not tracked). Only a
+    /// revoked token changes the session; a revoked answer for an older generation than the
+    /// newest seen is `.stale` and changes nothing; a 2xx is a server contact.
     @discardableResult
-    public func refreshResult(httpStatus: Int32, oauthError: String? = nil) throws(InactivityError) -> RefreshOutcome {
+    public func refreshResult(httpStatus: Int32, oauthError: String? = nil, generation: UInt64 = 0) throws(InactivityError) -> RefreshOutcome {
         let outcome = try SessionMachine.classifyRefresh(httpStatus: httpStatus, oauthError: oauthError)
-        try perform { m, r throws(InactivityError) in try m.refreshResult(outcome, now: r.monotonicMs) }
-        return outcome
+        return try perform { m, r throws(InactivityError) in
+            try m.refreshResult(outcome, generation: generation, now: r.monotonicMs)
+        }
     }
 
     public func enterBackground() throws(InactivityError) {
@@ -429,6 +494,7 @@ extension InactivityEngine {
         try perform { m, r throws(InactivityError) in try m.releaseHold(id, now: r.monotonicMs) }
     }
 
+    /// Replaces the policy; it must be within the ceilings set on the engine (`ceiling` error).
     public func setPolicy(_ policy: SessionPolicy) throws(InactivityError) {
         try policy.validate()   // a bad argument fails before any evaluation
         try perform { m, _ throws(InactivityError) in try m.setPolicy(policy) }
@@ -463,7 +529,13 @@ extension InactivityEngine {
                         nextDeadlineMs: m.nextWake ?? never, effectiveIdleTimeoutMs: m.effectiveIdleMs,
                         startedAtMs: m.state == .loading ? never : (m.startedAt ?? never),
                         lastActivityMs: live ? m.lastActivity : never,
-                        backgroundSinceMs: m.backgroundSince ?? never, lockedAtMs: m.lockedAt ?? never)
+                        backgroundSinceMs: m.backgroundSince ?? never, lockedAtMs: m.lockedAt ?? never,
+                        requiredAuth: m.requiredAuth(at: now),
+                        needsServerContact: m.state == .locked && m.offlineBlocked(at: now),
+                        lastCredentialMs: m.lastCredentialAt ?? never,
+                        strongAuthDeadlineMs: m.strongAuthDeadline ?? never,
+                        lastServerContactMs: m.lastContactAt ?? never, tokenGeneration: m.newestGeneration,
+                        interruptionUntilMs: m.interruption?.end ?? never)
         }
     }
 

@@ -31,6 +31,22 @@ public struct SessionPolicy: Sendable, Equatable {
     public var activityDismissesWarning: Bool = false
     /// The idle countdown stops while in background.
     public var pauseIdleInBackground: Bool = false
+    /// This long since the last credential verification (sign-in or credential unlock) -> a
+    /// biometric no longer unlocks: the credential is required. 0 = always the credential;
+    /// `never` (the default) = a biometric is always enough (until the biometrics change).
+    public var strongAuthTimeoutMs: Int64 = never
+    /// The longest expected interruption (system sheet) a host may announce; 0 = announcements
+    /// are refused. Finite. Default 60 s.
+    public var expectedInterruptionMaxMs: Int64 = 60_000
+    /// The device locked -> LOCKED (DEVICE_LOCKED) at once; otherwise it only starts background.
+    public var lockOnDeviceLock: Bool = false
+    /// No successful server contact this long -> LOCKED (OFFLINE_TIMEOUT), and unlock is refused
+    /// until a contact succeeds. > 0; `never` (the default) = off.
+    public var offlineTimeoutMs: Int64 = never
+    /// No successful server contact this long -> EXPIRED (OFFLINE_EXPIRY). > 0; `never` = off.
+    public var offlineExpiryMs: Int64 = never
+    /// Every cold start (restore) is LOCKED at least, whatever the elapsed time.
+    public var lockOnRestart: Bool = false
 
     /// The defaults: PCI DSS 8.2.8 (15 min idle), NIST SP 800-63B 12 h absolute, WCAG 2.2.1
     /// (at least 20 s to extend).
@@ -48,6 +64,13 @@ public struct SessionPolicy: Sendable, Equatable {
         /// A strict banking app: 5 min idle with a 30 s warning that only Continue dismisses,
         /// 30 s in background, 8 h absolute, LOCKED for 15 min or 5 failed unlocks -> EXPIRED.
         case banking = 4
+        /// EU PSD2 RTS (Delegated Regulation 2018/389): art. 4(3)(d) at most 5 min without
+        /// activity after authentication; art. 4(3)(b) at most 5 failed attempts in a row.
+        case psd2 = 5
+        /// Modelled on Microsoft Intune app protection defaults: recheck after 30 min of
+        /// inactivity, PIN instead of biometrics after 30 min, offline grace 720 min (block) and
+        /// 90 days (wipe), 5 PIN attempts.
+        case enterprise = 6
     }
 
     public init(preset: Preset) {
@@ -69,6 +92,19 @@ public struct SessionPolicy: Sendable, Equatable {
             lockedTimeoutMs = 15 * 60_000
             maxUnlockFailures = 5
             activityDismissesWarning = false
+        case .psd2:
+            idleTimeoutMs = 5 * 60_000          // art. 4(3)(d)
+            maxUnlockFailures = 5               // art. 4(3)(b)
+            // Background time is time without activity too: never longer than the idle limit.
+            backgroundTimeoutMs = 60_000
+        case .enterprise:
+            idleTimeoutMs = 30 * 60_000         // "recheck the access requirements after 30 min"
+            backgroundTimeoutMs = 30 * 60_000   // the recheck applies to inactivity in background too
+            strongAuthTimeoutMs = 30 * 60_000   // "override biometrics with PIN after timeout": 30 min
+            offlineTimeoutMs = 720 * 60_000     // offline grace period, block access: 720 min
+            offlineExpiryMs = 90 * 86_400_000   // offline grace period, wipe data: 90 days
+            maxUnlockFailures = 5               // max PIN attempts: 5
+            absoluteTimeoutMs = SessionPolicy.never   // Intune has no session lifetime; the offline limits bound it
         }
     }
 
@@ -103,6 +139,10 @@ public struct SessionPolicy: Sendable, Equatable {
         try duration("locked_timeout_ms", lockedTimeoutMs, allowNever: true)
         try duration("tick_ms", tickMs, allowNever: false)
         try duration("background_grace_ms", backgroundGraceMs, allowNever: false)
+        try duration("strong_auth_timeout_ms", strongAuthTimeoutMs, allowNever: true)
+        try duration("expected_interruption_max_ms", expectedInterruptionMaxMs, allowNever: false)
+        try duration("offline_timeout_ms", offlineTimeoutMs, allowNever: true, positive: true)
+        try duration("offline_expiry_ms", offlineExpiryMs, allowNever: true, positive: true)
         if warningMs >= idleTimeoutMs {
             throw InactivityError(
                 .invalidArgument,
@@ -114,6 +154,92 @@ public struct SessionPolicy: Sendable, Equatable {
                 .invalidArgument,
                 "policy.activity_kinds (0x\(String(activityKinds.rawValue, radix: 16))) has unknown bits 0x\(String(unknown, radix: 16))")
         }
+    }
+}
+
+/// An administrator's limits on the policies an engine accepts (MDM managed configuration, an
+/// organisation maximum). Each field is a limit or "no limit"; a policy is within the ceilings
+/// when it is at least as strict in every limited field. Not part of a snapshot: the host sets
+/// them on every engine it creates.
+public struct PolicyCeilings: Sendable, Equatable {
+    /// Upper bounds on durations; `SessionPolicy.never` = no limit. A policy's `never` (off)
+    /// exceeds every finite limit.
+    public var idleTimeoutMs: Int64 = SessionPolicy.never
+    public var backgroundTimeoutMs: Int64 = SessionPolicy.never
+    public var absoluteTimeoutMs: Int64 = SessionPolicy.never
+    public var lockedTimeoutMs: Int64 = SessionPolicy.never
+    public var strongAuthTimeoutMs: Int64 = SessionPolicy.never
+    public var expectedInterruptionMaxMs: Int64 = SessionPolicy.never
+    public var offlineTimeoutMs: Int64 = SessionPolicy.never
+    public var offlineExpiryMs: Int64 = SessionPolicy.never
+    /// At most this many failed unlocks; 0 = no limit. A policy's 0 (unlimited) exceeds it.
+    public var maxUnlockFailures: UInt32 = 0
+    /// true = the policy must lock on device lock / on restart.
+    public var lockOnDeviceLock: Bool = false
+    public var lockOnRestart: Bool = false
+
+    /// No limits.
+    public init() {}
+
+    /// The C ABI's field names, the policy's value, the ceiling's value, for each duration.
+    private func durations(_ p: SessionPolicy) -> [(String, Int64, Int64)] {
+        [("idle_timeout_ms", p.idleTimeoutMs, idleTimeoutMs),
+         ("background_timeout_ms", p.backgroundTimeoutMs, backgroundTimeoutMs),
+         ("absolute_timeout_ms", p.absoluteTimeoutMs, absoluteTimeoutMs),
+         ("locked_timeout_ms", p.lockedTimeoutMs, lockedTimeoutMs),
+         ("strong_auth_timeout_ms", p.strongAuthTimeoutMs, strongAuthTimeoutMs),
+         ("expected_interruption_max_ms", p.expectedInterruptionMaxMs, expectedInterruptionMaxMs),
+         ("offline_timeout_ms", p.offlineTimeoutMs, offlineTimeoutMs),
+         ("offline_expiry_ms", p.offlineExpiryMs, offlineExpiryMs)]
+    }
+
+    /// Checks the ceilings themselves: durations >= 0 and at most 100 years or `never`.
+    public func validate() throws(InactivityError) {
+        for (name, _, limit) in durations(SessionPolicy()) {
+            if limit < 0 || (limit > SessionPolicy.maxFiniteMs && limit != SessionPolicy.never) {
+                throw InactivityError(.invalidArgument,
+                                      "ceilings.\(name) (\(limit)) must be >= 0 and at most 100 years, or INACT_NEVER (no limit)")
+            }
+        }
+    }
+
+    /// Throws `ceiling` naming the first field of `policy` that is laxer than its limit.
+    public func check(_ policy: SessionPolicy) throws(InactivityError) {
+        func show(_ v: Int64) -> String { v == SessionPolicy.never ? "INACT_NEVER" : "\(v)" }
+        for (name, value, limit) in durations(policy) where value > limit {
+            throw InactivityError(.ceiling,
+                                  "policy.\(name) (\(show(value))) exceeds the managed ceiling (\(limit))")
+        }
+        if maxUnlockFailures > 0 && (policy.maxUnlockFailures == 0 || policy.maxUnlockFailures > maxUnlockFailures) {
+            throw InactivityError(.ceiling,
+                                  "policy.max_unlock_failures (\(policy.maxUnlockFailures)) exceeds the managed ceiling (\(maxUnlockFailures); 0 is unlimited)")
+        }
+        if lockOnDeviceLock && !policy.lockOnDeviceLock {
+            throw InactivityError(.ceiling, "policy.lock_on_device_lock (0) must be 1: the managed ceilings require it")
+        }
+        if lockOnRestart && !policy.lockOnRestart {
+            throw InactivityError(.ceiling, "policy.lock_on_restart (0) must be 1: the managed ceilings require it")
+        }
+    }
+
+    /// `policy` made as strict as the ceilings in every limited field (other fields unchanged).
+    /// The result may still be invalid (a warning no longer shorter than the idle timeout).
+    public func tighten(_ policy: SessionPolicy) -> SessionPolicy {
+        var p = policy
+        p.idleTimeoutMs = min(p.idleTimeoutMs, idleTimeoutMs)
+        p.backgroundTimeoutMs = min(p.backgroundTimeoutMs, backgroundTimeoutMs)
+        p.absoluteTimeoutMs = min(p.absoluteTimeoutMs, absoluteTimeoutMs)
+        p.lockedTimeoutMs = min(p.lockedTimeoutMs, lockedTimeoutMs)
+        p.strongAuthTimeoutMs = min(p.strongAuthTimeoutMs, strongAuthTimeoutMs)
+        p.expectedInterruptionMaxMs = min(p.expectedInterruptionMaxMs, expectedInterruptionMaxMs)
+        p.offlineTimeoutMs = min(p.offlineTimeoutMs, offlineTimeoutMs)
+        p.offlineExpiryMs = min(p.offlineExpiryMs, offlineExpiryMs)
+        if maxUnlockFailures > 0 && (p.maxUnlockFailures == 0 || p.maxUnlockFailures > maxUnlockFailures) {
+            p.maxUnlockFailures = maxUnlockFailures
+        }
+        p.lockOnDeviceLock = p.lockOnDeviceLock || lockOnDeviceLock
+        p.lockOnRestart = p.lockOnRestart || lockOnRestart
+        return p
     }
 }
 

@@ -25,6 +25,13 @@
 //      locked     = locked-at + locked timeout                (EXPIRED)
 //      grace end  = all windows hidden + grace                (background takes effect)
 //      tick       = idle deadline - k * tick, k >= 1          (countdown in WARNING)
+//      offline    = last server contact + offline timeout     (LOCKED)
+//      offline expiry = last server contact + offline expiry  (EXPIRED)
+//    A background that begins inside an announced expected interruption does not lock before
+//    the announcement's end (background = max(background start + timeout, announcement end)).
+//    What an unlock needs is derived too (`requiredAuth`): the credential once the time since
+//    the last credential verification reached the strong-auth timeout, or while
+//    `credentialRequired`.
 //    `evaluate(now:)` applies every deadline that is due, one at a time in time order (ties:
 //    the most severe first), each at its own instant, exactly as if the process had been
 //    awake throughout. So a lock at t1 starts the locked timeout at t1, and a frozen process
@@ -50,6 +57,8 @@ enum Input: CaseIterable {
     case start, restore, activity, continueSession, lock, unlock, unlockFailed, end
     case refreshResult, refreshRevoked, background, foreground, windowShown, windowHidden
     case pushScope, popScope, acquireHold, releaseHold, setPolicy
+    case expectInterruption, deviceLocked, biometricsChanged, tokenRotated
+    case serverContact, setCeilings
 
     /// The transition table: what the input does in each state, and where it leads when applied.
     var rule: Rule {
@@ -65,8 +74,14 @@ enum Input: CaseIterable {
         case .end:            Rule(.applied, .applied, .applied,   .applied, .noOp,    .toNamedReason(.expired))
         case .refreshResult:  Rule(.noOp,    .noOp,    .noOp,      .noOp,    .noOp,    .stays)
         case .refreshRevoked: Rule(.applied, .applied, .applied,   .applied, .noOp,    .to(.expired, .revoked))
+        // Only a live session has a background timeout to spare.
+        case .expectInterruption:
+                              Rule(.refused, .applied, .applied,   .refused, .refused, .stays)
+        // Background starts in every state; a live session locks too when the policy says so.
+        case .deviceLocked:   Rule(.applied, .applied, .applied,   .applied, .applied, .toWhen(.locksOnDeviceLock, .locked, .deviceLocked))
         case .background, .foreground, .windowShown, .windowHidden, .pushScope, .popScope,
-             .acquireHold, .releaseHold, .setPolicy:
+             .acquireHold, .releaseHold, .setPolicy, .biometricsChanged, .tokenRotated,
+             .serverContact, .setCeilings:
                               Rule(.applied, .applied, .applied,   .applied, .applied, .stays)
         }
     }
@@ -92,6 +107,12 @@ enum Input: CaseIterable {
         case .acquireHold: "acquire hold"
         case .releaseHold: "release hold"
         case .setPolicy: "set policy"
+        case .expectInterruption: "expect interruption"
+        case .deviceLocked: "device locked"
+        case .biometricsChanged: "biometrics changed"
+        case .tokenRotated: "token rotated"
+        case .serverContact: "server contact"
+        case .setCeilings: "set ceilings"
         }
     }
 }
@@ -119,6 +140,8 @@ enum Condition: Equatable {
     case activityCounts
     /// As `activityCounts`, and `policy.activityDismissesWarning` is set.
     case activityDismissesWarning
+    /// `policy.lockOnDeviceLock` is set and the session is ACTIVE or WARNING.
+    case locksOnDeviceLock
 }
 
 /// Where an applied input takes the session.
@@ -132,6 +155,8 @@ enum Move: Equatable {
     case toNamedReason(SessionState)
     /// To this state and reason once the failures reach the policy's limit; else stays.
     case atFailureLimit(SessionState, Reason)
+    /// To this state and reason when the condition holds; else stays.
+    case toWhen(Condition, SessionState, Reason)
     /// To the snapshot's state, judged at this clock; EXPIRED (RESTORE_FAILED) when corrupt.
     case toSnapshot
 }
@@ -182,7 +207,7 @@ func earliest(_ a: Int64?, _ b: Int64?) -> Int64? {
 /// The deadlines, in tie-break order: at the same instant the earlier case is applied first
 /// (most severe first), so simultaneous idle lock and absolute expiry end in EXPIRED.
 enum DeadlineKind: Int, Comparable, CaseIterable {
-    case absolute, lockedTimeout, idleExpire, background, idleLock, graceEnd, warning, tick
+    case absolute, offlineExpiry, lockedTimeout, idleExpire, offlineLock, background, idleLock, graceEnd, warning, tick
     static func < (a: DeadlineKind, b: DeadlineKind) -> Bool { a.rawValue < b.rawValue }
 
     /// The deadline table: the states the deadline runs in, and the state and reason it leads
@@ -190,6 +215,8 @@ enum DeadlineKind: Int, Comparable, CaseIterable {
     var rule: (runsIn: StateSet, to: (state: SessionState, reason: Reason)?) {
         switch self {
         case .absolute:      ([.active, .warning, .locked], (.expired, .absoluteTimeout))
+        case .offlineExpiry: ([.active, .warning, .locked], (.expired, .offlineExpiry))
+        case .offlineLock:   ([.active, .warning],          (.locked, .offlineTimeout))
         case .lockedTimeout: ([.locked],                    (.expired, .lockedTimeout))
         case .idleExpire:    ([.active, .warning],          (.expired, .idleTimeout))
         case .background:    ([.active, .warning],          (.locked, .backgroundTimeout))
@@ -233,6 +260,20 @@ struct SessionMachine {
     private(set) var lastActivity: Int64 = 0
     private(set) var lockedAt: Int64?
     private(set) var unlockFailures: UInt32 = 0
+    /// The last credential verification (sign-in or credential unlock).
+    private(set) var lastCredentialAt: Int64?
+    /// Sticky until the next credential verification: the enrolled biometrics changed, or a
+    /// restore could not tell how long ago the credential was verified.
+    private(set) var credentialRequired = false
+    /// The last successful server contact (sign-in, a 2xx refresh, a reported online check).
+    private(set) var lastContactAt: Int64?
+    /// The newest refresh-token generation seen (0: none). A sign-in starts a new family.
+    private(set) var newestGeneration: UInt64 = 0
+    /// An announced expected interruption: a background beginning in [start, end] does not lock
+    /// before `end`. Single use; dropped when it lapses, is used, or the session leaves ACTIVE/WARNING.
+    private(set) var interruption: (start: Int64, end: Int64)?
+    /// The administrator's limits; every policy applied must be within them.
+    private(set) var ceilings = PolicyCeilings()
 
     // Background: `backgroundSince` is background in effect (activity ignored); `hiddenSince` is
     // the instant the visible-window count dropped to 0 while the grace runs.
@@ -311,7 +352,49 @@ struct SessionMachine {
         } else {
             return nil
         }
+        if d == SessionPolicy.never { return nil }
+        return interruptionCover.map { max(d, $0) } ?? d
+    }
+
+    /// The end of the announced interruption that covers the current background, if any.
+    var interruptionCover: Int64? {
+        guard let i = interruption, let b = backgroundSince ?? hiddenSince, b >= i.start, b <= i.end else { return nil }
+        return i.end
+    }
+
+    var offlineLockDeadline: Int64? {
+        guard DeadlineKind.offlineLock.runs(in: state), let c = lastContactAt else { return nil }
+        let d = deadline(c, plus: policy.offlineTimeoutMs)
         return d == SessionPolicy.never ? nil : d
+    }
+
+    var offlineExpiryDeadline: Int64? {
+        guard DeadlineKind.offlineExpiry.runs(in: state), let c = lastContactAt else { return nil }
+        let d = deadline(c, plus: policy.offlineExpiryMs)
+        return d == SessionPolicy.never ? nil : d
+    }
+
+    /// True when the offline timeout has passed: an unlock must wait for a server contact.
+    func offlineBlocked(at now: Int64) -> Bool {
+        guard let c = lastContactAt else { return false }
+        return deadline(c, plus: policy.offlineTimeoutMs) <= now
+    }
+
+    /// The instant from which a biometric no longer unlocks (the last credential verification
+    /// when one is required already); nil when a biometric is always enough.
+    var strongAuthDeadline: Int64? {
+        guard let c = lastCredentialAt else { return nil }
+        if credentialRequired { return c }
+        let d = deadline(c, plus: policy.strongAuthTimeoutMs)
+        return d == SessionPolicy.never ? nil : d
+    }
+
+    /// What an unlock needs at `now`: nothing unless LOCKED.
+    func requiredAuth(at now: Int64) -> AuthStrength {
+        guard state == .locked else { return .none }
+        if credentialRequired { return .credential }
+        if let d = strongAuthDeadline, d <= now { return .credential }
+        return .biometric
     }
 
     var lockedDeadline: Int64? {
@@ -341,6 +424,8 @@ struct SessionMachine {
             best = Deadline(time: time, kind: kind)
         }
         consider(absoluteDeadline, .absolute)
+        consider(offlineExpiryDeadline, .offlineExpiry)
+        consider(offlineLockDeadline, .offlineLock)
         consider(lockedDeadline, .lockedTimeout)
         if let d = idleDeadline { consider(d, policy.idleAction == .lock ? .idleLock : .idleExpire) }
         consider(backgroundDeadline, .background)
@@ -355,7 +440,8 @@ struct SessionMachine {
 
     /// The next lock or expiry: what a countdown shows.
     var nextLockOrExpiry: Int64? {
-        earliest(earliest(idleDeadline, absoluteDeadline), earliest(backgroundDeadline, lockedDeadline))
+        earliest(earliest(earliest(idleDeadline, absoluteDeadline), earliest(backgroundDeadline, lockedDeadline)),
+                 earliest(offlineLockDeadline, offlineExpiryDeadline))
     }
 
     func remaining(at now: Int64) -> Int64 {
@@ -387,7 +473,8 @@ struct SessionMachine {
             if !idleSuspended {
                 view.window = policy.warningMs > 0 ? effectiveIdleMs - policy.warningMs : effectiveIdleMs
             }
-            view.horizon = earliest(earliest(absoluteDeadline, backgroundDeadline), graceDeadline)
+            view.horizon = earliest(earliest(earliest(absoluteDeadline, backgroundDeadline), graceDeadline),
+                                    earliest(offlineLockDeadline, offlineExpiryDeadline))
                 ?? SessionPolicy.never
         }
         return view
@@ -418,6 +505,9 @@ struct SessionMachine {
         startedAt = shift(startedAt)
         lastActivity = shift(lastActivity)!
         lockedAt = shift(lockedAt)
+        lastCredentialAt = shift(lastCredentialAt)
+        lastContactAt = shift(lastContactAt)
+        if let i = interruption, let s = shift(i.start), let e = shift(i.end) { interruption = (s, e) }
         backgroundSince = shift(backgroundSince)
         hiddenSince = shift(hiddenSince)
         changedAt = now
@@ -444,6 +534,8 @@ struct SessionMachine {
         }
         cursor = max(cursor, now)
         normalizeWarning()
+        // An announcement that no background used by its end lapses.
+        if let i = interruption, i.end < cursor, interruptionCover == nil { interruption = nil }
         checkInvariants()
         return changed
     }
@@ -482,6 +574,7 @@ struct SessionMachine {
         changedAt = t
         pendingTick = nil
         lockedAt = newState == .locked ? t : nil
+        if newState != .active && newState != .warning { interruption = nil }
         if newState == .warning, policy.tickMs > 0, let d = idleDeadline {
             // The WARNING event itself shows the remaining time; the first tick is the next
             // multiple of the tick period below it.
@@ -494,7 +587,7 @@ struct SessionMachine {
     /// Makes the move an applied input's table row names.
     private mutating func move(by input: Input, reason named: Reason? = nil, at t: Int64) {
         switch input.rule.move {
-        case .to(let s, let r), .atFailureLimit(let s, let r): transition(to: s, r, at: t)
+        case .to(let s, let r), .atFailureLimit(let s, let r), .toWhen(_, let s, let r): transition(to: s, r, at: t)
         case .toNamedReason(let s): transition(to: s, named!, at: t)
         case .stays, .toSnapshot: assertionFailure("\(input.name) names no single move")
         }
@@ -519,7 +612,8 @@ struct SessionMachine {
         if state != seenState {
             events.append(SessionEvent(kind: .stateChanged, state: state, previousState: seenState,
                                        reason: reason, remainingMs: remaining(at: now),
-                                       timeMs: changedAt, nowMs: now, engine: engine))
+                                       timeMs: changedAt, nowMs: now, engine: engine,
+                                       requiredAuth: requiredAuth(at: now)))
             seenState = state
             pendingTick = nil
         } else if let tick = pendingTick {
@@ -552,6 +646,8 @@ struct SessionMachine {
             return (kind.map { policy.activityKinds.contains($0) } ?? true) && backgroundSince == nil
         case .activityDismissesWarning:
             return holds(.activityCounts, kind: kind) && policy.activityDismissesWarning
+        case .locksOnDeviceLock:
+            return policy.lockOnDeviceLock && (state == .active || state == .warning)
         }
     }
 
@@ -564,6 +660,12 @@ struct SessionMachine {
         startedAt = now
         lastActivity = now
         unlockFailures = 0
+        // A sign-in verifies the credential and contacts the server, and starts a new family of
+        // refresh tokens.
+        lastCredentialAt = now
+        credentialRequired = false
+        lastContactAt = now
+        newestGeneration = 0
         move(by: .start, at: now)
     }
 
@@ -586,16 +688,49 @@ struct SessionMachine {
         move(by: .lock, at: now)
     }
 
-    mutating func unlock(now: Int64) throws(InactivityError) {
+    /// Refuses a method weaker than what the lock requires.
+    private func requireStrength(_ method: AuthStrength, _ input: Input, now: Int64) throws(InactivityError) {
+        let needed = requiredAuth(at: now)
+        guard method >= needed else {
+            let why = credentialRequired
+                ? "the credential must be verified again (biometrics changed, or the time since the last credential verification is unknown)"
+                : "policy.strong_auth_timeout_ms (\(policy.strongAuthTimeoutMs)) has passed since the last credential verification"
+            throw InactivityError(.weakAuth, "\(input.name): method (\(method)) is weaker than the \(needed) this lock requires: \(why)")
+        }
+    }
+
+    /// Checks an unlock method on its own (the engine's boundary check).
+    static func checkMethod(_ method: AuthStrength) throws(InactivityError) {
+        guard method != .none else {
+            throw InactivityError(.invalidArgument, "method (0) must be INACT_AUTH_BIOMETRIC (1) or INACT_AUTH_CREDENTIAL (2)")
+        }
+    }
+
+    /// The host verified the user with `method` (passed `checkMethod`). Past the offline
+    /// timeout it is refused (`offline`); a method weaker than required too (`weakAuth`).
+    mutating func unlock(method: AuthStrength = .credential, now: Int64) throws(InactivityError) {
+        assert(method != .none)
         guard try admits(.unlock) else { return }
+        if offlineBlocked(at: now) {
+            throw InactivityError(.offline,
+                                  "unlock: no successful server contact for policy.offline_timeout_ms (\(policy.offlineTimeoutMs)): report a server contact first")
+        }
+        try requireStrength(method, .unlock, now: now)
         lastActivity = now
         unlockFailures = 0
+        if method == .credential {
+            lastCredentialAt = now
+            credentialRequired = false
+        }
         move(by: .unlock, at: now)
     }
 
-    /// Returns the failures in a row.
-    mutating func unlockFailed(now: Int64) throws(InactivityError) -> UInt32 {
+    /// Returns the failures in a row. A method the lock does not accept is refused and not
+    /// counted; a failed attempt of an accepted one counts (also while offline).
+    mutating func unlockFailed(method: AuthStrength = .credential, now: Int64) throws(InactivityError) -> UInt32 {
+        assert(method != .none)
         guard try admits(.unlockFailed) else { return unlockFailures }
+        try requireStrength(method, .unlockFailed, now: now)
         unlockFailures = unlockFailures == .max ? .max : unlockFailures + 1
         if policy.maxUnlockFailures > 0 && unlockFailures >= policy.maxUnlockFailures {
             move(by: .unlockFailed, at: now)
@@ -627,14 +762,84 @@ struct SessionMachine {
         }
     }
 
-    mutating func refreshResult(_ outcome: RefreshOutcome, now: Int64) throws(InactivityError) {
+    /// Applies a classified refresh that used refresh token `generation` (0: not tracked) and
+    /// returns the final outcome: REVOKED for a generation older than the newest seen is a
+    /// rotation race, STALE, and changes nothing. A 2xx is a successful server contact.
+    mutating func refreshResult(_ classified: RefreshOutcome, generation: UInt64 = 0,
+                                now: Int64) throws(InactivityError) -> RefreshOutcome {
+        let stale = classified == .revoked && generation != 0 && generation < newestGeneration
+        let outcome: RefreshOutcome = stale ? .stale : classified
         let input: Input = outcome == .revoked ? .refreshRevoked : .refreshResult
-        guard try admits(input) else { return }
-        move(by: input, at: now)
+        if try admits(input) { move(by: input, at: now) }
+        if !stale { newestGeneration = max(newestGeneration, generation) }
+        if outcome == .ok { try serverContact(now: now) }
+        return outcome
+    }
+
+    /// The host stored refresh token `generation` (a rotation). Generations never go back.
+    mutating func tokenRotated(_ generation: UInt64, now: Int64) throws(InactivityError) {
+        guard try admits(.tokenRotated) else { return }
+        guard generation >= newestGeneration else {
+            throw InactivityError(.invalidArgument,
+                                  "generation (\(generation)) is older than the newest generation seen (\(newestGeneration))")
+        }
+        newestGeneration = generation
+    }
+
+    /// A successful server contact. Kept in LOADING too, so that a restore right after an
+    /// online check keeps it.
+    mutating func serverContact(now: Int64) throws(InactivityError) {
+        guard try admits(.serverContact) else { return }
+        lastContactAt = max(lastContactAt ?? now, now)
+    }
+
+    /// The enrolled biometrics changed: until the next credential verification a biometric
+    /// does not unlock. Kept in LOADING too (a restore adds the snapshot's own flag).
+    mutating func biometricsChanged(now: Int64) throws(InactivityError) {
+        guard try admits(.biometricsChanged) else { return }
+        credentialRequired = true
+    }
+
+    /// The device locked: background starts (an announced interruption no longer applies: this
+    /// is not the app's own sheet) and, with `policy.lockOnDeviceLock`, the session locks.
+    mutating func deviceLocked(now: Int64) throws(InactivityError) {
+        guard try admits(.deviceLocked) else { return }
+        interruption = nil
+        enterBackground(now: now)
+        if case .toWhen(let condition, _, _) = Input.deviceLocked.rule.move, holds(condition, kind: nil) {
+            move(by: .deviceLocked, at: now)
+        }
+    }
+
+    /// Checks an announced duration on its own (the engine's boundary check).
+    static func checkInterruption(maxMs: Int64) throws(InactivityError) {
+        guard maxMs >= 0 else {
+            throw InactivityError(.invalidArgument, "max_ms (\(maxMs)) must be >= 0 (0 withdraws the announcement)")
+        }
+    }
+
+    /// Announces an expected interruption of at most `maxMs` from now (passed
+    /// `checkInterruption`); 0 withdraws one.
+    mutating func expectInterruption(maxMs: Int64, now: Int64) throws(InactivityError) {
+        assert(maxMs >= 0)
+        guard try admits(.expectInterruption) else { return }
+        guard maxMs <= policy.expectedInterruptionMaxMs else {
+            throw InactivityError(.invalidArgument,
+                                  "max_ms (\(maxMs)) must be at most policy.expected_interruption_max_ms (\(policy.expectedInterruptionMaxMs))")
+        }
+        guard backgroundSince == nil && hiddenSince == nil else {
+            throw InactivityError(.invalidState, "expect interruption is not allowed in background (announce before the sheet appears)")
+        }
+        interruption = maxMs == 0 ? nil : (now, now + maxMs)
     }
 
     mutating func background(now: Int64) throws(InactivityError) {
         guard try admits(.background) else { return }
+        enterBackground(now: now)
+    }
+
+    /// Background takes effect (an input, a device lock).
+    private mutating func enterBackground(now: Int64) {
         if backgroundSince == nil {
             backgroundSince = hiddenSince ?? now
         }
@@ -648,6 +853,7 @@ struct SessionMachine {
 
     /// Leaves background (an input, a window shown, the end of a restore).
     private mutating func resumeForeground(now: Int64) {
+        if interruptionCover != nil { interruption = nil }   // used once
         if let b = backgroundSince, policy.pauseIdleInBackground, holds.isEmpty,
            state == .active || state == .warning {
             // The idle countdown stopped while in background: resume it where it was. It stopped
@@ -745,14 +951,38 @@ struct SessionMachine {
     mutating func setPolicy(_ newPolicy: SessionPolicy) throws(InactivityError) {
         assertValid(newPolicy)
         guard try admits(.setPolicy) else { return }
+        try ceilings.check(newPolicy)
         // Against the open scopes: a check of the session, not of the value alone.
         if let strictest = scopes.map({ $0.idleMs }).min(), newPolicy.warningMs >= strictest {
             throw InactivityError(.invalidArgument,
                                   "policy.warning_ms (\(newPolicy.warningMs)) must be shorter than every open scope's idle timeout (\(strictest))")
         }
         policy = newPolicy
+        if let i = interruption, i.end - i.start > policy.expectedInterruptionMaxMs {
+            interruption = (i.start, i.start + policy.expectedInterruptionMaxMs)   // the new cap binds at once
+        }
         if state == .warning && policy.tickMs > 0, let d = idleDeadline {
             tickIndex = ceilDiv(d - cursor, policy.tickMs)
+        }
+    }
+
+    /// Sets the administrator's limits (passed `validate()`) and makes the current policy as
+    /// strict as them. Refused (nothing changes) when the tightened policy is invalid.
+    mutating func setCeilings(_ newCeilings: PolicyCeilings) throws(InactivityError) {
+        guard try admits(.setCeilings) else { return }
+        let tightened = newCeilings.tighten(policy)
+        do throws(InactivityError) {
+            try tightened.validate()
+        } catch {
+            throw InactivityError(.invalidArgument, "ceilings: the current policy made as strict as them is invalid: \(error.message)")
+        }
+        let saved = ceilings
+        ceilings = newCeilings
+        do throws(InactivityError) {
+            try setPolicy(tightened)
+        } catch {
+            ceilings = saved
+            throw error
         }
     }
 
@@ -767,12 +997,16 @@ struct SessionMachine {
         let live = state == .active || state == .warning
         let activity = live ? (holds.isEmpty ? lastActivity : max(lastActivity, clock.monotonicMs))
             : (startedAt ?? clock.monotonicMs)
+        let start = startedAt ?? clock.monotonicMs
+        func sessionTime(_ t: Int64?) -> Int64 { min(max(t ?? start, start), clock.monotonicMs) }
         return Snapshot(state: state, reason: reason, unlockFailures: unlockFailures,
-                        startedAt: startedAt ?? clock.monotonicMs,
+                        startedAt: start,
                         lastActivity: activity,
                         backgroundSince: backgroundSince ?? hiddenSince,
                         lockedAt: lockedAt,
-                        bootID: clock.bootID, monotonicMs: clock.monotonicMs, wallMs: clock.wallMs)
+                        bootID: clock.bootID, monotonicMs: clock.monotonicMs, wallMs: clock.wallMs,
+                        lastCredentialAt: sessionTime(lastCredentialAt), credentialRequired: credentialRequired,
+                        lastContactAt: sessionTime(lastContactAt), newestGeneration: newestGeneration)
     }
 
     /// Restores snapshot bytes at `clock` (docs/design.md, "Snapshot and restore"). Refused
@@ -790,7 +1024,8 @@ struct SessionMachine {
         let judgement = RestoreClock(snapshot, clock)
         load(snapshot, at: judgement)
         let changed = catchUpAfterRestore(now: clock.monotonicMs)
-        let overridden = failSecure(judgement, now: clock.monotonicMs)
+        let untrusted = failSecure(judgement, now: clock.monotonicMs)
+        let overridden = lockOnRestart(now: clock.monotonicMs) || untrusted
         settleRestoredReason(deadlineApplied: changed, overridden: overridden, now: clock.monotonicMs)
         checkInvariants()
     }
@@ -838,6 +1073,13 @@ struct SessionMachine {
         startedAt = clock.map(s.startedAt)
         lastActivity = clock.map(s.lastActivity)
         unlockFailures = s.unlockFailures
+        // What the host reported in LOADING (an online check, a biometrics change, a rotation)
+        // adds to what the snapshot kept.
+        lastCredentialAt = clock.map(s.lastCredentialAt)
+        credentialRequired = credentialRequired || s.credentialRequired
+        lastContactAt = max(clock.map(s.lastContactAt), lastContactAt ?? .min)
+        newestGeneration = max(newestGeneration, s.newestGeneration)
+        interruption = nil
         // The time since the snapshot counts as background time: nothing was on screen.
         backgroundSince = clock.map(s.backgroundSince ?? s.monotonicMs)
         hiddenSince = nil
@@ -867,8 +1109,20 @@ struct SessionMachine {
     /// when the wall clock went back (elapsed cannot even be estimated). Returns true when it
     /// decided the outcome.
     private mutating func failSecure(_ clock: RestoreClock, now: Int64) -> Bool {
-        guard !clock.trusted, state != .expired else { return false }
+        guard !clock.trusted else { return false }
+        // How long ago the credential was verified is only estimated: when the policy limits
+        // it, the next unlock needs the credential.
+        if policy.strongAuthTimeoutMs != SessionPolicy.never { credentialRequired = true }
+        guard state != .expired else { return false }
         transition(to: clock.wallWentBack ? .expired : .locked, .untrustedClock, at: now)
+        return true
+    }
+
+    /// A policy that locks on every restart: LOCKED at least, whatever the elapsed time, taking
+    /// effect at the restore. Returns true when it decided the outcome.
+    private mutating func lockOnRestart(now: Int64) -> Bool {
+        guard policy.lockOnRestart, state == .active || state == .warning else { return false }
+        transition(to: .locked, .restart, at: now)
         return true
     }
 

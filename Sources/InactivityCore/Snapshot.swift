@@ -1,12 +1,13 @@
 // The snapshot: versioned bytes with a checksum (DESIGN.md section 4).
 //
-// Format version 1, 80 bytes, little-endian:
+// Format version 2, 104 bytes, little-endian (written by this library):
 //    0  magic "INAS"           4
-//    4  version (1)            u16
+//    4  version (2)            u16
 //    6  state                  u8      ACTIVE..EXPIRED
 //    7  reason                 u8      allowed in that state
 //    8  unlock failures        u32
-//   12  flags                  u32     bit 0 background start present, bit 1 locked-at present
+//   12  flags                  u32     bit 0 background start present, bit 1 locked-at present,
+//                                      bit 2 the credential is required (biometrics changed)
 //   16  session start          i64     ms, snapshot's monotonic clock
 //   24  last activity          i64
 //   32  background start       i64     (0 when absent)
@@ -14,12 +15,22 @@
 //   48  boot id                u64
 //   56  monotonic clock now    i64
 //   64  wall clock now         i64     ms since 1970
-//   72  checksum               u64     FNV-1a 64 of bytes 0..<72
+//   72  last credential verification  i64   session start <= it <= snapshot clock
+//   80  last server contact    i64     session start <= it <= snapshot clock
+//   88  newest token generation u64    0 = none seen
+//   96  checksum               u64     FNV-1a 64 of bytes 0..<96
+//
+// Version 1 (80 bytes, read only) is bytes 0..<72 of the same layout (flags bits 0 and 1) and
+// its checksum at 72. It did not keep the three later fields; a restore reads them as the
+// strictest values the snapshot allows: the credential and the server last seen at the session
+// start, no token generation.
 // Scopes and holds are not kept: the screens that own them push them again.
 
 public struct Snapshot: Sendable, Equatable {
-    public static let formatVersion: UInt16 = 1
-    public static let byteCount = 80
+    public static let formatVersion: UInt16 = 2
+    public static let byteCount = 104
+    /// Version 1's size (still restored).
+    static let version1ByteCount = 80
     static let magic: [UInt8] = Array("INAS".utf8)
 
     public var state: SessionState
@@ -32,6 +43,30 @@ public struct Snapshot: Sendable, Equatable {
     public var bootID: UInt64
     public var monotonicMs: Int64
     public var wallMs: Int64
+    public var lastCredentialAt: Int64
+    public var credentialRequired: Bool
+    public var lastContactAt: Int64
+    public var newestGeneration: UInt64
+
+    public init(state: SessionState, reason: Reason, unlockFailures: UInt32, startedAt: Int64,
+                lastActivity: Int64, backgroundSince: Int64?, lockedAt: Int64?, bootID: UInt64,
+                monotonicMs: Int64, wallMs: Int64, lastCredentialAt: Int64? = nil,
+                credentialRequired: Bool = false, lastContactAt: Int64? = nil, newestGeneration: UInt64 = 0) {
+        self.state = state
+        self.reason = reason
+        self.unlockFailures = unlockFailures
+        self.startedAt = startedAt
+        self.lastActivity = lastActivity
+        self.backgroundSince = backgroundSince
+        self.lockedAt = lockedAt
+        self.bootID = bootID
+        self.monotonicMs = monotonicMs
+        self.wallMs = wallMs
+        self.lastCredentialAt = lastCredentialAt ?? startedAt
+        self.credentialRequired = credentialRequired
+        self.lastContactAt = lastContactAt ?? startedAt
+        self.newestGeneration = newestGeneration
+    }
 
     public func encode() -> [UInt8] {
         var out = [UInt8]()
@@ -42,7 +77,7 @@ public struct Snapshot: Sendable, Equatable {
         put(UInt8(state.rawValue))
         put(UInt8(reason.rawValue))
         put(unlockFailures)
-        put(UInt32((backgroundSince != nil ? 1 : 0) | (lockedAt != nil ? 2 : 0)))
+        put(UInt32((backgroundSince != nil ? 1 : 0) | (lockedAt != nil ? 2 : 0) | (credentialRequired ? 4 : 0)))
         put(startedAt)
         put(lastActivity)
         put(backgroundSince ?? 0)
@@ -50,6 +85,9 @@ public struct Snapshot: Sendable, Equatable {
         put(bootID)
         put(monotonicMs)
         put(wallMs)
+        put(lastCredentialAt)
+        put(lastContactAt)
+        put(newestGeneration)
         put(Snapshot.checksum(out[...]))
         assert(out.count == Snapshot.byteCount)
         return out
@@ -81,16 +119,17 @@ public struct Snapshot: Sendable, Equatable {
             throw InactivityError(.snapshotInvalid, "snapshot does not start with the magic \"INAS\"")
         }
         let version = read(UInt16.self, 4)
-        guard version == formatVersion else {
-            throw InactivityError(.snapshotVersion, "snapshot version (\(version)) is not supported (this library reads version \(formatVersion))")
+        guard version == 1 || version == formatVersion else {
+            throw InactivityError(.snapshotVersion, "snapshot version (\(version)) is not supported (this library reads versions 1 and \(formatVersion))")
         }
-        guard bytes.count >= byteCount else {
-            throw InactivityError(.snapshotTruncated, "snapshot length (\(length)) is shorter than version 1's \(byteCount) bytes")
+        let size = version == 1 ? version1ByteCount : byteCount
+        guard bytes.count >= size else {
+            throw InactivityError(.snapshotTruncated, "snapshot length (\(length)) is shorter than version \(version)'s \(size) bytes")
         }
-        guard bytes.count == byteCount else {
-            throw InactivityError(.snapshotInvalid, "snapshot length (\(length)) is longer than version 1's \(byteCount) bytes")
+        guard bytes.count == size else {
+            throw InactivityError(.snapshotInvalid, "snapshot length (\(length)) is longer than version \(version)'s \(size) bytes")
         }
-        guard read(UInt64.self, 72) == checksum(bytes[0..<72]) else {
+        guard read(UInt64.self, size - 8) == checksum(bytes[0..<(size - 8)]) else {
             throw InactivityError(.snapshotChecksum, "snapshot checksum does not match its contents")
         }
         func invalid(_ why: String) -> InactivityError { InactivityError(.snapshotInvalid, "snapshot \(why)") }
@@ -101,13 +140,17 @@ public struct Snapshot: Sendable, Equatable {
             throw invalid("reason (\(bytes[7])) is not a reason for state \(state)")
         }
         let flags = read(UInt32.self, 12)
-        guard flags & ~3 == 0 else { throw invalid("flags (0x\(String(flags, radix: 16))) has unknown bits") }
+        let knownFlags: UInt32 = version == 1 ? 3 : 7
+        guard flags & ~knownFlags == 0 else { throw invalid("flags (0x\(String(flags, radix: 16))) has unknown bits") }
+        let v2 = version >= 2
         let s = Snapshot(
             state: state, reason: reason, unlockFailures: read(UInt32.self, 8),
             startedAt: read(Int64.self, 16), lastActivity: read(Int64.self, 24),
             backgroundSince: flags & 1 != 0 ? read(Int64.self, 32) : nil,
             lockedAt: flags & 2 != 0 ? read(Int64.self, 40) : nil,
-            bootID: read(UInt64.self, 48), monotonicMs: read(Int64.self, 56), wallMs: read(Int64.self, 64))
+            bootID: read(UInt64.self, 48), monotonicMs: read(Int64.self, 56), wallMs: read(Int64.self, 64),
+            lastCredentialAt: v2 ? read(Int64.self, 72) : nil, credentialRequired: flags & 4 != 0,
+            lastContactAt: v2 ? read(Int64.self, 80) : nil, newestGeneration: v2 ? read(UInt64.self, 88) : 0)
         guard flags & 1 != 0 || read(Int64.self, 32) == 0, flags & 2 != 0 || read(Int64.self, 40) == 0 else {
             throw invalid("has a time for an absent field")
         }
@@ -124,6 +167,10 @@ public struct Snapshot: Sendable, Equatable {
         }
         if let l = s.lockedAt, !(s.startedAt...s.monotonicMs).contains(l) {
             throw invalid("locked-at (\(l)) must lie between start (\(s.startedAt)) and the snapshot clock (\(s.monotonicMs))")
+        }
+        for (name, t) in [("last credential verification", s.lastCredentialAt), ("last server contact", s.lastContactAt)]
+        where !(s.startedAt...s.monotonicMs).contains(t) {
+            throw invalid("\(name) (\(t)) must lie between start (\(s.startedAt)) and the snapshot clock (\(s.monotonicMs))")
         }
         return s
     }

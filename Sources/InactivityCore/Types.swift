@@ -46,6 +46,14 @@ public enum Reason: Int32, Sendable, CaseIterable, CustomStringConvertible {
     case revoked = 16
     case passwordChanged = 17
     case restoreFailed = 18
+    /// LOCKED: the device locked and the policy locks with it.
+    case deviceLocked = 19
+    /// LOCKED: no successful server contact for the policy's offline timeout.
+    case offlineTimeout = 20
+    /// EXPIRED: no successful server contact for the policy's offline expiry.
+    case offlineExpiry = 21
+    /// LOCKED: a cold start with a policy that locks on every restart.
+    case restart = 22
 
     public var description: String {
         switch self {
@@ -68,6 +76,10 @@ public enum Reason: Int32, Sendable, CaseIterable, CustomStringConvertible {
         case .revoked: "revoked"
         case .passwordChanged: "password-changed"
         case .restoreFailed: "restore-failed"
+        case .deviceLocked: "device-locked"
+        case .offlineTimeout: "offline-timeout"
+        case .offlineExpiry: "offline-expiry"
+        case .restart: "restart"
         }
     }
 
@@ -80,10 +92,12 @@ public enum Reason: Int32, Sendable, CaseIterable, CustomStringConvertible {
         case .loading: [.none]
         case .active: [.started, .restored, .continued, .activity, .unlocked, .extended]
         case .warning: [.idle, .restored]
-        case .locked: [.idleTimeout, .backgroundTimeout, .manualLock, .restored, .untrustedClock]
+        case .locked:
+            [.idleTimeout, .backgroundTimeout, .manualLock, .restored, .untrustedClock, .deviceLocked,
+             .offlineTimeout, .restart]
         case .expired:
             [.idleTimeout, .absoluteTimeout, .lockedTimeout, .unlockFailures, .logout, .revoked,
-             .passwordChanged, .restoreFailed, .restored, .untrustedClock]
+             .passwordChanged, .restoreFailed, .restored, .untrustedClock, .offlineExpiry]
         }
     }
 }
@@ -132,6 +146,27 @@ public enum IdleAction: Int32, Sendable, CaseIterable {
     case expire = 1
 }
 
+/// The strength of a user verification: what an unlock needs (in LOCKED) and what verified the
+/// user (the method an unlock names). Ordered: a credential is stronger than a biometric.
+public enum AuthStrength: Int32, Sendable, CaseIterable, Comparable, CustomStringConvertible {
+    /// Nothing is required (the session is not LOCKED).
+    case none = 0
+    /// A biometric (Face ID, fingerprint) is enough, or the credential.
+    case biometric = 1
+    /// The credential (PIN, password) is required.
+    case credential = 2
+
+    public static func < (a: AuthStrength, b: AuthStrength) -> Bool { a.rawValue < b.rawValue }
+
+    public var description: String {
+        switch self {
+        case .none: "none"
+        case .biometric: "biometric"
+        case .credential: "credential"
+        }
+    }
+}
+
 /// How a token refresh was classified by `refreshResult`.
 public enum RefreshOutcome: Int32, Sendable, CaseIterable {
     /// 2xx: the session goes on.
@@ -142,6 +177,9 @@ public enum RefreshOutcome: Int32, Sendable, CaseIterable {
     case revoked = 2
     /// Any other status: nothing changes; retrying will not help.
     case failed = 3
+    /// A REVOKED answer for a refresh token older than the newest generation seen: a rotation
+    /// race (another refresh already replaced that token). Nothing changes.
+    case stale = 4
 }
 
 /// One event delivered to the host.
@@ -162,9 +200,12 @@ public struct SessionEvent: Sendable, Equatable, CustomStringConvertible {
     public var nowMs: Int64
     /// The engine's handle.
     public var engine: UInt64
+    /// What an unlock needs at `nowMs`: `.none` unless the state is LOCKED.
+    public var requiredAuth: AuthStrength
 
     public init(kind: Kind, state: SessionState, previousState: SessionState, reason: Reason,
-                remainingMs: Int64, timeMs: Int64, nowMs: Int64, engine: UInt64 = 0) {
+                remainingMs: Int64, timeMs: Int64, nowMs: Int64, engine: UInt64 = 0,
+                requiredAuth: AuthStrength = .none) {
         self.kind = kind
         self.state = state
         self.previousState = previousState
@@ -173,6 +214,7 @@ public struct SessionEvent: Sendable, Equatable, CustomStringConvertible {
         self.timeMs = timeMs
         self.nowMs = nowMs
         self.engine = engine
+        self.requiredAuth = requiredAuth
     }
 
     public var description: String {
@@ -205,6 +247,12 @@ public struct InactivityError: Error, Sendable, Equatable, CustomStringConvertib
         case limit = -13
         case `internal` = -14
         case system = -15
+        /// An unlock named a method weaker than the strength the lock requires.
+        case weakAuth = -16
+        /// An unlock while the offline timeout has passed: a server contact must succeed first.
+        case offline = -17
+        /// A policy is laxer than a managed ceiling set on the engine.
+        case ceiling = -18
     }
 
     public var code: Code

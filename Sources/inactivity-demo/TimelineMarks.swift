@@ -68,6 +68,7 @@ enum TimelineMarks {
             case .retry: Mark(lane: .session, glyph: .dot, colour: Palette.amber, legend: "refresh: retry")
             case .revoked: Mark(lane: .session, glyph: .dot, colour: Palette.red, legend: "refresh: revoked")
             case .failed: Mark(lane: .session, glyph: .dot, colour: Palette.grey, legend: "refresh: failed")
+            case .stale: Mark(lane: .session, glyph: .ring, colour: Palette.amber, legend: "refresh: stale (rotation race)")
             case nil: Mark(lane: .session, glyph: .ring, colour: Palette.grey, legend: "refresh: refused")
             }
         case .background: Mark(lane: .app, glyph: .triangleDown, colour: Palette.slate, legend: "background")
@@ -96,7 +97,8 @@ enum TimelineMarks {
 
     /// The reasons a deadline of the engine gives: a transition with one of them is marked as a
     /// deadline that fired (at the instant it took effect), whoever delivered it.
-    static let deadlineReasons: Set<Reason> = [.idle, .idleTimeout, .backgroundTimeout, .absoluteTimeout, .lockedTimeout]
+    static let deadlineReasons: Set<Reason> = [.idle, .idleTimeout, .backgroundTimeout, .absoluteTimeout, .lockedTimeout,
+                                               .offlineTimeout, .offlineExpiry]
 
     /// Band colours, and the colour of text on them.
     static func colours(_ state: SessionState?) -> (fill: String, text: String) {

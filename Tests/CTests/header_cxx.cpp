@@ -8,10 +8,11 @@
 #include <cstring>
 
 static_assert(sizeof(inact_engine) == 8, "handles are 64-bit");
-static_assert(sizeof(inact_policy) == 80, "inact_policy layout");
+static_assert(sizeof(inact_policy) == 120, "inact_policy layout");
+static_assert(sizeof(inact_ceilings) == 80, "inact_ceilings layout");
 static_assert(sizeof(inact_config) == 40, "inact_config layout");
 static_assert(sizeof(inact_event) == 56, "inact_event layout");
-static_assert(sizeof(inact_info) == 104, "inact_info layout");
+static_assert(sizeof(inact_info) == 152, "inact_info layout");
 static_assert(offsetof(inact_event, engine) == 48, "inact_event.engine offset");
 static_assert(INACT_NEVER == INT64_MAX, "INACT_NEVER is INT64_MAX");
 static_assert(INACT_OK == 0 && INACT_E_INTERNAL < 0, "status values");

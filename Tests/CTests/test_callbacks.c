@@ -21,7 +21,7 @@ TEST(event_struct_is_complete) {
     got = recorder_at(&rec, 1);
     CHECK_EQ(got.event.size, sizeof(inact_event));
     CHECK_EQ(got.event.kind, INACT_EVENT_STATE_CHANGED);
-    CHECK_EQ(got.event.reserved0, 0);
+    CHECK_EQ(got.event.required_auth, INACT_AUTH_NONE);
     CHECK_EQ(got.event.remaining_ms, 10000);
     CHECK_EQ(got.event.time_ms, 50000);
     CHECK_EQ(got.event.now_ms, 50000);

@@ -21,7 +21,7 @@ TEST(status_strings_come_from_the_status_table) {
     INACT_STATUS_TABLE(CHECK_STATUS_STRING_)
 #undef CHECK_STATUS_STRING_
     CHECK_STR(inact_status_string(1), "unknown status");
-    CHECK_STR(inact_status_string(-16), "unknown status"); /* the first code past the table */
+    CHECK_STR(inact_status_string(-19), "unknown status"); /* the first code past the table */
     CHECK_STR(inact_status_string(INT32_MIN), "unknown status");
     CHECK_STR(inact_status_string(INT32_MAX), "unknown status");
 }
@@ -107,6 +107,12 @@ TEST(policy_init_fills_the_documented_defaults) {
     CHECK_EQ(policy.max_unlock_failures, 0);
     CHECK_EQ(policy.activity_dismisses_warning, 0);
     CHECK_EQ(policy.pause_idle_in_background, 0);
+    CHECK_EQ(policy.lock_on_device_lock, 0);
+    CHECK_EQ(policy.lock_on_restart, 0);
+    CHECK_EQ(policy.strong_auth_timeout_ms, INACT_NEVER);
+    CHECK_EQ(policy.expected_interruption_max_ms, 60 * SECOND_MS);
+    CHECK_EQ(policy.offline_timeout_ms, INACT_NEVER);
+    CHECK_EQ(policy.offline_expiry_ms, INACT_NEVER);
     CHECK_STATUS(inact_policy_validate(&policy), INACT_OK);
     CHECK_STATUS(inact_policy_init(NULL), INACT_E_NULL_POINTER);
 }
@@ -188,7 +194,7 @@ TEST(unknown_preset_is_rejected_and_leaves_the_policy_alone) {
     inact_policy policy, copy;
     REQUIRE_OK(inact_policy_preset(&policy, INACT_PRESET_BANKING));
     copy = policy;
-    CHECK_REJECTED(0, NULL, inact_policy_preset(&policy, 5), INACT_E_INVALID_ARGUMENT, "preset");
+    CHECK_REJECTED(0, NULL, inact_policy_preset(&policy, 7), INACT_E_INVALID_ARGUMENT, "preset");
     CHECK_REJECTED(0, NULL, inact_policy_preset(&policy, -1), INACT_E_INVALID_ARGUMENT, "preset");
     CHECK(memcmp(&policy, &copy, sizeof policy) == 0);
     CHECK_REJECTED(0, NULL, inact_policy_preset(NULL, INACT_PRESET_DEFAULT), INACT_E_NULL_POINTER,
@@ -252,19 +258,29 @@ TEST(validate_rejects_each_broken_field) {
 /* The layouts that the Python and Kotlin bindings mirror: a change here breaks them. */
 TEST(struct_layouts_are_stable) {
     CHECK_EQ(sizeof(inact_engine), 8);
-    CHECK_EQ(sizeof(inact_policy), 80);
+    CHECK_EQ(sizeof(inact_policy), 120);
     CHECK_EQ(offsetof(inact_policy, idle_timeout_ms), 8);
     CHECK_EQ(offsetof(inact_policy, background_grace_ms), 56);
     CHECK_EQ(offsetof(inact_policy, activity_kinds), 64);
     CHECK_EQ(offsetof(inact_policy, pause_idle_in_background), 76);
+    CHECK_EQ(offsetof(inact_policy, lock_on_restart), 84);
+    CHECK_EQ(offsetof(inact_policy, strong_auth_timeout_ms), 88);
+    CHECK_EQ(offsetof(inact_policy, offline_expiry_ms), 112);
+    CHECK_EQ(sizeof(inact_ceilings), 80);
+    CHECK_EQ(offsetof(inact_ceilings, idle_timeout_ms), 8);
+    CHECK_EQ(offsetof(inact_ceilings, lock_on_restart), 76);
+    CHECK_EQ(offsetof(inact_event, required_auth), 20);
     CHECK_EQ(sizeof(inact_config), 40);
     CHECK_EQ(offsetof(inact_config, manual_start_ms), 16);
     CHECK_EQ(offsetof(inact_config, manual_boot_id), 32);
     CHECK_EQ(sizeof(inact_event), 56);
     CHECK_EQ(offsetof(inact_event, remaining_ms), 24);
     CHECK_EQ(offsetof(inact_event, engine), 48);
-    CHECK_EQ(sizeof(inact_info), 104);
+    CHECK_EQ(sizeof(inact_info), 152);
     CHECK_EQ(offsetof(inact_info, now_ms), 40);
     CHECK_EQ(offsetof(inact_info, locked_at_ms), 96);
+    CHECK_EQ(offsetof(inact_info, required_auth), 104);
+    CHECK_EQ(offsetof(inact_info, token_generation), 136);
+    CHECK_EQ(offsetof(inact_info, interruption_until_ms), 144);
     CHECK_EQ(INACT_NEVER, INT64_MAX);
 }

@@ -242,15 +242,60 @@ struct DeviceSignalTests {
         host.at(1 * second)
         try host.send(.protectedDataWillBecomeUnavailable)
         #expect(host.info.backgroundSinceMs == 1 * second)
+        #expect(host.state == .active)
         host.at(6 * second)
-        #expect(host.state == .locked)
+        let last = try #require(host.changes.last)
+        #expect(last.state == .locked && last.reason == .backgroundTimeout && last.timeMs == 6 * second)
         try host.send(.protectedDataDidBecomeAvailable)
         #expect(host.state == .locked)   // unlocking the device does not unlock the session
     }
 
-    @Test func a_system_sheet_announcement_reaches_the_engine() throws {
+    @Test func a_policy_that_locks_with_the_device_locks_at_once() throws {
+        let host = Host { $0.lockOnDeviceLock = true }
+        try host.engine.start()
+        try host.showScene(sceneA)
+        host.at(2 * second)
+        try host.send(.sceneWillResignActive(sceneA), .sceneDidEnterBackground(sceneA), .appDidEnterBackground,
+                      .protectedDataWillBecomeUnavailable)
+        let last = try #require(host.changes.last)
+        #expect(last.state == .locked && last.reason == .deviceLocked && last.timeMs == 2 * second)
+    }
+
+    @Test func a_system_sheet_announced_before_it_appears_costs_no_background_time() throws {
         let host = Host()
         try host.engine.start()
-        #expect(throws: InactivityError.self) { try host.send(.systemSheetWillPresent(maxMs: 30 * second)) }
+        try host.showScene(sceneA)
+        try host.send(.systemSheetWillPresent(maxMs: 30 * second))
+        // The picker sends the app to background for 20 s: four background timeouts.
+        try host.send(.sceneWillResignActive(sceneA), .sceneDidEnterBackground(sceneA), .appDidEnterBackground)
+        host.at(20 * second)
+        try host.send(.appWillEnterForeground, .sceneWillEnterForeground(sceneA), .sceneDidBecomeActive(sceneA))
+        #expect(host.state == .active)
+        // Used once: the next background counts again.
+        try host.send(.sceneWillResignActive(sceneA), .sceneDidEnterBackground(sceneA), .appDidEnterBackground)
+        host.at(26 * second)
+        #expect(host.state == .locked)
+    }
+
+    @Test func a_sheet_that_outlasts_its_announcement_locks_on_time() throws {
+        let host = Host()
+        try host.engine.start()
+        try host.showScene(sceneA)
+        try host.send(.systemSheetWillPresent(maxMs: 10 * second))
+        try host.send(.sceneWillResignActive(sceneA), .sceneDidEnterBackground(sceneA), .appDidEnterBackground)
+        host.at(30 * second)
+        try host.send(.appWillEnterForeground, .sceneWillEnterForeground(sceneA))
+        #expect(host.state == .locked)
+    }
+
+    @Test func an_announcement_the_engine_refuses_surfaces_its_error() throws {
+        let host = Host { $0.expectedInterruptionMaxMs = 30 * second }
+        try host.engine.start()
+        try host.showScene(sceneA)
+        var message: String?
+        do { try host.send(.systemSheetWillPresent(maxMs: 60 * second)) } catch { message = (error as? InactivityError)?.message }
+        #expect(message == "max_ms (60000) must be at most policy.expected_interruption_max_ms (30000)")
+        try host.send(.sceneDidEnterBackground(sceneA), .appDidEnterBackground)
+        #expect(throws: InactivityError.self) { try host.send(.systemSheetWillPresent(maxMs: 10 * second)) }
     }
 }

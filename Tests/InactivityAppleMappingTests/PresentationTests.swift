@@ -80,12 +80,12 @@ struct PresentationRuleTests {
     }
 
     @Test func the_lock_screen_is_presented_once_however_many_locked_events_arrive() throws {
-        let screen = Screen { $0.warningMs = 0 }
+        let screen = Screen { $0.warningMs = 0; $0.lockOnDeviceLock = true }
         try screen.host.engine.start()
         try screen.host.send(.sceneWindows(sceneA, notHidden: 1), .sceneWillEnterForeground(sceneA))
         try screen.host.engine.lock()
         try screen.host.engine.lock()                                  // a no-op in LOCKED
-        try screen.host.send(.protectedDataWillBecomeUnavailable)      // the device locks too
+        try screen.host.send(.protectedDataWillBecomeUnavailable)      // the device locks too (a LOCKED input)
         try screen.host.send(.sceneDidEnterBackground(sceneA), .appDidEnterBackground)
         screen.host.at(10 * second)                                   // past the background timeout
         screen.update()

@@ -43,6 +43,12 @@ struct InputTableTests {
         case .acquireHold: _ = try engine.acquireHold()
         case .releaseHold: try engine.releaseHold(try engine.acquireHold())
         case .setPolicy: try engine.setPolicy(smallPolicy { $0.tickMs = 500 })
+        case .expectInterruption: try engine.expectInterruption(maxMs: 1 * second)
+        case .deviceLocked: try engine.deviceLocked()
+        case .biometricsChanged: try engine.biometricsChanged()
+        case .tokenRotated: try engine.tokenRotated(generation: 3)
+        case .serverContact: try engine.serverContact()
+        case .setCeilings: try engine.setCeilings(PolicyCeilings())
         }
     }
 
@@ -74,7 +80,7 @@ struct InputTableTests {
             case .applied:
                 #expect(code == nil, "\(input.name) in \(state)")
                 switch input.rule.move {
-                case .stays, .atFailureLimit:   // smallPolicy has no failure limit
+                case .stays, .atFailureLimit, .toWhen:   // smallPolicy has no failure limit, no device-lock lock
                     // A scope popped or a hold released moves the idle deadline later: WARNING
                     // then ends by its own rule (ACTIVE, EXTENDED), not by the input's move.
                     let extended = state == .warning && after.state == .active && after.reason == .extended

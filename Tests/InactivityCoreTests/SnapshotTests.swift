@@ -129,8 +129,9 @@ struct SnapshotTests {
         var bytes = SnapshotTests.activeSnapshot().1
         edit(&bytes)
         if fixChecksum && bytes.count == Snapshot.byteCount {
-            let sum = Snapshot.checksum(bytes[0..<72])
-            withUnsafeBytes(of: sum.littleEndian) { for i in 0..<8 { bytes[72 + i] = $0[i] } }
+            let end = Snapshot.byteCount - 8
+            let sum = Snapshot.checksum(bytes[0..<end])
+            withUnsafeBytes(of: sum.littleEndian) { for i in 0..<8 { bytes[end + i] = $0[i] } }
         }
         return bytes
     }
@@ -144,8 +145,8 @@ struct SnapshotTests {
         ("truncated", corrupt({ $0.removeLast(10) }, fixChecksum: false), .snapshotTruncated),
         ("one byte short", corrupt({ $0.removeLast() }, fixChecksum: false), .snapshotTruncated),
         ("flipped bit", corrupt({ $0[30] ^= 0x10 }, fixChecksum: false), .snapshotChecksum),
-        ("bad checksum", corrupt({ $0[75] ^= 0xFF }, fixChecksum: false), .snapshotChecksum),
-        ("unknown version", corrupt({ $0[4] = 2 }, fixChecksum: true), .snapshotVersion),
+        ("bad checksum", corrupt({ $0[Snapshot.byteCount - 5] ^= 0xFF }, fixChecksum: false), .snapshotChecksum),
+        ("unknown version", corrupt({ $0[4] = 3 }, fixChecksum: true), .snapshotVersion),
         ("not a snapshot", corrupt({ $0[0] = 0x58 }, fixChecksum: true), .snapshotInvalid),
         ("trailing bytes", corrupt({ $0.append(0) }, fixChecksum: false), .snapshotInvalid),
         ("state LOADING", corrupt({ $0[6] = 0 }, fixChecksum: true), .snapshotInvalid),

@@ -175,6 +175,12 @@ def test_every_policy_field_round_trips_through_the_library(manual_engine: Manua
         max_unlock_failures=4,
         activity_dismisses_warning=True,
         pause_idle_in_background=True,
+        lock_on_device_lock=True,
+        lock_on_restart=True,
+        strong_auth_timeout=timedelta(minutes=11, milliseconds=6),
+        expected_interruption_max=timedelta(seconds=17, milliseconds=7),
+        offline_timeout=timedelta(hours=5, milliseconds=8),
+        offline_expiry=timedelta(days=3, milliseconds=9),
     )
     assert all(getattr(policy, f.name) != getattr(Policy(), f.name) for f in dataclasses.fields(Policy))
     engine = manual_engine(policy)
@@ -209,7 +215,10 @@ def test_every_enum_round_trips_through_the_library(manual_engine: ManualFactory
     assert seen_states == set(State)
     assert {e.kind for e in recorder.events} == set(EventKind)
     assert all(type(e.state) is State and type(e.reason) is Reason and type(e.kind) is EventKind for e in recorder.events)
-    assert {engine.refresh_result(s) for s in (200, 503, 403, 401)} == set(RefreshOutcome)
+    engine.start()
+    engine.token_rotated(2)
+    assert {engine.refresh_result(s, generation=2) for s in (200, 503, 403, 401)} == set(RefreshOutcome) - {RefreshOutcome.STALE}
+    assert engine.refresh_result(401, generation=1) is RefreshOutcome.STALE
 
 
 def test_durations_accept_timedelta_seconds_and_never() -> None:

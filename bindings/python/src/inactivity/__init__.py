@@ -22,6 +22,7 @@ from ._version import __version__
 from .engine import ClockReading, Engine, Event, EventCallback, Info, ManualClock, SNAPSHOT_MAX_SIZE
 from .enums import (
     ActivityKind,
+    Auth,
     ClockKind,
     Delivery,
     EventKind,
@@ -33,6 +34,7 @@ from .enums import (
     Status,
 )
 from .errors import (
+    CeilingError,
     EngineClosedError,
     InactivityError,
     InvalidArgumentError,
@@ -40,10 +42,12 @@ from .errors import (
     InvalidStateError,
     LimitError,
     NotFoundError,
+    OfflineError,
     SnapshotError,
+    WeakAuthError,
     WrongClockError,
 )
-from .policy import Policy
+from .policy import Ceilings, Policy
 
 __all__ = [
     "LIBRARY_PATH",
@@ -52,6 +56,9 @@ __all__ = [
     "NEVER",
     "SNAPSHOT_MAX_SIZE",
     "ActivityKind",
+    "Auth",
+    "Ceilings",
+    "CeilingError",
     "ClockKind",
     "ClockReading",
     "Delivery",
@@ -70,6 +77,7 @@ __all__ = [
     "LimitError",
     "ManualClock",
     "NotFoundError",
+    "OfflineError",
     "Policy",
     "Preset",
     "Reason",
@@ -77,6 +85,7 @@ __all__ = [
     "SnapshotError",
     "State",
     "Status",
+    "WeakAuthError",
     "WrongClockError",
     "__version__",
 ]

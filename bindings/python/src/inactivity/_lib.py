@@ -26,7 +26,7 @@ from typing import Any, Iterator, Optional, Sequence, Tuple
 from ._version import HEADER_VERSION_MAJOR
 from .errors import error_for_status
 
-__all__ = ["LIB", "LIBRARY_ENV", "LIBRARY_PATH", "CALLBACK", "CConfig", "CEvent", "CInfo", "CPolicy"]
+__all__ = ["LIB", "LIBRARY_ENV", "LIBRARY_PATH", "CALLBACK", "CCeilings", "CConfig", "CEvent", "CInfo", "CPolicy"]
 
 #: The environment variable that names the library to load (a path to the .so).
 LIBRARY_ENV = "INACTIVITY_LIBRARY"
@@ -53,6 +53,29 @@ class CPolicy(Structure):
         ("max_unlock_failures", c_uint32),
         ("activity_dismisses_warning", c_int32),
         ("pause_idle_in_background", c_int32),
+        ("lock_on_device_lock", c_int32),
+        ("lock_on_restart", c_int32),
+        ("strong_auth_timeout_ms", c_int64),
+        ("expected_interruption_max_ms", c_int64),
+        ("offline_timeout_ms", c_int64),
+        ("offline_expiry_ms", c_int64),
+    ]
+
+
+class CCeilings(Structure):
+    _fields_ = [
+        ("size", c_uint32),
+        ("max_unlock_failures", c_uint32),
+        ("idle_timeout_ms", c_int64),
+        ("background_timeout_ms", c_int64),
+        ("absolute_timeout_ms", c_int64),
+        ("locked_timeout_ms", c_int64),
+        ("strong_auth_timeout_ms", c_int64),
+        ("expected_interruption_max_ms", c_int64),
+        ("offline_timeout_ms", c_int64),
+        ("offline_expiry_ms", c_int64),
+        ("lock_on_device_lock", c_int32),
+        ("lock_on_restart", c_int32),
     ]
 
 
@@ -75,7 +98,7 @@ class CEvent(Structure):
         ("state", c_int32),
         ("previous_state", c_int32),
         ("reason", c_int32),
-        ("reserved0", c_int32),
+        ("required_auth", c_int32),
         ("remaining_ms", c_int64),
         ("time_ms", c_int64),
         ("now_ms", c_int64),
@@ -103,6 +126,13 @@ class CInfo(Structure):
         ("last_activity_ms", c_int64),
         ("background_since_ms", c_int64),
         ("locked_at_ms", c_int64),
+        ("required_auth", c_int32),
+        ("needs_server_contact", c_int32),
+        ("last_credential_ms", c_int64),
+        ("strong_auth_deadline_ms", c_int64),
+        ("last_server_contact_ms", c_int64),
+        ("token_generation", c_uint64),
+        ("interruption_until_ms", c_int64),
     ]
 
 
@@ -131,6 +161,7 @@ _TABLE: Sequence[Tuple[str, Sequence[Any], Any]] = (
     ("inact_policy_init", (_P(CPolicy),), _STATUS),
     ("inact_policy_preset", (_P(CPolicy), c_int32), _STATUS),
     ("inact_policy_validate", (_P(CPolicy),), _STATUS),
+    ("inact_ceilings_init", (_P(CCeilings),), _STATUS),
     # lifecycle
     ("inact_config_init", (_P(CConfig),), _STATUS),
     (
@@ -146,24 +177,35 @@ _TABLE: Sequence[Tuple[str, Sequence[Any], Any]] = (
     ("inact_continue", (_engine,), _STATUS),
     ("inact_lock", (_engine,), _STATUS),
     ("inact_unlock", (_engine,), _STATUS),
+    ("inact_unlock_with", (_engine, c_int32), _STATUS),
     ("inact_unlock_failed", (_engine, _P(c_uint32)), _STATUS),
+    ("inact_unlock_failed_with", (_engine, c_int32, _P(c_uint32)), _STATUS),
+    ("inact_biometrics_changed", (_engine,), _STATUS),
     ("inact_end", (_engine, c_int32), _STATUS),
     ("inact_refresh_result", (_engine, c_int32, c_char_p, _P(c_int32)), _STATUS),
+    ("inact_refresh_result_gen", (_engine, c_int32, c_char_p, c_uint64, _P(c_int32)), _STATUS),
+    ("inact_token_rotated", (_engine, c_uint64), _STATUS),
+    ("inact_server_contact", (_engine,), _STATUS),
     ("inact_background", (_engine,), _STATUS),
     ("inact_foreground", (_engine,), _STATUS),
     ("inact_window_shown", (_engine,), _STATUS),
     ("inact_window_hidden", (_engine,), _STATUS),
+    ("inact_expect_interruption", (_engine, c_int64), _STATUS),
+    ("inact_device_locked", (_engine,), _STATUS),
     ("inact_scope_push", (_engine, c_int64, _P(c_uint64)), _STATUS),
     ("inact_scope_pop", (_engine, c_uint64), _STATUS),
     ("inact_hold_acquire", (_engine, _P(c_uint64)), _STATUS),
     ("inact_hold_release", (_engine, c_uint64), _STATUS),
     ("inact_set_policy", (_engine, _P(CPolicy)), _STATUS),
+    ("inact_set_ceilings", (_engine, _P(CCeilings)), _STATUS),
+    ("inact_get_ceilings", (_engine, _P(CCeilings)), _STATUS),
     # queries
     ("inact_get_state", (_engine, _P(c_int32)), _STATUS),
     ("inact_get_reason", (_engine, _P(c_int32)), _STATUS),
     ("inact_get_remaining", (_engine, _P(c_int64)), _STATUS),
     ("inact_get_info", (_engine, _P(CInfo)), _STATUS),
     ("inact_get_policy", (_engine, _P(CPolicy)), _STATUS),
+    ("inact_get_required_auth", (_engine, _P(c_int32)), _STATUS),
     # host-mode delivery
     ("inact_next_deadline", (_engine, _P(c_int64)), _STATUS),
     ("inact_poll", (_engine,), _STATUS),

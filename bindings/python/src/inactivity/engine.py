@@ -47,20 +47,20 @@ from ._time import (
     ms_to_wall,
     wall_to_ms,
 )
-from .enums import ActivityKind, ClockKind, Delivery, EventKind, Reason, RefreshOutcome, State
+from .enums import ActivityKind, Auth, ClockKind, Delivery, EventKind, Reason, RefreshOutcome, State
 from .errors import EngineClosedError, InvalidHandleError
-from .policy import Policy
+from .policy import Ceilings, Policy
 
 __all__ = ["ClockReading", "Engine", "Event", "EventCallback", "Info", "ManualClock", "SNAPSHOT_MAX_SIZE"]
 
 #: Upper bound of a snapshot's size in bytes (INACT_SNAPSHOT_MAX_SIZE).
-SNAPSHOT_MAX_SIZE = 96
+SNAPSHOT_MAX_SIZE = 128
 
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 UINT32_MAX = 2**32 - 1
 UINT64_MAX = 2**64 - 1
 
-_E = TypeVar("_E", State, Reason, EventKind, Delivery, ClockKind, RefreshOutcome)
+_E = TypeVar("_E", State, Reason, EventKind, Delivery, ClockKind, RefreshOutcome, Auth)
 
 
 def _enum(enum_type: Type[_E], value: int) -> _E:
@@ -83,7 +83,8 @@ class Event:
 
     ``time`` is when it took effect (the deadline applied) and ``now`` when it was evaluated,
     both on the engine's clock; ``remaining`` runs from ``now`` to the next lock or expiry
-    (``NEVER`` if none).
+    (``NEVER`` if none); ``required_auth`` is what an unlock needs at ``now`` (NONE unless
+    LOCKED).
     """
 
     kind: EventKind
@@ -94,6 +95,7 @@ class Event:
     time: timedelta
     now: timedelta
     engine_id: int
+    required_auth: Auth = Auth.NONE
 
     @classmethod
     def _from_c(cls, c: _lib.CEvent) -> "Event":
@@ -106,6 +108,7 @@ class Event:
             time=ms_to_duration(c.time_ms),
             now=ms_to_duration(c.now_ms),
             engine_id=c.engine,
+            required_auth=_enum(Auth, c.required_auth),
         )
 
 
@@ -130,6 +133,13 @@ class Info:
     last_activity: Optional[timedelta]
     background_since: Optional[timedelta]
     locked_at: Optional[timedelta]
+    required_auth: Auth  #: what an unlock needs now (NONE unless LOCKED)
+    needs_server_contact: bool  #: LOCKED past the offline timeout: unlock is refused
+    last_credential: Optional[timedelta]  #: the last credential verification
+    strong_auth_deadline: Optional[timedelta]  #: from then a biometric no longer unlocks
+    last_server_contact: Optional[timedelta]
+    token_generation: int  #: the newest refresh-token generation seen; 0 if none
+    interruption_until: Optional[timedelta]  #: end of an announced expected interruption
 
     @classmethod
     def _from_c(cls, c: _lib.CInfo) -> "Info":
@@ -151,6 +161,13 @@ class Info:
             last_activity=ms_to_instant(c.last_activity_ms),
             background_since=ms_to_instant(c.background_since_ms),
             locked_at=ms_to_instant(c.locked_at_ms),
+            required_auth=_enum(Auth, c.required_auth),
+            needs_server_contact=bool(c.needs_server_contact),
+            last_credential=ms_to_instant(c.last_credential_ms),
+            strong_auth_deadline=ms_to_instant(c.strong_auth_deadline_ms),
+            last_server_contact=ms_to_instant(c.last_server_contact_ms),
+            token_generation=c.token_generation,
+            interruption_until=ms_to_instant(c.interruption_until_ms),
         )
 
 
@@ -368,33 +385,72 @@ class Engine:
         """Locks now: ACTIVE/WARNING -> LOCKED (MANUAL_LOCK); a no-op when LOCKED."""
         self._call(_lib.LIB.inact_lock)
 
-    def unlock(self) -> None:
-        """The host verified the user: LOCKED -> ACTIVE (UNLOCKED)."""
-        self._call(_lib.LIB.inact_unlock)
+    def unlock(self, method: Union[Auth, int] = Auth.CREDENTIAL) -> None:
+        """The host verified the user with ``method``: LOCKED -> ACTIVE (UNLOCKED). Raises
+        WeakAuthError for a biometric where the credential is required, OfflineError past the
+        offline timeout (report ``server_contact()`` first)."""
+        self._call(_lib.LIB.inact_unlock_with, check_int(method, "method", INT32_MIN, INT32_MAX))
 
-    def unlock_failed(self) -> int:
-        """A re-verification failed (LOCKED only). Returns the failures in a row so far; at the
-        policy's limit the session is EXPIRED (UNLOCK_FAILURES)."""
+    def unlock_failed(self, method: Union[Auth, int] = Auth.CREDENTIAL) -> int:
+        """A re-verification with ``method`` failed (LOCKED only). Returns the failures in a row
+        so far; at the policy's limit the session is EXPIRED (UNLOCK_FAILURES). A method the
+        lock does not accept raises WeakAuthError and is not counted."""
         failures = c_uint32()
-        self._call(_lib.LIB.inact_unlock_failed, byref(failures))
+        self._call(_lib.LIB.inact_unlock_failed_with, check_int(method, "method", INT32_MIN, INT32_MAX), byref(failures))
         return failures.value
+
+    def biometrics_changed(self) -> None:
+        """The enrolled biometrics changed: until the next credential unlock (or sign-in) an
+        unlock needs the credential."""
+        self._call(_lib.LIB.inact_biometrics_changed)
+
+    def required_auth(self) -> Auth:
+        """What an unlock needs now: NONE unless LOCKED."""
+        value = c_int32()
+        self._call(_lib.LIB.inact_get_required_auth, byref(value))
+        return _enum(Auth, value.value)
+
+    def expect_interruption(self, max_duration: Duration) -> None:
+        """Announces the app's own system sheet (photo picker, share sheet, Face ID): a
+        background that begins within ``max_duration`` and ends by then does not count toward
+        the background timeout. Single use; 0 withdraws it. At most the policy's
+        ``expected_interruption_max``; ACTIVE or WARNING, not in background."""
+        self._call(_lib.LIB.inact_expect_interruption, duration_to_ms(max_duration, "max_duration"))
+
+    def device_locked(self) -> None:
+        """The device locked (screen off, keyguard): background starts, and with the policy's
+        ``lock_on_device_lock`` the session is LOCKED (DEVICE_LOCKED) at once."""
+        self._call(_lib.LIB.inact_device_locked)
+
+    def server_contact(self) -> None:
+        """A successful online check: the offline deadlines restart, and an unlock refused
+        with OfflineError is allowed again."""
+        self._call(_lib.LIB.inact_server_contact)
+
+    def token_rotated(self, generation: int) -> None:
+        """The host stored a new refresh token of ``generation``; an ``invalid_grant`` for an
+        older generation is then STALE. Generations never go back."""
+        self._call(_lib.LIB.inact_token_rotated, check_int(generation, "generation", 0, UINT64_MAX))
 
     def end(self, reason: Union[Reason, int] = Reason.LOGOUT) -> None:
         """Ends the session with LOGOUT, REVOKED or PASSWORD_CHANGED; a no-op when EXPIRED."""
         self._call(_lib.LIB.inact_end, check_int(reason, "reason", INT32_MIN, INT32_MAX))
 
-    def refresh_result(self, http_status: int, oauth_error: Optional[str] = None) -> RefreshOutcome:
+    def refresh_result(self, http_status: int, oauth_error: Optional[str] = None, generation: int = 0) -> RefreshOutcome:
         """Reports a token refresh and returns its classification. Only REVOKED (401, or 400
         with ``invalid_grant``) changes the engine: a network error never ends a session.
+        A revoked answer for an older ``generation`` than the newest seen is STALE (a rotation
+        race) and changes nothing; 0 = not tracked. A 2xx is a server contact.
         http_status: 0 for "no response", else 100..599."""
         status = check_int(http_status, "http_status", INT32_MIN, INT32_MAX)
+        gen = check_int(generation, "generation", 0, UINT64_MAX)
         error: Optional[bytes] = None
         if oauth_error is not None:
             if "\0" in oauth_error:
                 raise ValueError("oauth_error must not contain NUL characters")
             error = oauth_error.encode("utf-8")
         outcome = c_int32()
-        self._call(_lib.LIB.inact_refresh_result, status, error, byref(outcome))
+        self._call(_lib.LIB.inact_refresh_result_gen, status, error, gen, byref(outcome))
         return _enum(RefreshOutcome, outcome.value)
 
     def background(self) -> None:
@@ -454,10 +510,25 @@ class Engine:
                 self.release_hold(hold_id)
 
     def set_policy(self, policy: Policy) -> None:
-        """Replaces the policy; deadlines are recomputed at once."""
+        """Replaces the policy; deadlines are recomputed at once. Raises CeilingError when it is
+        laxer than the ceilings set on the engine."""
         if not isinstance(policy, Policy):
             raise TypeError(f"policy must be a Policy, not {type(policy).__name__}")
         self._call(_lib.LIB.inact_set_policy, byref(policy._to_c()))
+
+    def set_ceilings(self, ceilings: Ceilings) -> None:
+        """Sets the administrator's limits and makes the current policy as strict as them;
+        every later ``set_policy`` must be within them."""
+        if not isinstance(ceilings, Ceilings):
+            raise TypeError(f"ceilings must be a Ceilings, not {type(ceilings).__name__}")
+        self._call(_lib.LIB.inact_set_ceilings, byref(ceilings._to_c()))
+
+    def ceilings(self) -> Ceilings:
+        """The ceilings set on the engine (no limits by default)."""
+        c = _lib.CCeilings()
+        c.size = ctypes.sizeof(c)
+        self._call(_lib.LIB.inact_get_ceilings, byref(c))
+        return Ceilings._from_c(c)
 
     # -- queries: methods, not properties, because each evaluates deadlines first and so may
     #    deliver a catch-up event to on_event before it returns ---------------------------------

@@ -9,6 +9,7 @@ import enum
 
 __all__ = [
     "ActivityKind",
+    "Auth",
     "ClockKind",
     "Delivery",
     "EventKind",
@@ -40,6 +41,9 @@ class Status(enum.IntEnum):
     E_LIMIT = -13
     E_INTERNAL = -14
     E_SYSTEM = -15
+    E_WEAK_AUTH = -16
+    E_OFFLINE = -17
+    E_CEILING = -18
 
 
 class State(enum.IntEnum):
@@ -74,6 +78,10 @@ class Reason(enum.IntEnum):
     REVOKED = 16
     PASSWORD_CHANGED = 17
     RESTORE_FAILED = 18
+    DEVICE_LOCKED = 19
+    OFFLINE_TIMEOUT = 20
+    OFFLINE_EXPIRY = 21
+    RESTART = 22
 
 
 class ActivityKind(enum.IntFlag):
@@ -107,6 +115,8 @@ class Preset(enum.IntEnum):
     NIST_AAL3 = 2
     PCI_DSS = 3
     BANKING = 4
+    PSD2 = 5  #: EU PSD2 RTS 2018/389 art. 4(3)(b) and (d)
+    ENTERPRISE = 6  #: modelled on Microsoft Intune app protection defaults
 
 
 class EventKind(enum.IntEnum):
@@ -137,3 +147,13 @@ class RefreshOutcome(enum.IntEnum):
     RETRY = 1  #: no network, 408, 429, 5xx: nothing changes; retry later
     REVOKED = 2  #: 401, or 400 with invalid_grant: the session is now EXPIRED
     FAILED = 3  #: any other status: nothing changes; retrying will not help
+    STALE = 4  #: REVOKED for a refresh token older than the newest generation: a rotation race
+
+
+class Auth(enum.IntEnum):
+    """The strength of a user verification (``inact_auth``): what an unlock needs, and which
+    method verified the user. A credential is stronger than a biometric."""
+
+    NONE = 0  #: nothing is required: the session is not LOCKED
+    BIOMETRIC = 1  #: a biometric is enough (or the credential)
+    CREDENTIAL = 2  #: the credential (PIN, password) is required

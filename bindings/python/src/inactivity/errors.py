@@ -6,6 +6,9 @@
     +-- InvalidArgumentError (ValueError)   an argument is out of range or malformed
     |   +-- SnapshotError                   the snapshot bytes were rejected
     +-- InvalidStateError                   the input is not allowed in the current state
+    |   +-- WeakAuthError                   the unlock method is weaker than the lock requires
+    |   +-- OfflineError                    the unlock needs a successful server contact first
+    +-- CeilingError (ValueError)           the policy is laxer than a managed ceiling
     +-- WrongClockError                     a manual-clock operation on a system-clock engine
     +-- NotFoundError (LookupError)         no open scope or hold has this id
     +-- LimitError                          too many engines, scopes, holds or windows
@@ -18,6 +21,7 @@ from __future__ import annotations
 from .enums import Status
 
 __all__ = [
+    "CeilingError",
     "EngineClosedError",
     "InactivityError",
     "InvalidArgumentError",
@@ -25,7 +29,9 @@ __all__ = [
     "InvalidStateError",
     "LimitError",
     "NotFoundError",
+    "OfflineError",
     "SnapshotError",
+    "WeakAuthError",
     "WrongClockError",
     "error_for_status",
 ]
@@ -70,6 +76,20 @@ class InvalidStateError(InactivityError):
     """The input is not allowed in the engine's current state; nothing changed."""
 
 
+class WeakAuthError(InvalidStateError):
+    """The unlock named a method weaker than the lock requires (see ``Engine.required_auth``);
+    nothing changed and the attempt was not counted."""
+
+
+class OfflineError(InvalidStateError):
+    """The offline timeout has passed: report a server contact before unlocking."""
+
+
+class CeilingError(InactivityError, ValueError):
+    """The policy is laxer than a managed ceiling set on the engine; the message names the
+    field and the limit."""
+
+
 class WrongClockError(InactivityError):
     """The operation needs an engine created with a manual clock."""
 
@@ -110,6 +130,9 @@ _BY_STATUS: dict[int, type[InactivityError]] = {
     Status.E_SNAPSHOT_VERSION: SnapshotError,
     Status.E_SNAPSHOT_INVALID: SnapshotError,
     Status.E_LIMIT: LimitError,
+    Status.E_WEAK_AUTH: WeakAuthError,
+    Status.E_OFFLINE: OfflineError,
+    Status.E_CEILING: CeilingError,
 }
 
 

@@ -18,7 +18,7 @@ from ._time import NEVER, Duration, duration_to_ms, ms_to_duration
 from .enums import ActivityKind, IdleAction, Preset, Status
 from .errors import InvalidArgumentError
 
-__all__ = ["Policy"]
+__all__ = ["Ceilings", "Policy"]
 
 _U32_MAX = 2**32 - 1
 
@@ -39,6 +39,13 @@ class Policy:
     max_unlock_failures: failed unlocks in a row -> EXPIRED; 0 = unlimited.
     activity_dismisses_warning: activity in WARNING returns to ACTIVE.
     pause_idle_in_background: the idle countdown stops while in background.
+    lock_on_device_lock: ``Engine.device_locked`` locks at once (DEVICE_LOCKED).
+    lock_on_restart: every restore is LOCKED (RESTART) at least.
+    strong_auth_timeout: since the last credential verification this long -> a biometric no
+        longer unlocks; 0 = always the credential; NEVER = off.
+    expected_interruption_max: the longest ``Engine.expect_interruption``; 0 = refused.
+    offline_timeout: no server contact this long -> LOCKED (OFFLINE_TIMEOUT); NEVER = off.
+    offline_expiry: no server contact this long -> EXPIRED (OFFLINE_EXPIRY); NEVER = off.
     """
 
     idle_timeout: timedelta
@@ -53,6 +60,12 @@ class Policy:
     max_unlock_failures: int
     activity_dismisses_warning: bool
     pause_idle_in_background: bool
+    lock_on_device_lock: bool
+    lock_on_restart: bool
+    strong_auth_timeout: timedelta
+    expected_interruption_max: timedelta
+    offline_timeout: timedelta
+    offline_expiry: timedelta
 
     _DURATIONS: ClassVar[tuple[str, ...]] = (
         "idle_timeout",
@@ -62,6 +75,16 @@ class Policy:
         "locked_timeout",
         "tick",
         "background_grace",
+        "strong_auth_timeout",
+        "expected_interruption_max",
+        "offline_timeout",
+        "offline_expiry",
+    )
+    _FLAGS: ClassVar[tuple[str, ...]] = (
+        "activity_dismisses_warning",
+        "pause_idle_in_background",
+        "lock_on_device_lock",
+        "lock_on_restart",
     )
 
     def __init__(
@@ -78,6 +101,12 @@ class Policy:
         max_unlock_failures: int = 0,
         activity_dismisses_warning: bool = False,
         pause_idle_in_background: bool = False,
+        lock_on_device_lock: bool = False,
+        lock_on_restart: bool = False,
+        strong_auth_timeout: Duration = NEVER,
+        expected_interruption_max: Duration = timedelta(seconds=60),
+        offline_timeout: Duration = NEVER,
+        offline_expiry: Duration = NEVER,
     ) -> None:
         # Normalize the units only; whether the values make a valid policy is the library's call.
         values: dict[str, Any] = {
@@ -88,9 +117,16 @@ class Policy:
             "locked_timeout": locked_timeout,
             "tick": tick,
             "background_grace": background_grace,
+            "strong_auth_timeout": strong_auth_timeout,
+            "expected_interruption_max": expected_interruption_max,
+            "offline_timeout": offline_timeout,
+            "offline_expiry": offline_expiry,
         }
         for name, value in values.items():
             object.__setattr__(self, name, ms_to_duration(duration_to_ms(value, name)))
+        flags = {"lock_on_device_lock": lock_on_device_lock, "lock_on_restart": lock_on_restart}
+        for name, flag in flags.items():
+            object.__setattr__(self, name, _bool(flag, name))
         object.__setattr__(self, "idle_action", _enum_or_int(IdleAction, idle_action, "idle_action"))
         object.__setattr__(self, "activity_kinds", ActivityKind(_u32(activity_kinds, "activity_kinds")))
         object.__setattr__(self, "max_unlock_failures", _u32(max_unlock_failures, "max_unlock_failures"))
@@ -147,21 +183,103 @@ class Policy:
             setattr(c, name + "_ms", duration_to_ms(getattr(self, name), name))
         c.activity_kinds = int(self.activity_kinds)
         c.max_unlock_failures = self.max_unlock_failures
-        c.activity_dismisses_warning = int(self.activity_dismisses_warning)
-        c.pause_idle_in_background = int(self.pause_idle_in_background)
+        for name in self._FLAGS:
+            setattr(c, name, int(getattr(self, name)))
         return c
 
     @classmethod
     def _from_c(cls, c: _lib.CPolicy) -> "Policy":
-        durations = {name: ms_to_duration(getattr(c, name + "_ms")) for name in cls._DURATIONS}
+        values: dict[str, Any] = {name: ms_to_duration(getattr(c, name + "_ms")) for name in cls._DURATIONS}
+        values.update({name: bool(getattr(c, name)) for name in cls._FLAGS})
         return cls(
             idle_action=_enum_or_int(IdleAction, c.idle_action, "idle_action"),
             activity_kinds=ActivityKind(c.activity_kinds),
             max_unlock_failures=c.max_unlock_failures,
-            activity_dismisses_warning=bool(c.activity_dismisses_warning),
-            pause_idle_in_background=bool(c.pause_idle_in_background),
-            **durations,
+            **values,
         )
+
+
+@dataclasses.dataclass(frozen=True, init=False)
+class Ceilings:
+    """An administrator's limits (``inact_ceilings``), set with ``Engine.set_ceilings``: every
+    policy applied to the engine afterwards must be at least as strict in every limited field,
+    else ``CeilingError`` naming the field and the limit. Durations: NEVER = no limit (a
+    policy's NEVER exceeds every finite limit); ``max_unlock_failures`` 0 = no limit; a flag
+    set to True means the policy must set it too. Not kept in a snapshot."""
+
+    idle_timeout: timedelta
+    background_timeout: timedelta
+    absolute_timeout: timedelta
+    locked_timeout: timedelta
+    strong_auth_timeout: timedelta
+    expected_interruption_max: timedelta
+    offline_timeout: timedelta
+    offline_expiry: timedelta
+    max_unlock_failures: int
+    lock_on_device_lock: bool
+    lock_on_restart: bool
+
+    _DURATIONS: ClassVar[tuple[str, ...]] = (
+        "idle_timeout",
+        "background_timeout",
+        "absolute_timeout",
+        "locked_timeout",
+        "strong_auth_timeout",
+        "expected_interruption_max",
+        "offline_timeout",
+        "offline_expiry",
+    )
+    _FLAGS: ClassVar[tuple[str, ...]] = ("lock_on_device_lock", "lock_on_restart")
+
+    def __init__(
+        self,
+        idle_timeout: Duration = NEVER,
+        background_timeout: Duration = NEVER,
+        absolute_timeout: Duration = NEVER,
+        locked_timeout: Duration = NEVER,
+        strong_auth_timeout: Duration = NEVER,
+        expected_interruption_max: Duration = NEVER,
+        offline_timeout: Duration = NEVER,
+        offline_expiry: Duration = NEVER,
+        max_unlock_failures: int = 0,
+        lock_on_device_lock: bool = False,
+        lock_on_restart: bool = False,
+    ) -> None:
+        values = dict(
+            idle_timeout=idle_timeout,
+            background_timeout=background_timeout,
+            absolute_timeout=absolute_timeout,
+            locked_timeout=locked_timeout,
+            strong_auth_timeout=strong_auth_timeout,
+            expected_interruption_max=expected_interruption_max,
+            offline_timeout=offline_timeout,
+            offline_expiry=offline_expiry,
+        )
+        for name, value in values.items():
+            object.__setattr__(self, name, ms_to_duration(duration_to_ms(value, name)))
+        object.__setattr__(self, "max_unlock_failures", _u32(max_unlock_failures, "max_unlock_failures"))
+        object.__setattr__(self, "lock_on_device_lock", _bool(lock_on_device_lock, "lock_on_device_lock"))
+        object.__setattr__(self, "lock_on_restart", _bool(lock_on_restart, "lock_on_restart"))
+
+    def replace(self, **changes: Any) -> "Ceilings":
+        """A copy with some fields changed."""
+        return dataclasses.replace(self, **changes)
+
+    def _to_c(self) -> _lib.CCeilings:
+        c = _lib.CCeilings()
+        _lib.LIB.inact_ceilings_init(ctypes.byref(c))
+        for name in self._DURATIONS:
+            setattr(c, name + "_ms", duration_to_ms(getattr(self, name), name))
+        c.max_unlock_failures = self.max_unlock_failures
+        for name in self._FLAGS:
+            setattr(c, name, int(getattr(self, name)))
+        return c
+
+    @classmethod
+    def _from_c(cls, c: _lib.CCeilings) -> "Ceilings":
+        values: dict[str, Any] = {name: ms_to_duration(getattr(c, name + "_ms")) for name in cls._DURATIONS}
+        values.update({name: bool(getattr(c, name)) for name in cls._FLAGS})
+        return cls(max_unlock_failures=c.max_unlock_failures, **values)
 
 
 def _enum_or_int(enum_type: type[IdleAction], value: Union[IdleAction, int], what: str) -> IdleAction:

@@ -43,9 +43,14 @@ struct LockScreen: View {
     var body: some View {
         VStack(spacing: 24) {
             Image(systemName: "lock.fill").font(.largeTitle)
-            Text("Locked").font(.title)
-            // A real app verifies the user here (LocalAuthentication, a PIN) before unlocking.
-            Button("Unlock") { try? session.engine.unlock() }.buttonStyle(.borderedProminent)
+            Text("Locked (\(session.reason))").font(.title)
+            // A real app verifies the user here (LocalAuthentication, a PIN) before unlocking,
+            // and names the method: the engine refuses a biometric when the credential is due.
+            if session.requiredAuth == .biometric {
+                Button("Unlock with Face ID") { try? session.engine.unlock(method: .biometric) }
+                    .buttonStyle(.borderedProminent)
+            }
+            Button("Unlock with the PIN") { try? session.engine.unlock(method: .credential) }
             Button("Log out", role: .destructive) { session.logOut() }
         }
         .frame(maxWidth: .infinity, maxHeight: .infinity)

@@ -59,6 +59,12 @@ enum {
     POLICY_MAX_UNLOCK_FAILURES,
     POLICY_ACTIVITY_DISMISSES_WARNING,
     POLICY_PAUSE_IDLE_IN_BACKGROUND,
+    POLICY_LOCK_ON_DEVICE_LOCK,
+    POLICY_LOCK_ON_RESTART,
+    POLICY_STRONG_AUTH_TIMEOUT_MS,
+    POLICY_EXPECTED_INTERRUPTION_MAX_MS,
+    POLICY_OFFLINE_TIMEOUT_MS,
+    POLICY_OFFLINE_EXPIRY_MS,
     POLICY_FIELDS
 };
 enum {
@@ -90,14 +96,35 @@ enum {
     INFO_LAST_ACTIVITY_MS,
     INFO_BACKGROUND_SINCE_MS,
     INFO_LOCKED_AT_MS,
+    INFO_REQUIRED_AUTH,
+    INFO_NEEDS_SERVER_CONTACT,
+    INFO_LAST_CREDENTIAL_MS,
+    INFO_STRONG_AUTH_DEADLINE_MS,
+    INFO_LAST_SERVER_CONTACT_MS,
+    INFO_TOKEN_GENERATION,
+    INFO_INTERRUPTION_UNTIL_MS,
     INFO_FIELDS
 };
 enum { CLOCK_MONOTONIC_MS = 0, CLOCK_WALL_MS, CLOCK_BOOT_ID, CLOCK_FIELDS };
+enum {
+    CEILING_IDLE_TIMEOUT_MS = 0,
+    CEILING_BACKGROUND_TIMEOUT_MS,
+    CEILING_ABSOLUTE_TIMEOUT_MS,
+    CEILING_LOCKED_TIMEOUT_MS,
+    CEILING_STRONG_AUTH_TIMEOUT_MS,
+    CEILING_EXPECTED_INTERRUPTION_MAX_MS,
+    CEILING_OFFLINE_TIMEOUT_MS,
+    CEILING_OFFLINE_EXPIRY_MS,
+    CEILING_MAX_UNLOCK_FAILURES,
+    CEILING_LOCK_ON_DEVICE_LOCK,
+    CEILING_LOCK_ON_RESTART,
+    CEILING_FIELDS
+};
 
 static JavaVM *g_vm;
 static pthread_key_t g_attached_key;
 static jclass g_dispatcher_class;     /* global ref */
-static jmethodID g_dispatcher_on_event; /* void onNativeEvent(IIIIJJJ) */
+static jmethodID g_dispatcher_on_event; /* void onNativeEvent(IIIIIJJJ) */
 static jclass g_exception_class;      /* global ref */
 static jmethodID g_exception_from_status; /* static Throwable fromStatus(int, String) */
 
@@ -162,7 +189,7 @@ static void on_event(const inact_event *event, void *user_data) {
     if (dispatcher == NULL) return;
     (*env)->CallVoidMethod(env, dispatcher, g_dispatcher_on_event, (jint)event->kind,
                            (jint)event->state, (jint)event->previous_state, (jint)event->reason,
-                           (jlong)event->remaining_ms, (jlong)event->time_ms,
+                           (jint)event->required_auth, (jlong)event->remaining_ms, (jlong)event->time_ms,
                            (jlong)event->now_ms);
     clear_escaped_exception(env);
     (*env)->DeleteLocalRef(env, dispatcher);
@@ -248,7 +275,48 @@ static int policy_from_java(JNIEnv *env, jlongArray array, inact_policy *policy)
     policy->max_unlock_failures = (uint32_t)v[POLICY_MAX_UNLOCK_FAILURES];
     policy->activity_dismisses_warning = (int32_t)v[POLICY_ACTIVITY_DISMISSES_WARNING];
     policy->pause_idle_in_background = (int32_t)v[POLICY_PAUSE_IDLE_IN_BACKGROUND];
+    policy->lock_on_device_lock = (int32_t)v[POLICY_LOCK_ON_DEVICE_LOCK];
+    policy->lock_on_restart = (int32_t)v[POLICY_LOCK_ON_RESTART];
+    policy->strong_auth_timeout_ms = (int64_t)v[POLICY_STRONG_AUTH_TIMEOUT_MS];
+    policy->expected_interruption_max_ms = (int64_t)v[POLICY_EXPECTED_INTERRUPTION_MAX_MS];
+    policy->offline_timeout_ms = (int64_t)v[POLICY_OFFLINE_TIMEOUT_MS];
+    policy->offline_expiry_ms = (int64_t)v[POLICY_OFFLINE_EXPIRY_MS];
     return 1;
+}
+
+static int ceilings_from_java(JNIEnv *env, jlongArray array, inact_ceilings *ceilings) {
+    jlong v[CEILING_FIELDS];
+    if (!read_longs(env, array, v, CEILING_FIELDS)) return 0;
+    memset(ceilings, 0, sizeof(*ceilings));
+    ceilings->size = (uint32_t)sizeof(inact_ceilings);
+    ceilings->idle_timeout_ms = (int64_t)v[CEILING_IDLE_TIMEOUT_MS];
+    ceilings->background_timeout_ms = (int64_t)v[CEILING_BACKGROUND_TIMEOUT_MS];
+    ceilings->absolute_timeout_ms = (int64_t)v[CEILING_ABSOLUTE_TIMEOUT_MS];
+    ceilings->locked_timeout_ms = (int64_t)v[CEILING_LOCKED_TIMEOUT_MS];
+    ceilings->strong_auth_timeout_ms = (int64_t)v[CEILING_STRONG_AUTH_TIMEOUT_MS];
+    ceilings->expected_interruption_max_ms = (int64_t)v[CEILING_EXPECTED_INTERRUPTION_MAX_MS];
+    ceilings->offline_timeout_ms = (int64_t)v[CEILING_OFFLINE_TIMEOUT_MS];
+    ceilings->offline_expiry_ms = (int64_t)v[CEILING_OFFLINE_EXPIRY_MS];
+    ceilings->max_unlock_failures = (uint32_t)v[CEILING_MAX_UNLOCK_FAILURES];
+    ceilings->lock_on_device_lock = (int32_t)v[CEILING_LOCK_ON_DEVICE_LOCK];
+    ceilings->lock_on_restart = (int32_t)v[CEILING_LOCK_ON_RESTART];
+    return 1;
+}
+
+static int ceilings_to_java(JNIEnv *env, const inact_ceilings *c, jlongArray array) {
+    jlong v[CEILING_FIELDS];
+    v[CEILING_IDLE_TIMEOUT_MS] = c->idle_timeout_ms;
+    v[CEILING_BACKGROUND_TIMEOUT_MS] = c->background_timeout_ms;
+    v[CEILING_ABSOLUTE_TIMEOUT_MS] = c->absolute_timeout_ms;
+    v[CEILING_LOCKED_TIMEOUT_MS] = c->locked_timeout_ms;
+    v[CEILING_STRONG_AUTH_TIMEOUT_MS] = c->strong_auth_timeout_ms;
+    v[CEILING_EXPECTED_INTERRUPTION_MAX_MS] = c->expected_interruption_max_ms;
+    v[CEILING_OFFLINE_TIMEOUT_MS] = c->offline_timeout_ms;
+    v[CEILING_OFFLINE_EXPIRY_MS] = c->offline_expiry_ms;
+    v[CEILING_MAX_UNLOCK_FAILURES] = (jlong)c->max_unlock_failures;
+    v[CEILING_LOCK_ON_DEVICE_LOCK] = c->lock_on_device_lock;
+    v[CEILING_LOCK_ON_RESTART] = c->lock_on_restart;
+    return write_longs(env, array, v, CEILING_FIELDS);
 }
 
 static int policy_to_java(JNIEnv *env, const inact_policy *policy, jlongArray array) {
@@ -265,6 +333,12 @@ static int policy_to_java(JNIEnv *env, const inact_policy *policy, jlongArray ar
     v[POLICY_MAX_UNLOCK_FAILURES] = (jlong)policy->max_unlock_failures;
     v[POLICY_ACTIVITY_DISMISSES_WARNING] = policy->activity_dismisses_warning;
     v[POLICY_PAUSE_IDLE_IN_BACKGROUND] = policy->pause_idle_in_background;
+    v[POLICY_LOCK_ON_DEVICE_LOCK] = policy->lock_on_device_lock;
+    v[POLICY_LOCK_ON_RESTART] = policy->lock_on_restart;
+    v[POLICY_STRONG_AUTH_TIMEOUT_MS] = policy->strong_auth_timeout_ms;
+    v[POLICY_EXPECTED_INTERRUPTION_MAX_MS] = policy->expected_interruption_max_ms;
+    v[POLICY_OFFLINE_TIMEOUT_MS] = policy->offline_timeout_ms;
+    v[POLICY_OFFLINE_EXPIRY_MS] = policy->offline_expiry_ms;
     return write_longs(env, array, v, POLICY_FIELDS);
 }
 
@@ -366,6 +440,61 @@ SIMPLE_INPUT(n_foreground, inact_foreground)
 SIMPLE_INPUT(n_window_shown, inact_window_shown)
 SIMPLE_INPUT(n_window_hidden, inact_window_hidden)
 SIMPLE_INPUT(n_poll, inact_poll)
+SIMPLE_INPUT(n_biometrics_changed, inact_biometrics_changed)
+SIMPLE_INPUT(n_device_locked, inact_device_locked)
+SIMPLE_INPUT(n_server_contact, inact_server_contact)
+
+static void n_unlock_with(JNIEnv *env, jclass cls, jlong engine, jint method) {
+    (void)cls;
+    throw_if_error(env, inact_unlock_with((inact_engine)engine, (int32_t)method));
+}
+
+static jint n_unlock_failed_with(JNIEnv *env, jclass cls, jlong engine, jint method) {
+    (void)cls;
+    uint32_t failures = 0;
+    if (throw_if_error(env, inact_unlock_failed_with((inact_engine)engine, (int32_t)method, &failures))) return 0;
+    return (jint)failures;
+}
+
+static jint n_get_required_auth(JNIEnv *env, jclass cls, jlong engine) {
+    (void)cls;
+    int32_t auth = 0;
+    if (throw_if_error(env, inact_get_required_auth((inact_engine)engine, &auth))) return 0;
+    return (jint)auth;
+}
+
+static void n_expect_interruption(JNIEnv *env, jclass cls, jlong engine, jlong max_ms) {
+    (void)cls;
+    throw_if_error(env, inact_expect_interruption((inact_engine)engine, (int64_t)max_ms));
+}
+
+static void n_token_rotated(JNIEnv *env, jclass cls, jlong engine, jlong generation) {
+    (void)cls;
+    throw_if_error(env, inact_token_rotated((inact_engine)engine, (uint64_t)generation));
+}
+
+static void n_set_ceilings(JNIEnv *env, jclass cls, jlong engine, jlongArray values) {
+    (void)cls;
+    inact_ceilings ceilings;
+    if (!ceilings_from_java(env, values, &ceilings)) return;
+    throw_if_error(env, inact_set_ceilings((inact_engine)engine, &ceilings));
+}
+
+static void n_get_ceilings(JNIEnv *env, jclass cls, jlong engine, jlongArray out) {
+    (void)cls;
+    inact_ceilings ceilings;
+    memset(&ceilings, 0, sizeof(ceilings));
+    ceilings.size = (uint32_t)sizeof(inact_ceilings);
+    if (throw_if_error(env, inact_get_ceilings((inact_engine)engine, &ceilings))) return;
+    ceilings_to_java(env, &ceilings, out);
+}
+
+static void n_ceilings_init(JNIEnv *env, jclass cls, jlongArray out) {
+    (void)cls;
+    inact_ceilings ceilings;
+    if (throw_if_error(env, inact_ceilings_init(&ceilings))) return;
+    ceilings_to_java(env, &ceilings, out);
+}
 
 static void n_restore(JNIEnv *env, jclass cls, jlong engine, jbyteArray bytes) {
     (void)cls;
@@ -404,7 +533,7 @@ static void n_end(JNIEnv *env, jclass cls, jlong engine, jint reason) {
 
 /* oauth_error arrives as UTF-8 bytes without a terminator (Kotlin rejects embedded NULs). */
 static jint n_refresh_result(JNIEnv *env, jclass cls, jlong engine, jint http_status,
-                             jbyteArray oauth_error) {
+                             jbyteArray oauth_error, jlong generation) {
     (void)cls;
     char *text = NULL;
     if (oauth_error != NULL) {
@@ -418,7 +547,8 @@ static jint n_refresh_result(JNIEnv *env, jclass cls, jlong engine, jint http_st
         text[length] = '\0';
     }
     int32_t outcome = 0;
-    int32_t rc = inact_refresh_result((inact_engine)engine, (int32_t)http_status, text, &outcome);
+    int32_t rc = inact_refresh_result_gen((inact_engine)engine, (int32_t)http_status, text,
+                                          (uint64_t)generation, &outcome);
     free(text);
     if (throw_if_error(env, rc)) return 0;
     return (jint)outcome;
@@ -506,6 +636,13 @@ static void n_get_info(JNIEnv *env, jclass cls, jlong engine, jlongArray out) {
     v[INFO_LAST_ACTIVITY_MS] = info.last_activity_ms;
     v[INFO_BACKGROUND_SINCE_MS] = info.background_since_ms;
     v[INFO_LOCKED_AT_MS] = info.locked_at_ms;
+    v[INFO_REQUIRED_AUTH] = info.required_auth;
+    v[INFO_NEEDS_SERVER_CONTACT] = info.needs_server_contact;
+    v[INFO_LAST_CREDENTIAL_MS] = info.last_credential_ms;
+    v[INFO_STRONG_AUTH_DEADLINE_MS] = info.strong_auth_deadline_ms;
+    v[INFO_LAST_SERVER_CONTACT_MS] = info.last_server_contact_ms;
+    v[INFO_TOKEN_GENERATION] = (jlong)info.token_generation;
+    v[INFO_INTERRUPTION_UNTIL_MS] = info.interruption_until_ms;
     write_longs(env, out, v, INFO_FIELDS);
 }
 
@@ -612,7 +749,18 @@ static const JNINativeMethod k_natives[] = {
     NATIVE("unlock", "(J)V", n_unlock),
     NATIVE("unlockFailed", "(J)I", n_unlock_failed),
     NATIVE("end", "(JI)V", n_end),
-    NATIVE("refreshResult", "(JI[B)I", n_refresh_result),
+    NATIVE("refreshResult", "(JI[BJ)I", n_refresh_result),
+    NATIVE("unlockWith", "(JI)V", n_unlock_with),
+    NATIVE("unlockFailedWith", "(JI)I", n_unlock_failed_with),
+    NATIVE("biometricsChanged", "(J)V", n_biometrics_changed),
+    NATIVE("getRequiredAuth", "(J)I", n_get_required_auth),
+    NATIVE("expectInterruption", "(JJ)V", n_expect_interruption),
+    NATIVE("deviceLocked", "(J)V", n_device_locked),
+    NATIVE("serverContact", "(J)V", n_server_contact),
+    NATIVE("tokenRotated", "(JJ)V", n_token_rotated),
+    NATIVE("setCeilings", "(J[J)V", n_set_ceilings),
+    NATIVE("getCeilings", "(J[J)V", n_get_ceilings),
+    NATIVE("ceilingsInit", "([J)V", n_ceilings_init),
     NATIVE("background", "(J)V", n_background),
     NATIVE("foreground", "(J)V", n_foreground),
     NATIVE("windowShown", "(J)V", n_window_shown),
@@ -665,7 +813,7 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
     g_dispatcher_class = global_class(env, DISPATCHER_CLASS);
     if (g_dispatcher_class == NULL) return JNI_ERR;
     g_dispatcher_on_event =
-        (*env)->GetMethodID(env, g_dispatcher_class, "onNativeEvent", "(IIIIJJJ)V");
+        (*env)->GetMethodID(env, g_dispatcher_class, "onNativeEvent", "(IIIIIJJJ)V");
     if (g_dispatcher_on_event == NULL) return JNI_ERR;
 
     g_exception_class = global_class(env, EXCEPTION_CLASS);

@@ -51,6 +51,10 @@ enum class Reason(val code: Int) {
     REVOKED(16),
     PASSWORD_CHANGED(17),
     RESTORE_FAILED(18),
+    DEVICE_LOCKED(19),
+    OFFLINE_TIMEOUT(20),
+    OFFLINE_EXPIRY(21),
+    RESTART(22),
 
     /** A reason of a newer library. */
     UNKNOWN(Int.MIN_VALUE);
@@ -108,6 +112,30 @@ enum class Preset(val code: Int) {
     NIST_AAL3(2),
     PCI_DSS(3),
     BANKING(4),
+    /** EU PSD2 RTS 2018/389 art. 4(3)(b) and (d): 5 min idle, 5 failed attempts. */
+    PSD2(5),
+    /** Modelled on Microsoft Intune app protection defaults. */
+    ENTERPRISE(6),
+}
+
+/**
+ * The strength of a user verification (inact_auth): what an unlock needs
+ * ([InactivityEngine.requiredAuth]) and which method verified the user. CREDENTIAL > BIOMETRIC.
+ */
+enum class AuthStrength(val code: Int) {
+    /** Nothing is required: the session is not LOCKED. */
+    NONE(0),
+    /** A biometric is enough (or the credential). */
+    BIOMETRIC(1),
+    /** The credential (PIN, password) is required. */
+    CREDENTIAL(2),
+
+    /** A value of a newer library. */
+    UNKNOWN(Int.MIN_VALUE);
+
+    companion object {
+        internal fun of(code: Int): AuthStrength = entries.firstOrNull { it.code == code && it != UNKNOWN } ?: UNKNOWN
+    }
 }
 
 /** How a token refresh was classified (inact_refresh_outcome). */
@@ -120,6 +148,8 @@ enum class RefreshOutcome(val code: Int) {
     REVOKED(2),
     /** Any other status: nothing changed; retrying will not help. */
     FAILED(3),
+    /** REVOKED for a refresh token older than the newest generation seen: a rotation race; nothing changed. */
+    STALE(4),
 
     /** A value of a newer library. */
     UNKNOWN(Int.MIN_VALUE);
@@ -177,6 +207,9 @@ enum class Status(val code: Int) {
     LIMIT(-13),
     INTERNAL(-14),
     SYSTEM(-15),
+    WEAK_AUTH(-16),
+    OFFLINE(-17),
+    CEILING(-18),
 
     /** A code this binding does not know (a newer library). */
     UNKNOWN(Int.MIN_VALUE);

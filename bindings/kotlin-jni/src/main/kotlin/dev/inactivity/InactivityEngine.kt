@@ -134,11 +134,58 @@ class InactivityEngine private constructor(
     /** Locks now: ACTIVE/WARNING -> LOCKED (MANUAL_LOCK); a no-op in LOCKED. */
     fun lock() = call { NativeBridge.lock(it) }
 
-    /** The host verified the user: LOCKED -> ACTIVE (UNLOCKED). */
-    fun unlock() = call { NativeBridge.unlock(it) }
+    /**
+     * The host verified the user with [method]: LOCKED -> ACTIVE (UNLOCKED). A biometric where
+     * the credential is required throws [WeakAuthException]; past the offline timeout
+     * [OfflineException] (report [serverContact] first).
+     */
+    @JvmOverloads
+    fun unlock(method: AuthStrength = AuthStrength.CREDENTIAL) = call { NativeBridge.unlockWith(it, method.code) }
 
-    /** A re-verification failed (LOCKED only); returns the failures in a row after this call. */
-    fun unlockFailed(): Int = call { NativeBridge.unlockFailed(it) }
+    /**
+     * A re-verification with [method] failed (LOCKED only); returns the failures in a row after
+     * this call. A method the lock does not accept throws [WeakAuthException] and is not counted.
+     */
+    @JvmOverloads
+    fun unlockFailed(method: AuthStrength = AuthStrength.CREDENTIAL): Int =
+        call { NativeBridge.unlockFailedWith(it, method.code) }
+
+    /** The enrolled biometrics changed: until the next credential unlock an unlock needs the credential. */
+    fun biometricsChanged() = call { NativeBridge.biometricsChanged(it) }
+
+    /** What an unlock needs now: NONE unless LOCKED. */
+    val requiredAuth: AuthStrength get() = AuthStrength.of(call { NativeBridge.getRequiredAuth(it) })
+
+    /**
+     * Announces the app's own system sheet (photo picker, share sheet, biometric prompt): a
+     * background that begins within [maxDuration] and ends by then does not count toward the
+     * background timeout. Single use; zero withdraws it; at most the policy's expectedInterruptionMax.
+     */
+    fun expectInterruption(maxDuration: Duration) = call { NativeBridge.expectInterruption(it, maxDuration.toWireMs()) }
+
+    /** The device locked (screen off, keyguard): background starts, and with the policy's lockOnDeviceLock LOCKED at once. */
+    fun deviceLocked() = call { NativeBridge.deviceLocked(it) }
+
+    /** A successful online check: the offline deadlines restart and a refused unlock is allowed again. */
+    fun serverContact() = call { NativeBridge.serverContact(it) }
+
+    /** The host stored a new refresh token of [generation]; an invalid_grant for an older one is then STALE. */
+    fun tokenRotated(generation: Long) = call { NativeBridge.tokenRotated(it, generation) }
+
+    /**
+     * The administrator's limits; setting them makes the current policy as strict as them, and
+     * every later [policy] must be within them ([CeilingException] otherwise).
+     */
+    var ceilings: Ceilings
+        get() {
+            val v = LongArray(NativeBridge.CEILING_FIELDS)
+            call { NativeBridge.getCeilings(it, v) }
+            return Ceilings.fromWire(v)
+        }
+        set(value) {
+            val wire = value.toWire()
+            call { NativeBridge.setCeilings(it, wire) }
+        }
 
     /** Ends the session with [reason] (LOGOUT, REVOKED or PASSWORD_CHANGED) -> EXPIRED. */
     @JvmOverloads
@@ -146,13 +193,15 @@ class InactivityEngine private constructor(
 
     /**
      * Reports a token refresh result: [httpStatus] 0 for "no response", else 100..599;
-     * [oauthError] the OAuth "error" field. Only [RefreshOutcome.REVOKED] changes the engine.
+     * [oauthError] the OAuth "error" field; [generation] the refresh token's generation (0 =
+     * not tracked). Only [RefreshOutcome.REVOKED] changes the engine; a revoked answer for an
+     * older generation than the newest seen is [RefreshOutcome.STALE]; a 2xx is a server contact.
      */
     @JvmOverloads
-    fun refreshResult(httpStatus: Int, oauthError: String? = null): RefreshOutcome {
+    fun refreshResult(httpStatus: Int, oauthError: String? = null, generation: Long = 0): RefreshOutcome {
         require(oauthError == null || oauthError.indexOf('\u0000') < 0) { "oauthError must not contain NUL" }
         val utf8 = oauthError?.toByteArray(Charsets.UTF_8)
-        return RefreshOutcome.of(call { NativeBridge.refreshResult(it, httpStatus, utf8) })
+        return RefreshOutcome.of(call { NativeBridge.refreshResult(it, httpStatus, utf8, generation) })
     }
 
     /** The app went to background. */
@@ -325,6 +374,18 @@ data class EngineInfo(
     val lastActivityMs: Long?,
     val backgroundSinceMs: Long?,
     val lockedAtMs: Long?,
+    /** What an unlock needs now: NONE unless LOCKED. */
+    val requiredAuth: AuthStrength,
+    /** LOCKED past the offline timeout: unlock is refused until a server contact. */
+    val needsServerContact: Boolean,
+    val lastCredentialMs: Long?,
+    /** From then a biometric no longer unlocks; null if it always does. */
+    val strongAuthDeadlineMs: Long?,
+    val lastServerContactMs: Long?,
+    /** The newest refresh-token generation seen; 0 if none. */
+    val tokenGeneration: Long,
+    /** The end of an announced expected interruption; null if none. */
+    val interruptionUntilMs: Long?,
 ) {
     internal companion object {
         fun fromWire(v: LongArray) = EngineInfo(
@@ -345,6 +406,13 @@ data class EngineInfo(
             lastActivityMs = v[NativeBridge.I_LAST_ACTIVITY_MS].wireInstantOrNull(),
             backgroundSinceMs = v[NativeBridge.I_BACKGROUND_SINCE_MS].wireInstantOrNull(),
             lockedAtMs = v[NativeBridge.I_LOCKED_AT_MS].wireInstantOrNull(),
+            requiredAuth = AuthStrength.of(v[NativeBridge.I_REQUIRED_AUTH].toInt()),
+            needsServerContact = v[NativeBridge.I_NEEDS_SERVER_CONTACT] != 0L,
+            lastCredentialMs = v[NativeBridge.I_LAST_CREDENTIAL_MS].wireInstantOrNull(),
+            strongAuthDeadlineMs = v[NativeBridge.I_STRONG_AUTH_DEADLINE_MS].wireInstantOrNull(),
+            lastServerContactMs = v[NativeBridge.I_LAST_SERVER_CONTACT_MS].wireInstantOrNull(),
+            tokenGeneration = v[NativeBridge.I_TOKEN_GENERATION],
+            interruptionUntilMs = v[NativeBridge.I_INTERRUPTION_UNTIL_MS].wireInstantOrNull(),
         )
     }
 }

@@ -30,6 +30,9 @@ open class InactivityException internal constructor(
                 Status.NOT_FOUND -> NotFoundException(text)
                 Status.WRONG_CLOCK -> WrongClockException(text)
                 Status.LIMIT -> LimitException(text)
+                Status.WEAK_AUTH -> WeakAuthException(text)
+                Status.OFFLINE -> OfflineException(text)
+                Status.CEILING -> CeilingException(text)
                 Status.SNAPSHOT_TRUNCATED, Status.SNAPSHOT_CHECKSUM,
                 Status.SNAPSHOT_VERSION, Status.SNAPSHOT_INVALID,
                 -> SnapshotException(status, text)
@@ -58,6 +61,18 @@ class NotFoundException internal constructor(message: String) :
 /** The operation needs an engine on the manual clock (INACT_E_WRONG_CLOCK). */
 class WrongClockException internal constructor(message: String) :
     InactivityException(Status.WRONG_CLOCK, message)
+
+/** The unlock method is weaker than the lock requires (INACT_E_WEAK_AUTH); nothing changed. */
+class WeakAuthException internal constructor(message: String) :
+    InactivityException(Status.WEAK_AUTH, message)
+
+/** Past the offline timeout an unlock needs a server contact first (INACT_E_OFFLINE). */
+class OfflineException internal constructor(message: String) :
+    InactivityException(Status.OFFLINE, message)
+
+/** The policy is laxer than a managed ceiling (INACT_E_CEILING); the message names the field and the limit. */
+class CeilingException internal constructor(message: String) :
+    InactivityException(Status.CEILING, message)
 
 /** A resource limit was reached: engines, scopes, holds or windows (INACT_E_LIMIT). */
 class LimitException internal constructor(message: String) :

@@ -36,7 +36,13 @@ internal object NativeBridge {
     const val P_MAX_UNLOCK_FAILURES = 9
     const val P_ACTIVITY_DISMISSES_WARNING = 10
     const val P_PAUSE_IDLE_IN_BACKGROUND = 11
-    const val POLICY_FIELDS = 12
+    const val P_LOCK_ON_DEVICE_LOCK = 12
+    const val P_LOCK_ON_RESTART = 13
+    const val P_STRONG_AUTH_TIMEOUT_MS = 14
+    const val P_EXPECTED_INTERRUPTION_MAX_MS = 15
+    const val P_OFFLINE_TIMEOUT_MS = 16
+    const val P_OFFLINE_EXPIRY_MS = 17
+    const val POLICY_FIELDS = 18
 
     // Config array (CONFIG_* in the C file).
     const val C_DELIVERY = 0
@@ -67,9 +73,30 @@ internal object NativeBridge {
     const val I_LAST_ACTIVITY_MS = 14
     const val I_BACKGROUND_SINCE_MS = 15
     const val I_LOCKED_AT_MS = 16
-    const val INFO_FIELDS = 17
+    const val I_REQUIRED_AUTH = 17
+    const val I_NEEDS_SERVER_CONTACT = 18
+    const val I_LAST_CREDENTIAL_MS = 19
+    const val I_STRONG_AUTH_DEADLINE_MS = 20
+    const val I_LAST_SERVER_CONTACT_MS = 21
+    const val I_TOKEN_GENERATION = 22
+    const val I_INTERRUPTION_UNTIL_MS = 23
+    const val INFO_FIELDS = 24
 
     const val CLOCK_FIELDS = 3
+
+    // Ceilings array (CEILING_* in the C file).
+    const val L_IDLE_TIMEOUT_MS = 0
+    const val L_BACKGROUND_TIMEOUT_MS = 1
+    const val L_ABSOLUTE_TIMEOUT_MS = 2
+    const val L_LOCKED_TIMEOUT_MS = 3
+    const val L_STRONG_AUTH_TIMEOUT_MS = 4
+    const val L_EXPECTED_INTERRUPTION_MAX_MS = 5
+    const val L_OFFLINE_TIMEOUT_MS = 6
+    const val L_OFFLINE_EXPIRY_MS = 7
+    const val L_MAX_UNLOCK_FAILURES = 8
+    const val L_LOCK_ON_DEVICE_LOCK = 9
+    const val L_LOCK_ON_RESTART = 10
+    const val CEILING_FIELDS = 11
 
     init {
         val path = System.getProperty(LIBRARY_PROPERTY)
@@ -113,7 +140,18 @@ internal object NativeBridge {
     @JvmStatic external fun unlock(engine: Long)
     @JvmStatic external fun unlockFailed(engine: Long): Int
     @JvmStatic external fun end(engine: Long, reason: Int)
-    @JvmStatic external fun refreshResult(engine: Long, httpStatus: Int, oauthErrorUtf8: ByteArray?): Int
+    @JvmStatic external fun refreshResult(engine: Long, httpStatus: Int, oauthErrorUtf8: ByteArray?, generation: Long): Int
+    @JvmStatic external fun unlockWith(engine: Long, method: Int)
+    @JvmStatic external fun unlockFailedWith(engine: Long, method: Int): Int
+    @JvmStatic external fun biometricsChanged(engine: Long)
+    @JvmStatic external fun getRequiredAuth(engine: Long): Int
+    @JvmStatic external fun expectInterruption(engine: Long, maxMs: Long)
+    @JvmStatic external fun deviceLocked(engine: Long)
+    @JvmStatic external fun serverContact(engine: Long)
+    @JvmStatic external fun tokenRotated(engine: Long, generation: Long)
+    @JvmStatic external fun setCeilings(engine: Long, ceilings: LongArray)
+    @JvmStatic external fun getCeilings(engine: Long, out: LongArray)
+    @JvmStatic external fun ceilingsInit(out: LongArray)
     @JvmStatic external fun background(engine: Long)
     @JvmStatic external fun foreground(engine: Long)
     @JvmStatic external fun windowShown(engine: Long)

@@ -35,6 +35,18 @@ data class Policy(
     val activityDismissesWarning: Boolean,
     /** The idle countdown stops while in background. */
     val pauseIdleInBackground: Boolean,
+    /** [InactivityEngine.deviceLocked] locks at once (DEVICE_LOCKED); otherwise it starts background. */
+    val lockOnDeviceLock: Boolean,
+    /** Every restore is LOCKED (RESTART) at least. */
+    val lockOnRestart: Boolean,
+    /** Since the last credential verification this long -> a biometric no longer unlocks; zero = always the credential; INFINITE = off. */
+    val strongAuthTimeout: Duration,
+    /** The longest [InactivityEngine.expectInterruption]; zero = refused. */
+    val expectedInterruptionMax: Duration,
+    /** No server contact this long -> LOCKED (OFFLINE_TIMEOUT); INFINITE = off. */
+    val offlineTimeout: Duration,
+    /** No server contact this long -> EXPIRED (OFFLINE_EXPIRY); INFINITE = off. */
+    val offlineExpiry: Duration,
 ) {
     init {
         require(maxUnlockFailures >= 0) { "maxUnlockFailures ($maxUnlockFailures) must be >= 0" }
@@ -60,6 +72,12 @@ data class Policy(
         v[NativeBridge.P_MAX_UNLOCK_FAILURES] = maxUnlockFailures.toLong()
         v[NativeBridge.P_ACTIVITY_DISMISSES_WARNING] = if (activityDismissesWarning) 1 else 0
         v[NativeBridge.P_PAUSE_IDLE_IN_BACKGROUND] = if (pauseIdleInBackground) 1 else 0
+        v[NativeBridge.P_LOCK_ON_DEVICE_LOCK] = if (lockOnDeviceLock) 1 else 0
+        v[NativeBridge.P_LOCK_ON_RESTART] = if (lockOnRestart) 1 else 0
+        v[NativeBridge.P_STRONG_AUTH_TIMEOUT_MS] = strongAuthTimeout.toWireMs()
+        v[NativeBridge.P_EXPECTED_INTERRUPTION_MAX_MS] = expectedInterruptionMax.toWireMs()
+        v[NativeBridge.P_OFFLINE_TIMEOUT_MS] = offlineTimeout.toWireMs()
+        v[NativeBridge.P_OFFLINE_EXPIRY_MS] = offlineExpiry.toWireMs()
         return v
     }
 
@@ -89,6 +107,77 @@ data class Policy(
             activityKinds = ActivityKind.setOf(v[NativeBridge.P_ACTIVITY_KINDS].toInt()),
             activityDismissesWarning = v[NativeBridge.P_ACTIVITY_DISMISSES_WARNING] != 0L,
             pauseIdleInBackground = v[NativeBridge.P_PAUSE_IDLE_IN_BACKGROUND] != 0L,
+            lockOnDeviceLock = v[NativeBridge.P_LOCK_ON_DEVICE_LOCK] != 0L,
+            lockOnRestart = v[NativeBridge.P_LOCK_ON_RESTART] != 0L,
+            strongAuthTimeout = v[NativeBridge.P_STRONG_AUTH_TIMEOUT_MS].wireMsToDuration(),
+            expectedInterruptionMax = v[NativeBridge.P_EXPECTED_INTERRUPTION_MAX_MS].wireMsToDuration(),
+            offlineTimeout = v[NativeBridge.P_OFFLINE_TIMEOUT_MS].wireMsToDuration(),
+            offlineExpiry = v[NativeBridge.P_OFFLINE_EXPIRY_MS].wireMsToDuration(),
+        )
+    }
+}
+
+/**
+ * An administrator's limits (inact_ceilings), set with [InactivityEngine.ceilings]: every policy
+ * applied to the engine afterwards must be at least as strict in every limited field, else
+ * [CeilingException] naming the field and the limit. Durations: INFINITE = no limit (a policy's
+ * INFINITE exceeds every finite limit); [maxUnlockFailures] 0 = no limit; a true flag means the
+ * policy must set it too. Not kept in a snapshot: set them on every engine. [none] has no limits.
+ */
+data class Ceilings(
+    val idleTimeout: Duration = Duration.INFINITE,
+    val backgroundTimeout: Duration = Duration.INFINITE,
+    val absoluteTimeout: Duration = Duration.INFINITE,
+    val lockedTimeout: Duration = Duration.INFINITE,
+    val strongAuthTimeout: Duration = Duration.INFINITE,
+    val expectedInterruptionMax: Duration = Duration.INFINITE,
+    val offlineTimeout: Duration = Duration.INFINITE,
+    val offlineExpiry: Duration = Duration.INFINITE,
+    val maxUnlockFailures: Int = 0,
+    val lockOnDeviceLock: Boolean = false,
+    val lockOnRestart: Boolean = false,
+) {
+    init {
+        require(maxUnlockFailures >= 0) { "maxUnlockFailures ($maxUnlockFailures) must be >= 0" }
+    }
+
+    internal fun toWire(): LongArray {
+        val v = LongArray(NativeBridge.CEILING_FIELDS)
+        v[NativeBridge.L_IDLE_TIMEOUT_MS] = idleTimeout.toWireMs()
+        v[NativeBridge.L_BACKGROUND_TIMEOUT_MS] = backgroundTimeout.toWireMs()
+        v[NativeBridge.L_ABSOLUTE_TIMEOUT_MS] = absoluteTimeout.toWireMs()
+        v[NativeBridge.L_LOCKED_TIMEOUT_MS] = lockedTimeout.toWireMs()
+        v[NativeBridge.L_STRONG_AUTH_TIMEOUT_MS] = strongAuthTimeout.toWireMs()
+        v[NativeBridge.L_EXPECTED_INTERRUPTION_MAX_MS] = expectedInterruptionMax.toWireMs()
+        v[NativeBridge.L_OFFLINE_TIMEOUT_MS] = offlineTimeout.toWireMs()
+        v[NativeBridge.L_OFFLINE_EXPIRY_MS] = offlineExpiry.toWireMs()
+        v[NativeBridge.L_MAX_UNLOCK_FAILURES] = maxUnlockFailures.toLong()
+        v[NativeBridge.L_LOCK_ON_DEVICE_LOCK] = if (lockOnDeviceLock) 1 else 0
+        v[NativeBridge.L_LOCK_ON_RESTART] = if (lockOnRestart) 1 else 0
+        return v
+    }
+
+    companion object {
+        /** No limits, as the library fills them (inact_ceilings_init). */
+        @JvmStatic
+        fun none(): Ceilings {
+            val v = LongArray(NativeBridge.CEILING_FIELDS)
+            NativeBridge.ceilingsInit(v)
+            return fromWire(v)
+        }
+
+        internal fun fromWire(v: LongArray) = Ceilings(
+            idleTimeout = v[NativeBridge.L_IDLE_TIMEOUT_MS].wireMsToDuration(),
+            backgroundTimeout = v[NativeBridge.L_BACKGROUND_TIMEOUT_MS].wireMsToDuration(),
+            absoluteTimeout = v[NativeBridge.L_ABSOLUTE_TIMEOUT_MS].wireMsToDuration(),
+            lockedTimeout = v[NativeBridge.L_LOCKED_TIMEOUT_MS].wireMsToDuration(),
+            strongAuthTimeout = v[NativeBridge.L_STRONG_AUTH_TIMEOUT_MS].wireMsToDuration(),
+            expectedInterruptionMax = v[NativeBridge.L_EXPECTED_INTERRUPTION_MAX_MS].wireMsToDuration(),
+            offlineTimeout = v[NativeBridge.L_OFFLINE_TIMEOUT_MS].wireMsToDuration(),
+            offlineExpiry = v[NativeBridge.L_OFFLINE_EXPIRY_MS].wireMsToDuration(),
+            maxUnlockFailures = v[NativeBridge.L_MAX_UNLOCK_FAILURES].toInt(),
+            lockOnDeviceLock = v[NativeBridge.L_LOCK_ON_DEVICE_LOCK] != 0L,
+            lockOnRestart = v[NativeBridge.L_LOCK_ON_RESTART] != 0L,
         )
     }
 }

@@ -24,6 +24,8 @@ sealed class SessionEvent {
         override val remaining: Duration,
         override val timeMs: Long,
         override val nowMs: Long,
+        /** What an unlock needs at [nowMs]: NONE unless [state] is LOCKED. */
+        val requiredAuth: AuthStrength = AuthStrength.NONE,
     ) : SessionEvent()
 
     /** A countdown tick while in WARNING ([state] is WARNING). */
@@ -102,6 +104,7 @@ internal class EventDispatcher(
         state: Int,
         previousState: Int,
         reason: Int,
+        requiredAuth: Int,
         remainingMs: Long,
         timeMs: Long,
         nowMs: Long,
@@ -112,7 +115,9 @@ internal class EventDispatcher(
             val remaining = remainingMs.wireMsToDuration()
             when (kind) {
                 KIND_STATE_CHANGED ->
-                    SessionEvent.StateChanged(SessionState.of(previousState), s, r, remaining, timeMs, nowMs)
+                    SessionEvent.StateChanged(
+                        SessionState.of(previousState), s, r, remaining, timeMs, nowMs, AuthStrength.of(requiredAuth),
+                    )
                 KIND_TICK -> SessionEvent.Tick(s, r, remaining, timeMs, nowMs)
                 else -> return // an event kind of a newer library: not ours to interpret
             }

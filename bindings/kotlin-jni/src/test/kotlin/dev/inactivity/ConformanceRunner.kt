@@ -37,7 +37,7 @@ object ConformanceRunner {
     /** `name=value` policy fields; each field is one line. */
     private fun policy(pairs: List<String>): Policy {
         val v = pairs.associate { it.substringBefore('=') to it.substringAfter('=').toLong() }
-        return Policy(
+        return Policy.defaults().copy(
             idleAction = IdleAction.entries.first { it.code.toLong() == v.getValue("idle_action") },
             idleTimeout = msIn(v.getValue("idle_timeout_ms")),
             warning = msIn(v.getValue("warning_ms")),

@@ -15,7 +15,7 @@ class UnknownValueTest {
         val errors = mutableListOf<Throwable>()
         val dispatcher = EventDispatcher(NativeHandle()) { errors.add(it) }
         dispatcher.add(rec, null)
-        dispatcher.onNativeEvent(kind, state, previous, reason, 30_000, 1_000, 1_000)
+        dispatcher.onNativeEvent(kind, state, previous, reason, AuthStrength.NONE.code, 30_000, 1_000, 1_000)
         assertEquals(emptyList<Throwable>(), errors)
         return rec.events.toList()
     }
