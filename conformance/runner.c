@@ -88,9 +88,46 @@ static int32_t parse_policy(char **a, int n, inact_policy *p) {
         else if (!strcmp(k, "activity_kinds")) p->activity_kinds = (uint32_t)v;
         else if (!strcmp(k, "activity_dismisses_warning")) p->activity_dismisses_warning = (int32_t)v;
         else if (!strcmp(k, "pause_idle_in_background")) p->pause_idle_in_background = (int32_t)v;
+        else if (!strcmp(k, "lock_on_device_lock")) p->lock_on_device_lock = (int32_t)v;
+        else if (!strcmp(k, "lock_on_restart")) p->lock_on_restart = (int32_t)v;
+        else if (!strcmp(k, "strong_auth_timeout_ms")) p->strong_auth_timeout_ms = v;
+        else if (!strcmp(k, "expected_interruption_max_ms")) p->expected_interruption_max_ms = v;
+        else if (!strcmp(k, "offline_timeout_ms")) p->offline_timeout_ms = v;
+        else if (!strcmp(k, "offline_expiry_ms")) p->offline_expiry_ms = v;
         else return INACT_E_INVALID_ARGUMENT;
     }
     return INACT_OK;
+}
+
+/* `name=value` ceiling fields. */
+static int32_t parse_ceilings(char **a, int n, inact_ceilings *c) {
+    inact_ceilings_init(c);
+    for (int i = 0; i < n; i++) {
+        char *eq = strchr(a[i], '=');
+        if (eq == NULL) return INACT_E_INVALID_ARGUMENT;
+        *eq = '\0';
+        const char *k = a[i];
+        int64_t v = strtoll(eq + 1, NULL, 10);
+        if (!strcmp(k, "max_unlock_failures")) c->max_unlock_failures = (uint32_t)v;
+        else if (!strcmp(k, "idle_timeout_ms")) c->idle_timeout_ms = v;
+        else if (!strcmp(k, "background_timeout_ms")) c->background_timeout_ms = v;
+        else if (!strcmp(k, "absolute_timeout_ms")) c->absolute_timeout_ms = v;
+        else if (!strcmp(k, "locked_timeout_ms")) c->locked_timeout_ms = v;
+        else if (!strcmp(k, "strong_auth_timeout_ms")) c->strong_auth_timeout_ms = v;
+        else if (!strcmp(k, "expected_interruption_max_ms")) c->expected_interruption_max_ms = v;
+        else if (!strcmp(k, "offline_timeout_ms")) c->offline_timeout_ms = v;
+        else if (!strcmp(k, "offline_expiry_ms")) c->offline_expiry_ms = v;
+        else if (!strcmp(k, "lock_on_device_lock")) c->lock_on_device_lock = (int32_t)v;
+        else if (!strcmp(k, "lock_on_restart")) c->lock_on_restart = (int32_t)v;
+        else return INACT_E_INVALID_ARGUMENT;
+    }
+    return INACT_OK;
+}
+
+static int32_t op_set_ceilings(char **a, int n) {
+    inact_ceilings ceilings;
+    int32_t rc = parse_ceilings(a, n, &ceilings);
+    return rc != INACT_OK ? rc : inact_set_ceilings(engine, &ceilings);
 }
 
 static int32_t op_launch(char **a, int n) {
@@ -124,9 +161,11 @@ static int32_t op_kill(char **a, int n) {
         snprintf(result, sizeof result, "ok " label "=%" fmt, value);                 \
         return rc;                                                                    \
     }
-RESULT_OP(op_unlock_failed, uint32_t, "failures", PRIu32, inact_unlock_failed(engine, &value))
+RESULT_OP(op_unlock_failed, uint32_t, "failures", PRIu32,
+          inact_unlock_failed_with(engine, (int32_t)int_arg(a, 0), &value))
 RESULT_OP(op_refresh, int32_t, "outcome", PRId32,
-          inact_refresh_result(engine, (int32_t)int_arg(a, 0), n > 1 ? a[1] : NULL, &value))
+          inact_refresh_result_gen(engine, (int32_t)int_arg(a, 0), n > 2 ? a[2] : NULL,
+                                   strtoull(a[1], NULL, 10), &value))
 RESULT_OP(op_next_deadline, int64_t, "delay", PRId64, inact_next_deadline(engine, &value))
 
 static int32_t op_push_scope(char **a, int n) {
@@ -196,10 +235,14 @@ static int32_t op_info(char **a, int n) {
     snprintf(result, sizeof result,
              "ok state=%d reason=%d background=%d windows=%d scopes=%d holds=%d failures=%" PRIu32
              " now=%" PRId64 " remaining=%" PRId64 " next=%" PRId64 " idle=%" PRId64 " started=%" PRId64
-             " activity=%" PRId64 " background_since=%" PRId64 " locked=%" PRId64,
+             " activity=%" PRId64 " background_since=%" PRId64 " locked=%" PRId64
+             " auth=%d needs_contact=%d credential=%" PRId64 " strong_auth=%" PRId64 " contact=%" PRId64
+             " generation=%" PRIu64 " interruption=%" PRId64,
              i.state, i.reason, i.in_background, i.visible_windows, i.open_scopes, i.open_holds,
              i.unlock_failures, i.now_ms, i.remaining_ms, i.next_deadline_ms, i.effective_idle_timeout_ms,
-             i.started_at_ms, i.last_activity_ms, i.background_since_ms, i.locked_at_ms);
+             i.started_at_ms, i.last_activity_ms, i.background_since_ms, i.locked_at_ms,
+             i.required_auth, i.needs_server_contact, i.last_credential_ms, i.strong_auth_deadline_ms,
+             i.last_server_contact_ms, i.token_generation, i.interruption_until_ms);
     return rc;
 }
 
@@ -213,10 +256,14 @@ static int32_t op_policy(char **a, int n) {
              "ok idle_action=%d idle_timeout_ms=%" PRId64 " warning_ms=%" PRId64 " background_timeout_ms=%" PRId64
              " absolute_timeout_ms=%" PRId64 " locked_timeout_ms=%" PRId64 " max_unlock_failures=%" PRIu32
              " tick_ms=%" PRId64 " background_grace_ms=%" PRId64 " activity_kinds=%" PRIu32
-             " activity_dismisses_warning=%d pause_idle_in_background=%d",
+             " activity_dismisses_warning=%d pause_idle_in_background=%d lock_on_device_lock=%d"
+             " lock_on_restart=%d strong_auth_timeout_ms=%" PRId64 " expected_interruption_max_ms=%" PRId64
+             " offline_timeout_ms=%" PRId64 " offline_expiry_ms=%" PRId64,
              p.idle_action, p.idle_timeout_ms, p.warning_ms, p.background_timeout_ms, p.absolute_timeout_ms,
              p.locked_timeout_ms, p.max_unlock_failures, p.tick_ms, p.background_grace_ms, p.activity_kinds,
-             p.activity_dismisses_warning, p.pause_idle_in_background);
+             p.activity_dismisses_warning, p.pause_idle_in_background, p.lock_on_device_lock,
+             p.lock_on_restart, p.strong_auth_timeout_ms, p.expected_interruption_max_ms,
+             p.offline_timeout_ms, p.offline_expiry_ms);
     return rc;
 }
 
@@ -235,7 +282,12 @@ static int32_t op_clock(char **a, int n) {
     X("start", inact_start(engine))                                     \
     X("continue", inact_continue(engine))                               \
     X("lock", inact_lock(engine))                                       \
-    X("unlock", inact_unlock(engine))                                   \
+    X("unlock", inact_unlock_with(engine, (int32_t)int_arg(a, 0)))      \
+    X("biometrics-changed", inact_biometrics_changed(engine))           \
+    X("token-rotated", inact_token_rotated(engine, strtoull(a[0], NULL, 10))) \
+    X("server-contact", inact_server_contact(engine))                   \
+    X("expect-interruption", inact_expect_interruption(engine, int_arg(a, 0))) \
+    X("device-locked", inact_device_locked(engine))                     \
     X("background", inact_background(engine))                           \
     X("foreground", inact_foreground(engine))                           \
     X("window-shown", inact_window_shown(engine))                       \
@@ -263,7 +315,7 @@ static const struct {
     {"refresh", op_refresh},
     {"push-scope", op_push_scope}, {"pop-scope", op_pop_scope},
     {"hold", op_hold},           {"release", op_release},
-    {"set-policy", op_set_policy}, {"save", op_save},
+    {"set-policy", op_set_policy}, {"set-ceilings", op_set_ceilings}, {"save", op_save},
     {"restore", op_restore},     {"restore-corrupt", op_restore_corrupt},
     {"info", op_info},           {"policy", op_policy},
     {"next-deadline", op_next_deadline}, {"clock", op_clock},

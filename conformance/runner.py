@@ -46,6 +46,30 @@ def policy(pairs: List[str]) -> ia.Policy:
         activity_kinds=ia.ActivityKind(v["activity_kinds"]),
         activity_dismisses_warning=bool(v["activity_dismisses_warning"]),
         pause_idle_in_background=bool(v["pause_idle_in_background"]),
+        lock_on_device_lock=bool(v["lock_on_device_lock"]),
+        lock_on_restart=bool(v["lock_on_restart"]),
+        strong_auth_timeout=ms_in(v["strong_auth_timeout_ms"]),
+        expected_interruption_max=ms_in(v["expected_interruption_max_ms"]),
+        offline_timeout=ms_in(v["offline_timeout_ms"]),
+        offline_expiry=ms_in(v["offline_expiry_ms"]),
+    )
+
+
+def ceilings(pairs: List[str]) -> ia.Ceilings:
+    """``name=value`` ceiling fields."""
+    v = {k: int(x) for k, x in (p.split("=", 1) for p in pairs)}
+    return ia.Ceilings(
+        max_unlock_failures=v["max_unlock_failures"],
+        idle_timeout=ms_in(v["idle_timeout_ms"]),
+        background_timeout=ms_in(v["background_timeout_ms"]),
+        absolute_timeout=ms_in(v["absolute_timeout_ms"]),
+        locked_timeout=ms_in(v["locked_timeout_ms"]),
+        strong_auth_timeout=ms_in(v["strong_auth_timeout_ms"]),
+        expected_interruption_max=ms_in(v["expected_interruption_max_ms"]),
+        offline_timeout=ms_in(v["offline_timeout_ms"]),
+        offline_expiry=ms_in(v["offline_expiry_ms"]),
+        lock_on_device_lock=bool(v["lock_on_device_lock"]),
+        lock_on_restart=bool(v["lock_on_restart"]),
     )
 
 
@@ -114,10 +138,16 @@ class Runner:
             "activity": lambda: e.activity(ia.ActivityKind(int(a[0]))),
             "continue": e.continue_,
             "lock": e.lock,
-            "unlock": e.unlock,
-            "unlock-failed": lambda: f"ok failures={e.unlock_failed()}",
+            "unlock": lambda: e.unlock(int(a[0])),
+            "unlock-failed": lambda: f"ok failures={e.unlock_failed(int(a[0]))}",
+            "biometrics-changed": e.biometrics_changed,
+            "token-rotated": lambda: e.token_rotated(int(a[0])),
+            "server-contact": e.server_contact,
+            "expect-interruption": lambda: e.expect_interruption(timedelta(milliseconds=int(a[0]))),
+            "device-locked": e.device_locked,
+            "set-ceilings": lambda: e.set_ceilings(ceilings(a)),
             "end": lambda: e.end(ia.Reason(int(a[0]))),
-            "refresh": lambda: f"ok outcome={int(e.refresh_result(int(a[0]), a[1] if len(a) > 1 else None))}",
+            "refresh": lambda: f"ok outcome={int(e.refresh_result(int(a[0]), a[2] if len(a) > 2 else None, int(a[1])))}",
             "background": e.background,
             "foreground": e.foreground,
             "window-shown": e.window_shown,
@@ -171,7 +201,11 @@ def policy_fields(p: ia.Policy) -> str:
         f"locked_timeout_ms={ms_out(p.locked_timeout)} max_unlock_failures={p.max_unlock_failures} "
         f"tick_ms={ms_out(p.tick)} background_grace_ms={ms_out(p.background_grace)} "
         f"activity_kinds={int(p.activity_kinds)} activity_dismisses_warning={int(p.activity_dismisses_warning)} "
-        f"pause_idle_in_background={int(p.pause_idle_in_background)}"
+        f"pause_idle_in_background={int(p.pause_idle_in_background)} "
+        f"lock_on_device_lock={int(p.lock_on_device_lock)} lock_on_restart={int(p.lock_on_restart)} "
+        f"strong_auth_timeout_ms={ms_out(p.strong_auth_timeout)} "
+        f"expected_interruption_max_ms={ms_out(p.expected_interruption_max)} "
+        f"offline_timeout_ms={ms_out(p.offline_timeout)} offline_expiry_ms={ms_out(p.offline_expiry)}"
     )
 
 
@@ -187,7 +221,10 @@ def info(i: ia.Info) -> str:
         f"now={ms_out(i.now)} remaining={ms_out(i.remaining)} next={ms_out(i.next_deadline)} "
         f"idle={ms_out(i.effective_idle_timeout)} started={ms_out(i.started_at)} "
         f"activity={ms_out(i.last_activity)} background_since={ms_out(i.background_since)} "
-        f"locked={ms_out(i.locked_at)}"
+        f"locked={ms_out(i.locked_at)} auth={int(i.required_auth)} needs_contact={int(i.needs_server_contact)} "
+        f"credential={ms_out(i.last_credential)} strong_auth={ms_out(i.strong_auth_deadline)} "
+        f"contact={ms_out(i.last_server_contact)} generation={i.token_generation} "
+        f"interruption={ms_out(i.interruption_until)}"
     )
 
 

@@ -71,7 +71,8 @@ public final class InactivitySession {
             if Thread.isMainThread {
                 MainActor.assumeIsolated { self?.deliverEvents() }
             } else if mustSchedule {
-                DispatchQueue.main.async { MainActor.assumeIsolated { self?.deliverEvents() } }
+                // Its own weak capture: a sendable closure may not capture the outer `self` variable.
+                DispatchQueue.main.async { [weak self] in MainActor.assumeIsolated { self?.deliverEvents() } }
             }
         })
         let info = try engine.info()

@@ -175,7 +175,9 @@ final class WarningView: UIView {
     private let continueButton = UIButton(configuration: .borderedProminent())
     private let logOutButton = UIButton(configuration: .bordered())
 
-    init(onContinue: @escaping () -> Void, onLogOut: @escaping () -> Void) {
+    /// The actions are sendable main-actor closures, so they fit `UIAction`'s handler whatever
+    /// the SDK's annotation of it.
+    init(onContinue: @escaping @MainActor @Sendable () -> Void, onLogOut: @escaping @MainActor @Sendable () -> Void) {
         super.init(frame: .zero)
         backgroundColor = UIColor.black.withAlphaComponent(0.4)
         accessibilityViewIsModal = true

@@ -33,6 +33,31 @@ public enum PolicyText {
         }),
         ("activity-dismisses-warning", "yes or no", { p, v in setBool(&p.activityDismissesWarning, v) }),
         ("pause-idle-in-background", "yes or no", { p, v in setBool(&p.pauseIdleInBackground, v) }),
+        ("strong-auth-timeout", "a duration or never", { p, v in set(&p.strongAuthTimeoutMs, v, never: true) }),
+        ("expected-interruption-max", "a duration (0s = refused)", { p, v in set(&p.expectedInterruptionMaxMs, v, never: false) }),
+        ("lock-on-device-lock", "yes or no", { p, v in setBool(&p.lockOnDeviceLock, v) }),
+        ("lock-on-restart", "yes or no", { p, v in setBool(&p.lockOnRestart, v) }),
+        ("offline-timeout", "a duration or never", { p, v in set(&p.offlineTimeoutMs, v, never: true) }),
+        ("offline-expiry", "a duration or never", { p, v in set(&p.offlineExpiryMs, v, never: true) }),
+    ]
+
+    /// Every limit a `ceiling` line can set: name, the kind of value, how to apply it.
+    public static let ceilingFields: [(name: String, value: String, apply: @Sendable (inout PolicyCeilings, String) -> Bool)] = [
+        ("idle-timeout", "a duration or never", { c, v in set(&c.idleTimeoutMs, v, never: true) }),
+        ("background-timeout", "a duration or never", { c, v in set(&c.backgroundTimeoutMs, v, never: true) }),
+        ("absolute-timeout", "a duration or never", { c, v in set(&c.absoluteTimeoutMs, v, never: true) }),
+        ("locked-timeout", "a duration or never", { c, v in set(&c.lockedTimeoutMs, v, never: true) }),
+        ("strong-auth-timeout", "a duration or never", { c, v in set(&c.strongAuthTimeoutMs, v, never: true) }),
+        ("expected-interruption-max", "a duration or never", { c, v in set(&c.expectedInterruptionMaxMs, v, never: true) }),
+        ("offline-timeout", "a duration or never", { c, v in set(&c.offlineTimeoutMs, v, never: true) }),
+        ("offline-expiry", "a duration or never", { c, v in set(&c.offlineExpiryMs, v, never: true) }),
+        ("max-unlock-failures", "a count (0 = no limit)", { c, v in
+            guard let n = UInt32(v) else { return false }
+            c.maxUnlockFailures = n
+            return true
+        }),
+        ("lock-on-device-lock", "yes or no", { c, v in setBool(&c.lockOnDeviceLock, v) }),
+        ("lock-on-restart", "yes or no", { c, v in setBool(&c.lockOnRestart, v) }),
     ]
 
     /// The C field name that a validation message names, mapped back to the scenario's name
@@ -44,6 +69,9 @@ public enum PolicyText {
             ("policy.absolute_timeout_ms", "absolute-timeout"), ("policy.locked_timeout_ms", "locked-timeout"),
             ("policy.tick_ms", "tick"), ("policy.background_grace_ms", "background-grace"),
             ("policy.activity_kinds", "activity-kinds"),
+            ("policy.strong_auth_timeout_ms", "strong-auth-timeout"),
+            ("policy.expected_interruption_max_ms", "expected-interruption-max"),
+            ("policy.offline_timeout_ms", "offline-timeout"), ("policy.offline_expiry_ms", "offline-expiry"),
         ]
         return cNames.first { message.hasPrefix($0.0) }?.1
     }
@@ -90,6 +118,11 @@ public enum PolicyText {
         parts.append("absolute \(d(p.absoluteTimeoutMs))")
         if p.lockedTimeoutMs != SessionPolicy.never { parts.append("locked \(d(p.lockedTimeoutMs))") }
         if p.maxUnlockFailures > 0 { parts.append("\(p.maxUnlockFailures) unlock failures") }
+        if p.strongAuthTimeoutMs != SessionPolicy.never { parts.append("credential after \(d(p.strongAuthTimeoutMs))") }
+        if p.offlineTimeoutMs != SessionPolicy.never { parts.append("offline \(d(p.offlineTimeoutMs))") }
+        if p.offlineExpiryMs != SessionPolicy.never { parts.append("offline expiry \(d(p.offlineExpiryMs))") }
+        if p.lockOnDeviceLock { parts.append("locks with the device") }
+        if p.lockOnRestart { parts.append("locks on restart") }
         return parts.joined(separator: ", ")
     }
 }

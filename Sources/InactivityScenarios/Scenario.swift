@@ -37,19 +37,26 @@ public enum Command: Sendable {
     case activity(ActivityKind)
     case continueSession
     case lock
-    case unlock
-    case unlockFailed
+    case unlock(AuthStrength)
+    case unlockFailed(AuthStrength)
+    case biometricsChanged
     case end(Reason)
-    case refresh(status: Int32, oauthError: String?)
+    case refresh(status: Int32, oauthError: String?, generation: UInt64)
+    case tokenRotated(UInt64)
+    case serverContact
     case background
     case foreground
     case windowShown
     case windowHidden
+    case expectInterruption(Int64)
+    case deviceLocked
     case pushScope(name: String, idleTimeoutMs: Int64)
     case popScope(name: String)
     case hold(name: String)
     case release(name: String)
     case setPolicy(SessionPolicy)
+    /// The ceilings after this line (each `ceiling` line adds one limit to the earlier ones).
+    case setCeilings(PolicyCeilings)
     case restore(corrupt: Bool)
     // The process and the device.
     case save
@@ -86,6 +93,8 @@ public enum Expectation: Sendable {
     case ticks(Int)
     /// Events (state changes and ticks) delivered since the previous expectation.
     case events(Int)
+    /// What an unlock needs now.
+    case requiredAuth(AuthStrength)
 }
 
 /// A scenario that cannot be run: a one-line message with the line it applies to.
@@ -106,7 +115,11 @@ public struct ScenarioError: Error, CustomStringConvertible {
 public enum Names {
     public static let presets: [(String, SessionPolicy.Preset)] = [
         ("default", .default), ("nist-aal2", .nistAAL2), ("nist-aal3", .nistAAL3),
-        ("pci-dss", .pciDSS), ("banking", .banking),
+        ("pci-dss", .pciDSS), ("banking", .banking), ("psd2", .psd2), ("enterprise", .enterprise),
+    ]
+
+    public static let authStrengths: [(String, AuthStrength)] = [
+        ("none", .none), ("biometric", .biometric), ("credential", .credential),
     ]
 
     public static let activityKinds: [(String, ActivityKind)] = [
@@ -115,7 +128,7 @@ public enum Names {
     ]
 
     public static let refreshOutcomes: [(String, RefreshOutcome)] = [
-        ("ok", .ok), ("retry", .retry), ("revoked", .revoked), ("failed", .failed),
+        ("ok", .ok), ("retry", .retry), ("revoked", .revoked), ("failed", .failed), ("stale", .stale),
     ]
 
     public static let endReasons: [(String, Reason)] = [

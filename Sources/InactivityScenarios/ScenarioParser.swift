@@ -9,10 +9,11 @@ import InactivityCore
 public enum ScenarioParser {
     /// The commands, for the "unknown command" message.
     public static let commandNames = [
-        "start", "activity", "continue", "lock", "unlock", "unlock-failed", "end", "refresh",
-        "background", "foreground", "window-shown", "window-hidden", "push-scope", "pop-scope",
-        "hold", "release", "policy", "set", "save", "kill", "launch", "restore", "reboot",
-        "wall-jump", "freeze", "note", "expect",
+        "start", "activity", "continue", "lock", "unlock", "unlock-failed", "biometrics-changed",
+        "end", "refresh", "token-rotated", "server-contact", "background", "foreground",
+        "window-shown", "window-hidden", "expect-interruption", "device-locked", "push-scope",
+        "pop-scope", "hold", "release", "policy", "set", "ceiling", "save", "kill", "launch",
+        "restore", "reboot", "wall-jump", "freeze", "note", "expect",
     ]
 
     public static func parse(_ text: String, source: String) throws(ScenarioError) -> Scenario {
@@ -51,6 +52,10 @@ private struct ParseState {
     var policyGroup: (stepIndex: Int, firstLine: Int, fieldLines: [String: Int])?
     /// The policy before the latest group, restored when that group must fail (`expect error`).
     var policyBefore: (stepIndex: Int, policy: SessionPolicy)?
+    /// The ceilings as the `ceiling` lines leave them, and those before the latest one
+    /// (restored when it must fail).
+    var runningCeilings = PolicyCeilings()
+    var ceilingsBefore: (stepIndex: Int, ceilings: PolicyCeilings)?
 
     var steps: [(step: Step, order: Int, repeatOf: (everyMs: Int64, untilMs: Int64)?)] = []
     var previousTimeMs: Int64 = 0
@@ -128,7 +133,29 @@ private struct ParseState {
                 // A policy change that must fail leaves the policy as it was.
                 runningPolicy = before.policy
             }
+            if let before = ceilingsBefore, before.stepIndex == input {
+                runningCeilings = before.ceilings
+            }
             previousInputStep = nil
+            return
+        }
+
+        if word == "ceiling" {
+            // ceiling FIELD VALUE: one more limit; the engine gets all of them at once.
+            guard args.count == 2, let field = PolicyText.ceilingFields.first(where: { $0.name == args[0] }) else {
+                throw ScenarioError(line: line, message: "usage: ceiling FIELD VALUE (FIELD one of: "
+                    + Names.list(PolicyText.ceilingFields.map(\.name)) + ")")
+            }
+            var next = runningCeilings
+            guard field.apply(&next, args[1]) else {
+                throw ScenarioError(line: line, message: "'\(args[1])' is not a valid ceiling \(field.name): expected \(field.value)")
+            }
+            ceilingsBefore = (steps.count, runningCeilings)
+            runningCeilings = next
+            let index = append(Step(timeMs: timeMs, line: line, command: .setCeilings(next),
+                                    text: "ceiling " + args.joined(separator: " ")), line: line)
+            previousInputStep = index
+            previousTimeMs = timeMs
             return
         }
 
@@ -298,8 +325,24 @@ private struct ParseState {
             return .activity(kind)
         case "continue": try arity(0, "continue"); return .continueSession
         case "lock": try arity(0, "lock"); return .lock
-        case "unlock": try arity(0, "unlock"); return .unlock
-        case "unlock-failed": try arity(0, "unlock-failed"); return .unlockFailed
+        case "unlock", "unlock-failed":
+            // The method that verified the user; the credential when not written.
+            guard args.count <= 1, let method = args.isEmpty ? .credential
+                    : Names.authStrengths.first(where: { $0.0 == args[0] && $0.1 != .none })?.1 else {
+                throw ScenarioError(line: line, message: "usage: \(word) [biometric|credential]")
+            }
+            return word == "unlock" ? .unlock(method) : .unlockFailed(method)
+        case "biometrics-changed": try arity(0, "biometrics-changed"); return .biometricsChanged
+        case "token-rotated":
+            guard args.count == 1, let g = UInt64(args[0]) else {
+                throw ScenarioError(line: line, message: "usage: token-rotated GENERATION")
+            }
+            return .tokenRotated(g)
+        case "server-contact": try arity(0, "server-contact"); return .serverContact
+        case "expect-interruption":
+            try arity(1, "expect-interruption DURATION (0s withdraws it)")
+            return .expectInterruption(try duration(args[0], "duration"))
+        case "device-locked": try arity(0, "device-locked"); return .deviceLocked
         case "end":
             let names = Names.endReasons.map(\.0)
             guard args.count == 1, let reason = Names.endReasons.first(where: { $0.0 == args[0] })?.1 else {
@@ -307,10 +350,20 @@ private struct ParseState {
             }
             return .end(reason)
         case "refresh":
-            guard (1...2).contains(args.count), let status = Int32(args[0]) else {
-                throw ScenarioError(line: line, message: "usage: refresh HTTP_STATUS [OAUTH_ERROR] (0 = no network)")
+            // refresh HTTP_STATUS [OAUTH_ERROR] [gen N]
+            var rest = args
+            var generation: UInt64 = 0
+            if rest.count >= 2, rest[rest.count - 2] == "gen" {
+                guard let g = UInt64(rest[rest.count - 1]) else {
+                    throw ScenarioError(line: line, message: "'gen \(rest[rest.count - 1])': the generation is a count")
+                }
+                generation = g
+                rest.removeLast(2)
             }
-            return .refresh(status: status, oauthError: args.count == 2 ? args[1] : nil)
+            guard (1...2).contains(rest.count), let status = Int32(rest[0]) else {
+                throw ScenarioError(line: line, message: "usage: refresh HTTP_STATUS [OAUTH_ERROR] [gen N] (0 = no network)")
+            }
+            return .refresh(status: status, oauthError: rest.count == 2 ? rest[1] : nil, generation: generation)
         case "background": try arity(0, "background"); return .background
         case "foreground": try arity(0, "foreground"); return .foreground
         case "window-shown": try arity(0, "window-shown"); return .windowShown
@@ -345,7 +398,8 @@ private struct ParseState {
 
     static func expectation(_ args: [String], line: Int) throws(ScenarioError) -> Expectation {
         let usage = "expect STATE [REASON] [since TIME] | remaining D | refresh OUTCOME | unlock-failures N"
-            + " | background yes|no | idle-timeout D | ticks N | events N | error CODE"
+            + " | background yes|no | idle-timeout D | ticks N | events N | required-auth none|biometric|credential"
+            + " | error CODE"
         guard let first = args.first else { throw ScenarioError(line: line, message: "usage: \(usage)") }
         func one() throws(ScenarioError) -> String {
             guard args.count == 2 else { throw ScenarioError(line: line, message: "usage: expect \(first) VALUE") }
@@ -385,9 +439,14 @@ private struct ParseState {
             return .remaining(d)
         case "refresh":
             guard let o = Names.refreshOutcomes.first(where: { $0.0 == args.dropFirst().first })?.1, args.count == 2 else {
-                throw bad("a refresh outcome (ok, retry, revoked, failed)")
+                throw bad("a refresh outcome (ok, retry, revoked, failed, stale)")
             }
             return .refresh(o)
+        case "required-auth":
+            guard let a = Names.authStrengths.first(where: { $0.0 == args.dropFirst().first })?.1, args.count == 2 else {
+                throw bad("none, biometric or credential")
+            }
+            return .requiredAuth(a)
         case "unlock-failures":
             guard let n = UInt32(try one()) else { throw bad("a count") }
             return .unlockFailures(n)

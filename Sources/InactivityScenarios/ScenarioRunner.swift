@@ -245,14 +245,23 @@ public final class ScenarioRunner {
             case .activity(let kind): try engine.recordActivity(kind)
             case .continueSession: try engine.continueSession()
             case .lock: try engine.lock()
-            case .unlock: try engine.unlock()
-            case .unlockFailed:
-                let n = try engine.unlockFailed()
+            case .unlock(let method): try engine.unlock(method: method)
+            case .unlockFailed(let method):
+                let n = try engine.unlockFailed(method: method)
                 outcome.unlockFailures = n
                 note = "\(n) in a row"
             case .end(let reason): try engine.end(reason: reason)
-            case .refresh(let status, let oauthError):
-                let refreshed = try engine.refreshResult(httpStatus: status, oauthError: oauthError)
+            case .biometricsChanged: try engine.biometricsChanged()
+            case .tokenRotated(let generation): try engine.tokenRotated(generation: generation)
+            case .serverContact: try engine.serverContact()
+            case .expectInterruption(let ms): try engine.expectInterruption(maxMs: ms)
+            case .deviceLocked: try engine.deviceLocked()
+            case .setCeilings(let ceilings):
+                try engine.setCeilings(ceilings)
+                policy = try engine.policy()   // tightened: a later launch uses it
+            case .refresh(let status, let oauthError, let generation):
+                let refreshed = try engine.refreshResult(httpStatus: status, oauthError: oauthError,
+                                                         generation: generation)
                 lastRefresh = refreshed
                 outcome.refresh = refreshed
                 note = "=> \(Names.refreshOutcome(refreshed))"
@@ -345,6 +354,8 @@ public final class ScenarioRunner {
             problem = ticksSinceChange == n ? nil : "got \(ticksSinceChange)"
         case .events(let n):
             problem = eventsSinceCheck == n ? nil : "got \(eventsSinceCheck)"
+        case .requiredAuth(let strength):
+            problem = info.requiredAuth == strength ? nil : "got \(info.requiredAuth)"
         }
         eventsSinceCheck = 0
         record(step, StepOutcome(problem: problem))

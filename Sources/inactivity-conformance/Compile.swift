@@ -85,10 +85,20 @@ struct OpCompiler {
         case .activity(let kind): emit("activity \(kind.rawValue)")
         case .continueSession: emit("continue")
         case .lock: emit("lock")
-        case .unlock: emit("unlock")
-        case .unlockFailed: emit("unlock-failed")
+        case .unlock(let method): emit("unlock \(method.rawValue)")
+        case .unlockFailed(let method): emit("unlock-failed \(method.rawValue)")
+        case .biometricsChanged: emit("biometrics-changed")
+        case .tokenRotated(let generation): emit("token-rotated \(generation)")
+        case .serverContact: emit("server-contact")
+        case .expectInterruption(let ms): emit("expect-interruption \(ms)")
+        case .deviceLocked: emit("device-locked")
+        case .setCeilings(let ceilings):
+            emit("set-ceilings \(OpCompiler.fields(ceilings))")
+            // The engine's policy is tightened to them: a later launch uses it (as ScenarioRunner).
+            if step.expectedError == nil { policy = ceilings.tighten(policy) }
         case .end(let reason): emit("end \(reason.rawValue)")
-        case .refresh(let status, let error): emit("refresh \(status)" + (error.map { " \($0)" } ?? ""))
+        case .refresh(let status, let error, let generation):
+            emit("refresh \(status) \(generation)" + (error.map { " \($0)" } ?? ""))
         case .background: emit("background")
         case .foreground: emit("foreground")
         case .windowShown: emit("window-shown")
@@ -121,6 +131,29 @@ struct OpCompiler {
             "activity_kinds=\(p.activityKinds.rawValue)",
             "activity_dismisses_warning=\(p.activityDismissesWarning ? 1 : 0)",
             "pause_idle_in_background=\(p.pauseIdleInBackground ? 1 : 0)",
+            "lock_on_device_lock=\(p.lockOnDeviceLock ? 1 : 0)",
+            "lock_on_restart=\(p.lockOnRestart ? 1 : 0)",
+            "strong_auth_timeout_ms=\(p.strongAuthTimeoutMs)",
+            "expected_interruption_max_ms=\(p.expectedInterruptionMaxMs)",
+            "offline_timeout_ms=\(p.offlineTimeoutMs)",
+            "offline_expiry_ms=\(p.offlineExpiryMs)",
+        ].joined(separator: " ")
+    }
+
+    /// The ceilings as `name=value` pairs, in the header's inact_ceilings field order.
+    static func fields(_ c: PolicyCeilings) -> String {
+        [
+            "max_unlock_failures=\(c.maxUnlockFailures)",
+            "idle_timeout_ms=\(c.idleTimeoutMs)",
+            "background_timeout_ms=\(c.backgroundTimeoutMs)",
+            "absolute_timeout_ms=\(c.absoluteTimeoutMs)",
+            "locked_timeout_ms=\(c.lockedTimeoutMs)",
+            "strong_auth_timeout_ms=\(c.strongAuthTimeoutMs)",
+            "expected_interruption_max_ms=\(c.expectedInterruptionMaxMs)",
+            "offline_timeout_ms=\(c.offlineTimeoutMs)",
+            "offline_expiry_ms=\(c.offlineExpiryMs)",
+            "lock_on_device_lock=\(c.lockOnDeviceLock ? 1 : 0)",
+            "lock_on_restart=\(c.lockOnRestart ? 1 : 0)",
         ].joined(separator: " ")
     }
 }

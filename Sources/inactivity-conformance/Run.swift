@@ -51,10 +51,19 @@ final class SwiftRunner {
         case "activity": try e.recordActivity(ActivityKind(rawValue: UInt32(a[0])!))
         case "continue": try e.continueSession()
         case "lock": try e.lock()
-        case "unlock": try e.unlock()
-        case "unlock-failed": return "ok failures=\(try e.unlockFailed())"
+        case "unlock": try e.unlock(method: AuthStrength(rawValue: Int32(a[0])!) ?? .none)
+        case "unlock-failed": return "ok failures=\(try e.unlockFailed(method: AuthStrength(rawValue: Int32(a[0])!) ?? .none))"
+        case "biometrics-changed": try e.biometricsChanged()
+        case "token-rotated": try e.tokenRotated(generation: UInt64(a[0])!)
+        case "server-contact": try e.serverContact()
+        case "expect-interruption": try e.expectInterruption(maxMs: Int64(a[0])!)
+        case "device-locked": try e.deviceLocked()
+        case "set-ceilings": try e.setCeilings(try SwiftRunner.ceilings(a))
         case "end": try e.end(reason: Reason(rawValue: Int32(a[0])!)!)
-        case "refresh": return "ok outcome=\(try e.refreshResult(httpStatus: Int32(a[0])!, oauthError: a.count > 1 ? a[1] : nil).rawValue)"
+        case "refresh":
+            let outcome = try e.refreshResult(httpStatus: Int32(a[0])!, oauthError: a.count > 2 ? a[2] : nil,
+                                              generation: UInt64(a[1])!)
+            return "ok outcome=\(outcome.rawValue)"
         case "background": try e.enterBackground()
         case "foreground": try e.enterForeground()
         case "window-shown": try e.windowShown()
@@ -104,10 +113,40 @@ final class SwiftRunner {
             case "activity_kinds": p.activityKinds = ActivityKind(rawValue: UInt32(v))
             case "activity_dismisses_warning": p.activityDismissesWarning = v != 0
             case "pause_idle_in_background": p.pauseIdleInBackground = v != 0
+            case "lock_on_device_lock": p.lockOnDeviceLock = v != 0
+            case "lock_on_restart": p.lockOnRestart = v != 0
+            case "strong_auth_timeout_ms": p.strongAuthTimeoutMs = v
+            case "expected_interruption_max_ms": p.expectedInterruptionMaxMs = v
+            case "offline_timeout_ms": p.offlineTimeoutMs = v
+            case "offline_expiry_ms": p.offlineExpiryMs = v
             default: throw InactivityError(.invalidArgument, "unknown policy field \(kv[0])")
             }
         }
         return p
+    }
+
+    /// `name=value` ceiling fields.
+    static func ceilings(_ pairs: [String]) throws(InactivityError) -> PolicyCeilings {
+        var c = PolicyCeilings()
+        for pair in pairs {
+            let kv = pair.split(separator: "=", maxSplits: 1).map(String.init)
+            let v = Int64(kv[1])!
+            switch kv[0] {
+            case "max_unlock_failures": c.maxUnlockFailures = UInt32(v)
+            case "idle_timeout_ms": c.idleTimeoutMs = v
+            case "background_timeout_ms": c.backgroundTimeoutMs = v
+            case "absolute_timeout_ms": c.absoluteTimeoutMs = v
+            case "locked_timeout_ms": c.lockedTimeoutMs = v
+            case "strong_auth_timeout_ms": c.strongAuthTimeoutMs = v
+            case "expected_interruption_max_ms": c.expectedInterruptionMaxMs = v
+            case "offline_timeout_ms": c.offlineTimeoutMs = v
+            case "offline_expiry_ms": c.offlineExpiryMs = v
+            case "lock_on_device_lock": c.lockOnDeviceLock = v != 0
+            case "lock_on_restart": c.lockOnRestart = v != 0
+            default: throw InactivityError(.invalidArgument, "unknown ceiling field \(kv[0])")
+            }
+        }
+        return c
     }
 
     static func info(_ i: InactivityEngine.Info) -> String {
@@ -115,7 +154,9 @@ final class SwiftRunner {
             + "windows=\(i.visibleWindows) scopes=\(i.openScopes) holds=\(i.openHolds) failures=\(i.unlockFailures) "
             + "now=\(i.nowMs) remaining=\(i.remainingMs) next=\(i.nextDeadlineMs) idle=\(i.effectiveIdleTimeoutMs) "
             + "started=\(i.startedAtMs) activity=\(i.lastActivityMs) background_since=\(i.backgroundSinceMs) "
-            + "locked=\(i.lockedAtMs)"
+            + "locked=\(i.lockedAtMs) auth=\(i.requiredAuth.rawValue) needs_contact=\(i.needsServerContact ? 1 : 0) "
+            + "credential=\(i.lastCredentialMs) strong_auth=\(i.strongAuthDeadlineMs) contact=\(i.lastServerContactMs) "
+            + "generation=\(i.tokenGeneration) interruption=\(i.interruptionUntilMs)"
     }
 
     static func hex(_ bytes: [UInt8]) -> String {

@@ -71,6 +71,12 @@ enum TimelineMarks {
             case .stale: Mark(lane: .session, glyph: .ring, colour: Palette.amber, legend: "refresh: stale (rotation race)")
             case nil: Mark(lane: .session, glyph: .ring, colour: Palette.grey, legend: "refresh: refused")
             }
+        case .biometricsChanged: Mark(lane: .session, glyph: .diamondOpen, colour: Palette.red, legend: "biometrics changed")
+        case .tokenRotated: Mark(lane: .session, glyph: .ring, colour: Palette.blue, legend: "token rotated")
+        case .serverContact: Mark(lane: .session, glyph: .ring, colour: Palette.green, legend: "server contact")
+        case .setCeilings: Mark(lane: .session, glyph: .bar, colour: Palette.purple, legend: "managed ceiling")
+        case .expectInterruption: Mark(lane: .app, glyph: .bracketOpen, colour: Palette.slate, legend: "expected interruption")
+        case .deviceLocked: Mark(lane: .app, glyph: .square, colour: Palette.slate, legend: "device locked")
         case .background: Mark(lane: .app, glyph: .triangleDown, colour: Palette.slate, legend: "background")
         case .foreground: Mark(lane: .app, glyph: .triangleUp, colour: Palette.slate, legend: "foreground")
         case .windowShown: Mark(lane: .app, glyph: .triangleUpOpen, colour: Palette.slate, legend: "window shown")

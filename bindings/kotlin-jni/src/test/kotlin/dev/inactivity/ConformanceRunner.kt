@@ -50,6 +50,30 @@ object ConformanceRunner {
             activityKinds = ActivityKind.entries.filter { v.getValue("activity_kinds").toInt() and it.bit != 0 }.toSet(),
             activityDismissesWarning = v.getValue("activity_dismisses_warning") != 0L,
             pauseIdleInBackground = v.getValue("pause_idle_in_background") != 0L,
+            lockOnDeviceLock = v.getValue("lock_on_device_lock") != 0L,
+            lockOnRestart = v.getValue("lock_on_restart") != 0L,
+            strongAuthTimeout = msIn(v.getValue("strong_auth_timeout_ms")),
+            expectedInterruptionMax = msIn(v.getValue("expected_interruption_max_ms")),
+            offlineTimeout = msIn(v.getValue("offline_timeout_ms")),
+            offlineExpiry = msIn(v.getValue("offline_expiry_ms")),
+        )
+    }
+
+    /** `name=value` ceiling fields. */
+    private fun ceilings(pairs: List<String>): Ceilings {
+        val v = pairs.associate { it.substringBefore('=') to it.substringAfter('=').toLong() }
+        return Ceilings(
+            idleTimeout = msIn(v.getValue("idle_timeout_ms")),
+            backgroundTimeout = msIn(v.getValue("background_timeout_ms")),
+            absoluteTimeout = msIn(v.getValue("absolute_timeout_ms")),
+            lockedTimeout = msIn(v.getValue("locked_timeout_ms")),
+            strongAuthTimeout = msIn(v.getValue("strong_auth_timeout_ms")),
+            expectedInterruptionMax = msIn(v.getValue("expected_interruption_max_ms")),
+            offlineTimeout = msIn(v.getValue("offline_timeout_ms")),
+            offlineExpiry = msIn(v.getValue("offline_expiry_ms")),
+            maxUnlockFailures = v.getValue("max_unlock_failures").toInt(),
+            lockOnDeviceLock = v.getValue("lock_on_device_lock") != 0L,
+            lockOnRestart = v.getValue("lock_on_restart") != 0L,
         )
     }
 
@@ -60,7 +84,11 @@ object ConformanceRunner {
             "tick_ms=${msOut(p.tick)} background_grace_ms=${msOut(p.backgroundGrace)} " +
             "activity_kinds=${p.activityKinds.fold(0) { m, k -> m or k.bit }} " +
             "activity_dismisses_warning=${if (p.activityDismissesWarning) 1 else 0} " +
-            "pause_idle_in_background=${if (p.pauseIdleInBackground) 1 else 0}"
+            "pause_idle_in_background=${if (p.pauseIdleInBackground) 1 else 0} " +
+            "lock_on_device_lock=${if (p.lockOnDeviceLock) 1 else 0} lock_on_restart=${if (p.lockOnRestart) 1 else 0} " +
+            "strong_auth_timeout_ms=${msOut(p.strongAuthTimeout)} " +
+            "expected_interruption_max_ms=${msOut(p.expectedInterruptionMax)} " +
+            "offline_timeout_ms=${msOut(p.offlineTimeout)} offline_expiry_ms=${msOut(p.offlineExpiry)}"
 
     private fun info(i: EngineInfo): String =
         "state=${i.state.code} reason=${i.reason.code} background=${if (i.inBackground) 1 else 0} " +
@@ -68,7 +96,10 @@ object ConformanceRunner {
             "now=${i.nowMs} remaining=${msOut(i.remaining)} next=${msOut(i.nextDeadlineAtMs)} " +
             "idle=${msOut(i.effectiveIdleTimeout)} started=${msOut(i.startedAtMs)} " +
             "activity=${msOut(i.lastActivityMs)} background_since=${msOut(i.backgroundSinceMs)} " +
-            "locked=${msOut(i.lockedAtMs)}"
+            "locked=${msOut(i.lockedAtMs)} auth=${i.requiredAuth.code} needs_contact=${if (i.needsServerContact) 1 else 0} " +
+            "credential=${msOut(i.lastCredentialMs)} strong_auth=${msOut(i.strongAuthDeadlineMs)} " +
+            "contact=${msOut(i.lastServerContactMs)} generation=${i.tokenGeneration} " +
+            "interruption=${msOut(i.interruptionUntilMs)}"
 
     private class Run {
         val out = mutableListOf<String>()
@@ -120,10 +151,16 @@ object ConformanceRunner {
                 "activity" -> e.activity(ActivityKind.entries.first { it.bit == a[0].toInt() })
                 "continue" -> e.continueSession()
                 "lock" -> e.lock()
-                "unlock" -> e.unlock()
-                "unlock-failed" -> return "ok failures=${e.unlockFailed()}"
+                "unlock" -> e.unlock(AuthStrength.entries.first { it.code == a[0].toInt() })
+                "unlock-failed" -> return "ok failures=${e.unlockFailed(AuthStrength.entries.first { it.code == a[0].toInt() })}"
+                "biometrics-changed" -> e.biometricsChanged()
+                "token-rotated" -> e.tokenRotated(a[0].toLong())
+                "server-contact" -> e.serverContact()
+                "expect-interruption" -> e.expectInterruption(a[0].toLong().milliseconds)
+                "device-locked" -> e.deviceLocked()
+                "set-ceilings" -> e.ceilings = ceilings(a)
                 "end" -> e.end(Reason.entries.first { it.code == a[0].toInt() })
-                "refresh" -> return "ok outcome=${e.refreshResult(a[0].toInt(), a.getOrNull(1)).code}"
+                "refresh" -> return "ok outcome=${e.refreshResult(a[0].toInt(), a.getOrNull(2), a[1].toLong()).code}"
                 "background" -> e.background()
                 "foreground" -> e.foreground()
                 "window-shown" -> e.windowShown()
