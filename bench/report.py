@@ -373,8 +373,21 @@ def main() -> int:
     out["targets"] = t.targets
     t.print()
 
+    # Paths are written relative to the repository, so a committed results file names no
+    # machine's directories.
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+    def relative(v: Any) -> Any:
+        if isinstance(v, str) and v.startswith(root):
+            return v[len(root):]
+        if isinstance(v, dict):
+            return {k: relative(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [relative(x) for x in v]
+        return v
+
     with open(output, "w") as f:
-        json.dump(out, f, indent=1)
+        json.dump(relative(out), f, indent=1)
         f.write("\n")
     print(f"\nwrote {output}")
     return 0

@@ -1,7 +1,7 @@
 /*
  * model.c -- the reference model of the session rules (see model.h).
  *
- * Written from DESIGN.md sections 2-4 and the header only. Where those texts leave a choice
+ * Written from docs/design.md sections 2-4 and the header only. Where those texts leave a choice
  * open, the choice made here is marked "READING:" and listed in RELIABILITY.md.
  *
  * Theory of operation. The model keeps the session's times (start, last activity, background
@@ -373,11 +373,10 @@ int32_t m_start(model *m) {
 }
 
 int32_t m_activity(model *m, uint32_t kind) {
-    if (kind == 0 || (kind & (kind - 1)) != 0 || (kind & ~INACT_ACTIVITY_ALL) != 0) {
-        m_begin_step(m);
-        return INACT_E_INVALID_ARGUMENT;
-    }
+    /* Every entry point first catches up, a call refused for its argument too. */
     enter(m);
+    if (kind == 0 || (kind & (kind - 1)) != 0 || (kind & ~INACT_ACTIVITY_ALL) != 0)
+        return INACT_E_INVALID_ARGUMENT;
     if (!(m->p.activity_kinds & kind) || m_in_background(m)) return INACT_OK;
     if (m->state == INACT_STATE_ACTIVE) {
         activity_now(m);
@@ -412,6 +411,10 @@ int32_t m_lock(model *m) {
 int32_t m_unlock(model *m) {
     enter(m);
     if (m->state != INACT_STATE_LOCKED) return INACT_E_INVALID_STATE;
+    /* "refused in background once the background timeout has passed" (the session would lock
+     * again at once, LOCKED to LOCKED with no event) */
+    if (m_in_background(m) && sat_add(m_background_since(m), m->p.background_timeout_ms) <= m->now)
+        return INACT_E_INVALID_STATE;
     activity_now(m);
     m->failures = 0;
     m->untrusted = 0;
@@ -432,12 +435,10 @@ int32_t m_unlock_failed(model *m, uint32_t *out_failures) {
 }
 
 int32_t m_end(model *m, int32_t reason) {
-    if (reason != INACT_REASON_LOGOUT && reason != INACT_REASON_REVOKED &&
-        reason != INACT_REASON_PASSWORD_CHANGED) {
-        m_begin_step(m);
-        return INACT_E_INVALID_ARGUMENT;
-    }
     enter(m);
+    if (reason != INACT_REASON_LOGOUT && reason != INACT_REASON_REVOKED &&
+        reason != INACT_REASON_PASSWORD_CHANGED)
+        return INACT_E_INVALID_ARGUMENT;
     if (m->state == INACT_STATE_EXPIRED) return INACT_OK;
     set_state(m, INACT_STATE_EXPIRED, reason, m->now);
     settle(m);
@@ -446,11 +447,8 @@ int32_t m_end(model *m, int32_t reason) {
 
 int32_t m_refresh(model *m, int32_t status, const char *oauth_error, uint64_t generation,
                   int32_t *out_outcome) {
-    if (status != 0 && (status < 100 || status > 599)) {
-        m_begin_step(m);
-        return INACT_E_INVALID_ARGUMENT;
-    }
     enter(m);
+    if (status != 0 && (status < 100 || status > 599)) return INACT_E_INVALID_ARGUMENT;
     int32_t outcome;
     if (status >= 200 && status <= 299)
         outcome = INACT_REFRESH_OK;
@@ -558,6 +556,8 @@ void m_scope_pushed(model *m, uint64_t id, int64_t timeout) {
         m->scopes[m->n_scopes].timeout = timeout;
         m->n_scopes++;
     }
+    /* "ticks stay aligned to the remaining time when a scope moves the idle deadline" */
+    if (m->state == INACT_STATE_WARNING) m->last_tick_remaining = m_idle_deadline(m) - m->now;
     settle(m);
 }
 
@@ -566,6 +566,7 @@ int32_t m_scope_pop(model *m, uint64_t id) {
     for (int i = 0; i < m->n_scopes; i++) {
         if (m->scopes[i].id == id) {
             m->scopes[i] = m->scopes[--m->n_scopes];
+            if (m->state == INACT_STATE_WARNING) m->last_tick_remaining = m_idle_deadline(m) - m->now;
             settle(m);
             return INACT_OK;
         }
@@ -593,14 +594,9 @@ int32_t m_hold_release(model *m, uint64_t id) {
 }
 
 int32_t m_set_policy(model *m, const inact_policy *p) {
-    int32_t rc = m_policy_validate(p);
-    if (rc != INACT_OK) {
-        m_begin_step(m);
-        return rc;
-    }
-    /* READING (engine): the check against open scopes needs the engine's state, so it runs
-     * under the lock after the catch-up (as scope_push's check against the policy). */
     enter(m);
+    int32_t rc = m_policy_validate(p);
+    if (rc != INACT_OK) return rc;
     for (int i = 0; i < m->n_scopes; i++)
         if (p->warning_ms >= m->scopes[i].timeout) return INACT_E_INVALID_ARGUMENT;
     m->p = *p;
@@ -614,9 +610,7 @@ int32_t m_set_policy(model *m, const inact_policy *p) {
     } else if (!should && m->idle_paused) {
         m->idle_paused = 0;
     }
-    /* READING (engine): a new policy restarts the tick sequence from now (no immediate tick),
-     * whereas a scope that moves the deadline the same way delivers one at once (see
-     * RELIABILITY.md, observations). */
+    /* A new policy, like a scope, restarts the tick sequence from now (no immediate tick). */
     if (m->state == INACT_STATE_WARNING) m->last_tick_remaining = m_idle_deadline(m) - m->now;
     settle(m);
     return INACT_OK;
@@ -652,8 +646,11 @@ static void lock_from_callback(model *m) {
 int32_t m_advance(model *m, int64_t ms) {
     m_begin_step(m);
     m->wakes = 0;
-    /* "ms < 0, or the clock would pass 1000 years" */
-    if (bad_clock_move(m, ms)) return INACT_E_INVALID_ARGUMENT;
+    /* "ms < 0, or the clock would pass 1000 years" (refused after the catch-up) */
+    if (bad_clock_move(m, ms)) {
+        catch_up(m);
+        return INACT_E_INVALID_ARGUMENT;
+    }
     int64_t target = m->now + ms, start = m->now;
     catch_up(m); /* an entry point: first what was already due (after a freeze) */
     lock_from_callback(m);
@@ -677,7 +674,10 @@ int32_t m_advance(model *m, int64_t ms) {
 
 int32_t m_freeze(model *m, int64_t ms) {
     m_begin_step(m);
-    if (bad_clock_move(m, ms)) return INACT_E_INVALID_ARGUMENT;
+    if (bad_clock_move(m, ms)) {
+        catch_up(m);
+        return INACT_E_INVALID_ARGUMENT;
+    }
     m->now += ms;
     m->wall = sat_add(m->wall, ms);
     return INACT_OK;
@@ -685,8 +685,10 @@ int32_t m_freeze(model *m, int64_t ms) {
 
 int32_t m_jump_wall(model *m, int64_t delta) {
     m_begin_step(m);
-    if ((delta > 0 && m->wall > INT64_MAX - delta) || (delta < 0 && m->wall < INT64_MIN - delta))
+    if ((delta > 0 && m->wall > INT64_MAX - delta) || (delta < 0 && m->wall < INT64_MIN - delta)) {
+        catch_up(m);
         return INACT_E_INVALID_ARGUMENT;
+    }
     m->wall += delta;
     return INACT_OK;
 }
@@ -694,7 +696,10 @@ int32_t m_jump_wall(model *m, int64_t delta) {
 int32_t m_reboot(model *m, int64_t downtime, uint64_t new_boot) {
     m_begin_step(m);
     /* "INACT_E_INVALID_ARGUMENT if the wall clock would overflow" */
-    if (downtime < 0 || m->wall > INT64_MAX - downtime) return INACT_E_INVALID_ARGUMENT;
+    if (downtime < 0 || m->wall > INT64_MAX - downtime) {
+        catch_up(m);
+        return INACT_E_INVALID_ARGUMENT;
+    }
     /* READING (engine): the engine's instants are moved onto the new clock by the same shift
      * as the clock (a background that began 5 s before the reboot began at -5000). The fuzz target models reboots of LOADING engines
      * only, whose only instants are the background's. */
@@ -804,6 +809,9 @@ int32_t m_restore(model *m, const m_snapshot *s) {
     /* The restore ends the background that the time since the snapshot was. */
     leave_background(m);
     evaluate(m, m->now);
+    /* With the idle countdown paused in background, the warning window is reached only once
+     * the restore leaves the background: still a restore inside the warning window. */
+    if (m->state == INACT_STATE_WARNING && m->reason == INACT_REASON_IDLE) m->reason = INACT_REASON_RESTORED;
     m->untrusted = !trusted;
     emit(m);
     return INACT_OK;

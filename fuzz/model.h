@@ -1,5 +1,5 @@
 /*
- * model.h -- a small reference model of the session rules, written from DESIGN.md sections
+ * model.h -- a small reference model of the session rules, written from docs/design.md sections
  * 2-4 and include/inactivity.h, independently of Sources/InactivityCore.
  *
  * The fuzz target drives the real engine (manual clock, host delivery) and this model with
@@ -17,8 +17,8 @@
 #include "inactivity.h"
 
 #define M_NEVER INT64_MAX
-/* SessionPolicy's bound on finite durations (DESIGN: "anything whose deadline arithmetic
- * would overflow"); the header says "a finite duration above 100 years". */
+/* SessionPolicy's bound on finite durations (docs/design.md, "Policy": every finite duration
+ * is at most 100 years, which keeps every deadline sum far from overflow). */
 #define M_100_YEARS (100LL * 31557600000LL)
 #define M_MAX_SCOPES 64 /* the fuzz target never opens more than this many */
 #define M_MAX_EVENTS 600 /* the fuzz target keeps one advance under this many wake-ups */
@@ -30,7 +30,7 @@ typedef struct m_event {
     int32_t time_any; /* the model does not know time_ms (only that it is <= now_ms) */
 } m_event;
 
-/* What a snapshot holds (DESIGN section 4), in the model's own terms. */
+/* What a snapshot holds (docs/design.md section 4), in the model's own terms. */
 typedef struct m_snapshot {
     int32_t state, reason;
     int64_t started_at, last_activity, background_since, locked_at;

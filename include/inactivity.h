@@ -8,7 +8,8 @@
  * LOCKED, EXPIRED). The host feeds it inputs (activity, lifecycle, lock/unlock, ...);
  * the engine decides, against a clock that counts deep sleep and cannot be set, when
  * the session must warn, lock or expire, and reports every change to one callback.
- * See DESIGN.md sections 2-5 for the full rules; this header states them per function.
+ * docs/design.md gives the full rules and the reasons for them; this header states them
+ * per function.
  *
  * ## Conventions
  * - Every fallible function returns an inact_status: INACT_OK (0) or a negative code.
@@ -17,13 +18,20 @@
  *   fails secure: the engine goes to EXPIRED with reason RESTORE_FAILED).
  * - After a failure, inact_last_error() returns a message naming the argument and the
  *   rule that failed.
+ * - Every call on an engine first evaluates its deadlines (catch-up) and delivers what came
+ *   due, also a call that is then refused for its argument or for the state: catch-up is
+ *   not the call's change, and the refused call itself still changes nothing.
+ * - Every function's doc block ends with Returns (every status it can return besides
+ *   INACT_E_INVALID_HANDLE for a bad handle), Ownership (what the library keeps of what it
+ *   is given, and what it gives) and Thread (where it may be called, where it delivers).
  * - Durations and times are int64_t milliseconds. INACT_NEVER (INT64_MAX) means "never"
  *   for a timeout and "no deadline" for a query. Deadline arithmetic saturates.
  * - Booleans are int32_t 0/1. No variadic functions.
  * - Structs that cross the boundary start with `uint32_t size`. Callers set it to
  *   sizeof(the struct) (the init functions do this). A size smaller than this version's
  *   struct is rejected with INACT_E_STRUCT_SIZE; a larger size is accepted only if the
- *   bytes beyond this version's struct are all zero.
+ *   bytes beyond this version's struct are all zero, and a size above 65536 is refused
+ *   with INACT_E_STRUCT_SIZE.
  *
  * ## Argument ranges
  * Every parameter and input field is defined over the whole width of its C type: a value
@@ -381,15 +389,18 @@ typedef void (*inact_user_data_free)(void *user_data);
  * Library
  * ------------------------------------------------------------------------------- */
 
-/** Returns the library's INACT_VERSION_NUMBER. Thread: any. */
+/** Returns the library's INACT_VERSION_NUMBER. Thread: any.
+ *  Ownership: none. */
 INACT_EXPORT uint32_t inact_version_number(void);
 
-/** Returns the library's version string ("1.0.0"); static, never NULL. Thread: any. */
+/** Returns the library's version string ("1.0.0"); static, never NULL. Thread: any.
+ *  Ownership: a static string; never free it. */
 INACT_EXPORT const char *inact_version_string(void);
 
 /**
  * Returns a static English description of `status`, never NULL ("unknown status" for a
  * value outside the table). Thread: any.
+ * Ownership: a static string; never free it.
  */
 INACT_EXPORT const char *inact_status_string(int32_t status);
 
@@ -414,6 +425,7 @@ INACT_EXPORT const char *inact_last_error(void);
  * background grace 700 ms, activity kinds INACT_ACTIVITY_USER, dismiss 0, pause 0,
  * lock on device lock 0, lock on restart 0, strong auth NEVER, expected interruption max
  * 60 s, offline timeout NEVER, offline expiry NEVER; and sets `size`. Returns INACT_OK or INACT_E_NULL_POINTER. Thread: any.
+ * Ownership: the caller's struct; nothing is kept.
  */
 INACT_EXPORT int32_t inact_policy_init(inact_policy *policy);
 
@@ -433,6 +445,7 @@ INACT_EXPORT int32_t inact_policy_init(inact_policy *policy);
  * preset: 0..6; any other int32_t is refused.
  * Returns INACT_OK, INACT_E_NULL_POINTER, or INACT_E_INVALID_ARGUMENT (unknown preset;
  * `policy` unchanged). Thread: any.
+ * Ownership: the caller's struct; nothing is kept.
  */
 INACT_EXPORT int32_t inact_policy_preset(inact_policy *policy, int32_t preset);
 
@@ -444,11 +457,13 @@ INACT_EXPORT int32_t inact_policy_preset(inact_policy *policy, int32_t preset);
  * and any value whose deadline arithmetic would overflow (a finite duration
  * above 100 years). Returns INACT_OK or the error, with inact_last_error naming the field.
  * Thread: any.
+ * Ownership: read during the call only; nothing is kept.
  */
 INACT_EXPORT int32_t inact_policy_validate(const inact_policy *policy);
 
 /** Fills `ceilings` with "no limit" in every field and sets `size`.
- *  Returns INACT_OK or INACT_E_NULL_POINTER. Thread: any. */
+ *  Returns INACT_OK or INACT_E_NULL_POINTER. Thread: any.
+ *  Ownership: nothing is kept. */
 INACT_EXPORT int32_t inact_ceilings_init(inact_ceilings *ceilings);
 
 /* ---------------------------------------------------------------------------------
@@ -459,6 +474,7 @@ INACT_EXPORT int32_t inact_ceilings_init(inact_ceilings *ceilings);
  * Fills `config` with the defaults (THREAD delivery, SYSTEM clock, manual clock at
  * 0 ms, wall 1 700 000 000 000 ms, boot id 1) and sets `size`.
  * Returns INACT_OK or INACT_E_NULL_POINTER. Thread: any.
+ * Ownership: the caller's struct; nothing is kept.
  */
 INACT_EXPORT int32_t inact_config_init(inact_config *config);
 
@@ -495,18 +511,26 @@ INACT_EXPORT int32_t inact_engine_create(const inact_config *config, const inact
  * that the callback takes. The last THREAD engine gone ends the scheduler thread.
  * Returns INACT_OK (also for handle 0, which is a no-op) or INACT_E_INVALID_HANDLE
  * (destroyed, stale or forged handle: nothing happens). Thread: any.
+ * Ownership: user_data is freed by user_data_free, exactly once.
  */
 INACT_EXPORT int32_t inact_destroy(inact_engine engine);
 
 /* ---------------------------------------------------------------------------------
  * Inputs. Each first evaluates every deadline against the clock (catch-up, delivered
  * as one STATE_CHANGED event), then applies the input. An input that the current state
- * does not allow returns INACT_E_INVALID_STATE and changes nothing. Every input returns
- * INACT_E_INVALID_HANDLE for a bad handle. Thread: any.
+ * does not allow returns INACT_E_INVALID_STATE and changes nothing; an input refused for
+ * its argument still delivers the catch-up first. Every input returns
+ * INACT_E_INVALID_HANDLE for a bad handle. The transition table (which input does what in
+ * which state) is Input.rule in Sources/InactivityCore/SessionMachine.swift and the README's
+ * state diagram. Unless a block says otherwise: Ownership: nothing is kept. Thread: any;
+ * the events a call causes are delivered on the calling thread before it returns, unless
+ * another thread is delivering this engine's events (then that thread delivers them).
  * ------------------------------------------------------------------------------- */
 
 /** Starts a session (signed in). LOADING or EXPIRED -> ACTIVE (STARTED); the absolute
- *  lifetime starts now, unlock failures reset. Returns INACT_OK or INACT_E_INVALID_STATE. */
+ *  lifetime starts now, unlock failures reset. Returns INACT_OK or INACT_E_INVALID_STATE.
+ *  Ownership: nothing is kept.
+ *  Thread: any; delivers the events it causes before it returns (see Threading). */
 INACT_EXPORT int32_t inact_start(inact_engine engine);
 
 /**
@@ -516,7 +540,12 @@ INACT_EXPORT int32_t inact_start(inact_engine engine);
  * outcome becomes LOCKED (RESTART). The time since the snapshot counts as background time. Elapsed time is trusted only on
  * the same boot with a clock that did not go back; otherwise the engine is LOCKED
  * (UNTRUSTED_CLOCK) at least, EXPIRED when the absolute lifetime passed by the wall clock
- * or the wall clock went back. Deadlines are applied before it returns, and the host
+ * or the wall clock went back. Any expiry deadline (absolute, locked timeout, idle action
+ * EXPIRE) that is due on the wall-clock estimate expires the session (fail secure: moving
+ * the wall clock forward only makes the outcome stricter); its event time then lies on this
+ * clock's timeline extended backwards and may precede this boot (even be negative). A
+ * restore into the warning window is WARNING (RESTORED), with or without
+ * pause_idle_in_background. Deadlines are applied before it returns, and the host
  * receives one STATE_CHANGED event from LOADING.
  * bytes/length: the snapshot (copied; bytes may be NULL only if length is 0). length: any
  *   size_t; at most INACT_SNAPSHOT_MAX_SIZE + 1 bytes are read. A length other than the
@@ -525,6 +554,8 @@ INACT_EXPORT int32_t inact_start(inact_engine engine);
  * Returns INACT_OK; INACT_E_INVALID_STATE (not LOADING; nothing changes);
  * INACT_E_NULL_POINTER; or, for corrupt bytes, INACT_E_SNAPSHOT_TRUNCATED,
  * _CHECKSUM, _VERSION or _INVALID -- and then the engine is EXPIRED (RESTORE_FAILED).
+ * Ownership: the bytes are copied; nothing is kept after the call.
+ * Thread: any; delivers the events it causes before it returns (see Threading).
  */
 INACT_EXPORT int32_t inact_restore(inact_engine engine, const uint8_t *bytes, size_t length);
 
@@ -535,18 +566,27 @@ INACT_EXPORT int32_t inact_restore(inact_engine engine, const uint8_t *bytes, si
  * ignored (INACT_OK). Lock-free on the SYSTEM clock when nothing is due.
  * kind: exactly one of the seven defined bits; 0, two bits or any bit above 6 is refused.
  * Returns INACT_OK or INACT_E_INVALID_ARGUMENT (kind is not one known bit).
+ * Ownership: nothing is kept.
+ * Thread: any; lock-free on the SYSTEM clock when nothing is due, else as every input.
  */
 INACT_EXPORT int32_t inact_activity(inact_engine engine, uint32_t kind);
 
 /** The user chose Continue. WARNING -> ACTIVE (CONTINUED); last activity = now.
- *  Returns INACT_OK or INACT_E_INVALID_STATE (not WARNING). */
+ *  Returns INACT_OK or INACT_E_INVALID_STATE (not WARNING).
+ *  Ownership: nothing is kept.
+ *  Thread: any; delivers the events it causes before it returns (see Threading). */
 INACT_EXPORT int32_t inact_continue(inact_engine engine);
 
 /** Locks now. ACTIVE/WARNING -> LOCKED (MANUAL_LOCK); in LOCKED a no-op success.
- *  Returns INACT_OK or INACT_E_INVALID_STATE (LOADING, EXPIRED). */
+ *  Returns INACT_OK or INACT_E_INVALID_STATE (LOADING, EXPIRED).
+ *  Ownership: nothing is kept.
+ *  Thread: any; delivers the events it causes before it returns (see Threading). */
 INACT_EXPORT int32_t inact_lock(inact_engine engine);
 
-/** The host verified the user's credential: inact_unlock_with(engine, INACT_AUTH_CREDENTIAL). */
+/** The host verified the user's credential: inact_unlock_with(engine, INACT_AUTH_CREDENTIAL).
+ *  Returns as inact_unlock_with.
+ *  Ownership: nothing is kept.
+ *  Thread: any; delivers the events it causes before it returns (see Threading). */
 INACT_EXPORT int32_t inact_unlock(inact_engine engine);
 
 /**
@@ -557,34 +597,53 @@ INACT_EXPORT int32_t inact_unlock(inact_engine engine);
  * the last credential verification (inact_start or a credential unlock) reached
  * policy.strong_auth_timeout_ms, after inact_biometrics_changed, and after a restore whose
  * elapsed time was not trusted (when the strong-auth timeout is not NEVER).
+ * Refused in background once the background timeout has passed (the session would lock
+ * again at once, LOCKED to LOCKED with no event, a new reason, locked-at and failure count):
+ * report inact_foreground first, then unlock.
  * Returns INACT_OK; INACT_E_INVALID_ARGUMENT (method is not BIOMETRIC or CREDENTIAL);
- * INACT_E_INVALID_STATE (not LOCKED); INACT_E_OFFLINE (the offline timeout has passed since the
+ * INACT_E_INVALID_STATE (not LOCKED, or in background after the background timeout);
+ * INACT_E_OFFLINE (the offline timeout has passed since the
  * last server contact: report one with inact_server_contact first); INACT_E_WEAK_AUTH (a
  * biometric where the credential is required). Every error changes nothing.
+ * Ownership: nothing is kept.
+ * Thread: any; delivers the events it causes before it returns (see Threading).
  */
 INACT_EXPORT int32_t inact_unlock_with(inact_engine engine, int32_t method);
 
-/** A failed credential re-verification: inact_unlock_failed_with(engine, INACT_AUTH_CREDENTIAL, out). */
+/** A failed credential re-verification: inact_unlock_failed_with(engine, INACT_AUTH_CREDENTIAL, out).
+ *  Returns as inact_unlock_failed_with.
+ *  Ownership: *out_failures is written only on success.
+ *  Thread: any; delivers the events it causes before it returns (see Threading). */
 INACT_EXPORT int32_t inact_unlock_failed(inact_engine engine, uint32_t *out_failures);
 
 /** A re-verification with `method` failed. LOCKED only: failures + 1; at
  *  policy.max_unlock_failures -> EXPIRED (UNLOCK_FAILURES). out_failures (may be NULL): the
  *  count after this call. Returns INACT_OK, INACT_E_INVALID_ARGUMENT (method),
  *  INACT_E_INVALID_STATE, or INACT_E_WEAK_AUTH (a method the lock does not accept: not
- *  counted, nothing changes). */
+ *  counted, nothing changes).
+ *  Ownership: nothing is kept.
+ *  Thread: any; delivers the events it causes before it returns (see Threading). */
 INACT_EXPORT int32_t inact_unlock_failed_with(inact_engine engine, int32_t method, uint32_t *out_failures);
 
 /** The enrolled biometrics changed (a finger or face was added or removed): until the next
  *  credential verification an unlock needs the CREDENTIAL. Kept in a snapshot. Allowed in
- *  every state (in LOADING it is added to what a restore brings; inact_start clears it). */
+ *  every state (in LOADING it is added to what a restore brings; inact_start clears it).
+ *  Returns INACT_OK.
+ *  Ownership: nothing is kept.
+ *  Thread: any; delivers the events it causes before it returns (see Threading). */
 INACT_EXPORT int32_t inact_biometrics_changed(inact_engine engine);
 
-/** Writes what an unlock needs now (inact_auth; NONE unless LOCKED). */
+/** Writes what an unlock needs now (inact_auth; NONE unless LOCKED).
+ *  Returns INACT_OK or INACT_E_NULL_POINTER.
+ *  Ownership: *out_auth is written only on success.
+ *  Thread: any; delivers the events it causes before it returns (see Threading). */
 INACT_EXPORT int32_t inact_get_required_auth(inact_engine engine, int32_t *out_auth);
 
 /** Ends the session: any state but EXPIRED -> EXPIRED with `reason` (INACT_REASON_LOGOUT,
  *  _REVOKED or _PASSWORD_CHANGED); in EXPIRED a no-op success.
- *  Returns INACT_OK or INACT_E_INVALID_ARGUMENT (another reason). */
+ *  Returns INACT_OK or INACT_E_INVALID_ARGUMENT (another reason).
+ *  Ownership: nothing is kept.
+ *  Thread: any; delivers the events it causes before it returns (see Threading). */
 INACT_EXPORT int32_t inact_end(inact_engine engine, int32_t reason);
 
 /**
@@ -597,6 +656,8 @@ INACT_EXPORT int32_t inact_end(inact_engine engine, int32_t reason);
  * oauth_error: the OAuth "error" field, NUL-terminated, or NULL; compared byte for byte with
  * "invalid_grant" (any length, any encoding).
  * Returns INACT_OK or INACT_E_INVALID_ARGUMENT (http_status out of range).
+ * Ownership: oauth_error is read during the call only; *out_outcome is written only on success.
+ * Thread: any; delivers the events it causes before it returns (see Threading).
  */
 INACT_EXPORT int32_t inact_refresh_result(inact_engine engine, int32_t http_status,
                                           const char *oauth_error, int32_t *out_outcome);
@@ -614,6 +675,8 @@ INACT_EXPORT int32_t inact_refresh_result(inact_engine engine, int32_t http_stat
  *   any other status                     -> FAILED  (nothing changes)
  * The newest generation seen is the largest reported here or to inact_token_rotated (kept in a
  * snapshot; inact_start resets it to 0). Returns INACT_OK or INACT_E_INVALID_ARGUMENT.
+ * Ownership: nothing is kept.
+ * Thread: any; delivers the events it causes before it returns (see Threading).
  */
 INACT_EXPORT int32_t inact_refresh_result_gen(inact_engine engine, int32_t http_status,
                                               const char *oauth_error, uint64_t generation,
@@ -621,21 +684,32 @@ INACT_EXPORT int32_t inact_refresh_result_gen(inact_engine engine, int32_t http_
 
 /** The host stored a new refresh token of `generation` (a rotation): a later invalid_grant for
  *  an older generation is STALE. Allowed in every state. Returns INACT_OK or
- *  INACT_E_INVALID_ARGUMENT (older than the newest generation seen). */
+ *  INACT_E_INVALID_ARGUMENT (older than the newest generation seen).
+ *  Ownership: nothing is kept.
+ *  Thread: any; delivers the events it causes before it returns (see Threading). */
 INACT_EXPORT int32_t inact_token_rotated(inact_engine engine, uint64_t generation);
 
 /** A successful online check (any server call the host trusts, besides a 2xx refresh, which
  *  counts by itself): the offline deadlines restart from now and an unlock refused with
  *  INACT_E_OFFLINE is allowed again. Allowed in every state (kept through a restore from
- *  LOADING). */
+ *  LOADING).
+ *  Returns INACT_OK.
+ *  Ownership: nothing is kept.
+ *  Thread: any; delivers the events it causes before it returns (see Threading). */
 INACT_EXPORT int32_t inact_server_contact(inact_engine engine);
 
 /** The app went to background: the background time starts now (if not already in
- *  background); while in background activity is ignored. Allowed in every state. */
+ *  background); while in background activity is ignored. Allowed in every state.
+ *  Returns INACT_OK.
+ *  Ownership: nothing is kept.
+ *  Thread: any; delivers the events it causes before it returns (see Threading). */
 INACT_EXPORT int32_t inact_background(inact_engine engine);
 
 /** The app came to foreground: background time is judged (LOCKED BACKGROUND_TIMEOUT is
- *  delivered before this returns when it was too long) and background ends. Every state. */
+ *  delivered before this returns when it was too long) and background ends. Every state.
+ *  Returns INACT_OK.
+ *  Ownership: nothing is kept.
+ *  Thread: any; delivers the events it causes before it returns (see Threading). */
 INACT_EXPORT int32_t inact_foreground(inact_engine engine);
 
 /**
@@ -644,10 +718,17 @@ INACT_EXPORT int32_t inact_foreground(inact_engine engine);
  * as background: background takes effect only after policy.background_grace_ms with no
  * window shown, and then dates from the instant the count dropped to 0. Going above 0 is
  * foreground. Allowed in every state. Returns INACT_OK or INACT_E_LIMIT.
+ * Ownership: nothing is kept.
+ * Thread: any; delivers the events it causes before it returns (see Threading).
  */
 INACT_EXPORT int32_t inact_window_shown(inact_engine engine);
 
-/** A window was hidden. Returns INACT_OK or INACT_E_INVALID_STATE (no window shown). */
+/** A window was hidden. When the count drops to 0 the grace starts; an inact_background
+ *  during the grace makes background date from the hide.
+ *  Returns INACT_OK or INACT_E_INVALID_STATE (no window shown; the message names the count,
+ *  "visible windows (0) must be > 0").
+ *  Ownership: nothing is kept.
+ *  Thread: any; delivers the events it causes before it returns (see Threading). */
 INACT_EXPORT int32_t inact_window_hidden(inact_engine engine);
 
 /**
@@ -662,6 +743,8 @@ INACT_EXPORT int32_t inact_window_hidden(inact_engine engine);
  * policy.expected_interruption_max_ms, or 0 to withdraw an announcement.
  * Returns INACT_OK; INACT_E_INVALID_ARGUMENT (max_ms < 0 or above the policy cap);
  * INACT_E_INVALID_STATE (not ACTIVE or WARNING, or already in background or its grace).
+ * Ownership: nothing is kept.
+ * Thread: any; delivers the events it causes before it returns (see Threading).
  */
 INACT_EXPORT int32_t inact_expect_interruption(inact_engine engine, int64_t max_ms);
 
@@ -670,6 +753,9 @@ INACT_EXPORT int32_t inact_expect_interruption(inact_engine engine, int64_t max_
  * Background starts now (as inact_background; an announced interruption no longer applies),
  * and with policy.lock_on_device_lock an ACTIVE or WARNING session is LOCKED (DEVICE_LOCKED)
  * at once. The unlock of the device is reported as a foreground. Allowed in every state.
+ * Returns INACT_OK.
+ * Ownership: nothing is kept.
+ * Thread: any; delivers the events it causes before it returns (see Threading).
  */
 INACT_EXPORT int32_t inact_device_locked(inact_engine engine);
 
@@ -679,12 +765,16 @@ INACT_EXPORT int32_t inact_device_locked(inact_engine engine);
  * state. idle_timeout_ms: > policy.warning_ms and not above 100 years.
  * out_scope_id: receives an id for inact_scope_pop (never 0).
  * Returns INACT_OK, INACT_E_NULL_POINTER, INACT_E_INVALID_ARGUMENT, INACT_E_LIMIT.
+ * Ownership: *out_scope_id is written only on success.
+ * Thread: any; delivers the events it causes before it returns (see Threading).
  */
 INACT_EXPORT int32_t inact_scope_push(inact_engine engine, int64_t idle_timeout_ms,
                                       uint64_t *out_scope_id);
 
 /** Closes a scope, in any order. scope_id: any; 0 and unknown ids are INACT_E_NOT_FOUND.
- *  Returns INACT_OK or INACT_E_NOT_FOUND. */
+ *  Returns INACT_OK or INACT_E_NOT_FOUND.
+ *  Ownership: nothing is kept.
+ *  Thread: any; delivers the events it causes before it returns (see Threading). */
 INACT_EXPORT int32_t inact_scope_pop(inact_engine engine, uint64_t scope_id);
 
 /**
@@ -692,19 +782,26 @@ INACT_EXPORT int32_t inact_scope_pop(inact_engine engine, uint64_t scope_id);
  * background and absolute timeouts still run. In WARNING it returns to ACTIVE (EXTENDED).
  * out_hold_id: receives an id for inact_hold_release (never 0).
  * Returns INACT_OK, INACT_E_NULL_POINTER, INACT_E_LIMIT.
+ * Ownership: *out_hold_id is written only on success.
+ * Thread: any; delivers the events it causes before it returns (see Threading).
  */
 INACT_EXPORT int32_t inact_hold_acquire(inact_engine engine, uint64_t *out_hold_id);
 
 /** Closes a hold; on the last release last activity = now. hold_id: any; 0 and unknown
- *  ids are INACT_E_NOT_FOUND. Returns INACT_OK or INACT_E_NOT_FOUND. */
+ *  ids are INACT_E_NOT_FOUND. Returns INACT_OK or INACT_E_NOT_FOUND.
+ *  Ownership: nothing is kept.
+ *  Thread: any; delivers the events it causes before it returns (see Threading). */
 INACT_EXPORT int32_t inact_hold_release(inact_engine engine, uint64_t hold_id);
 
 /**
- * Replaces the policy (copied) and recomputes every deadline at once; in WARNING a later
- * idle deadline returns to ACTIVE (EXTENDED). Returns INACT_OK, INACT_E_NULL_POINTER,
+ * Replaces the policy (copied) and recomputes every deadline at once. In WARNING the session
+ * stays WARNING while the warning deadline is still due under the new policy (the countdown
+ * goes on from the new remaining time, on its grid), else returns to ACTIVE (EXTENDED). Returns INACT_OK, INACT_E_NULL_POINTER,
  * INACT_E_STRUCT_SIZE, INACT_E_INVALID_ARGUMENT (also when policy.warning_ms is not
  * shorter than an open scope's idle timeout), INACT_E_CEILING (laxer than a managed ceiling
  * set with inact_set_ceilings; the message names the field and the limit).
+ * Ownership: the policy is copied; nothing is kept.
+ * Thread: any; delivers the events it causes before it returns (see Threading).
  */
 INACT_EXPORT int32_t inact_set_policy(inact_engine engine, const inact_policy *policy);
 
@@ -716,29 +813,58 @@ INACT_EXPORT int32_t inact_set_policy(inact_engine engine, const inact_policy *p
  * INACT_E_STRUCT_SIZE, INACT_E_INVALID_ARGUMENT (a limit < 0 or above 100 years and not
  * NEVER, a flag not 0/1, or the tightened policy is invalid, e.g. policy.warning_ms no longer
  * shorter than the idle limit: nothing changes).
+ * Ownership: nothing is kept.
+ * Thread: any; delivers the events it causes before it returns (see Threading).
  */
 INACT_EXPORT int32_t inact_set_ceilings(inact_engine engine, const inact_ceilings *ceilings);
 
-/** Writes the engine's ceilings; ceilings->size must be set by the caller. */
+/** Writes the engine's ceilings; ceilings->size must be set by the caller.
+ *  Returns INACT_OK, INACT_E_NULL_POINTER or INACT_E_STRUCT_SIZE.
+ *  Ownership: the caller's struct, written only on success.
+ *  Thread: any; delivers the events it causes before it returns (see Threading). */
 INACT_EXPORT int32_t inact_get_ceilings(inact_engine engine, inact_ceilings *ceilings);
 
 /* ---------------------------------------------------------------------------------
  * Queries. Each evaluates deadlines first (so it may deliver a catch-up event).
  * ------------------------------------------------------------------------------- */
 
-/** Writes the current inact_state. Returns INACT_OK, INACT_E_NULL_POINTER, _INVALID_HANDLE. */
+/** Writes the current inact_state. Returns INACT_OK, INACT_E_NULL_POINTER, _INVALID_HANDLE.
+ *  Ownership: *out_state is written only on success.
+ *  Thread: any; delivers the events it causes before it returns (see Threading). */
 INACT_EXPORT int32_t inact_get_state(inact_engine engine, int32_t *out_state);
 
-/** Writes the current inact_reason. */
+/** Writes the current inact_reason.
+ *  Returns INACT_OK or INACT_E_NULL_POINTER.
+ *  Ownership: *out_reason is written only on success.
+ *  Thread: any; delivers the events it causes before it returns (see Threading). */
 INACT_EXPORT int32_t inact_get_reason(inact_engine engine, int32_t *out_reason);
 
-/** Writes the ms to the next lock or expiry, or INACT_NEVER if none is scheduled. */
+/** Writes the ms to the next lock or expiry, or INACT_NEVER if none is scheduled.
+ *  Returns INACT_OK or INACT_E_NULL_POINTER.
+ *  Ownership: *out_remaining_ms is written only on success.
+ *  Thread: any; delivers the events it causes before it returns (see Threading). */
 INACT_EXPORT int32_t inact_get_remaining(inact_engine engine, int64_t *out_remaining_ms);
 
-/** Fills `info`; info->size must be set by the caller (sizeof(inact_info)). */
+/**
+ * Fills `info` for inact_get_info: sets `size`, state LOADING, reason NONE, every count 0
+ * and every time INACT_NEVER.
+ * Returns INACT_OK or INACT_E_NULL_POINTER. Ownership: the caller's struct; nothing is kept.
+ * Thread: any.
+ */
+INACT_EXPORT int32_t inact_info_init(inact_info *info);
+
+/** Fills `info`; info->size must be set by the caller (sizeof(inact_info)).
+ *  Returns INACT_OK, INACT_E_NULL_POINTER or INACT_E_STRUCT_SIZE (info->size below
+ *  sizeof(inact_info), above 65536, or larger with non-zero bytes beyond this version's
+ *  struct). inact_info_init prepares the struct.
+ *  Ownership: the caller's struct, written only on success (size is kept as given).
+ *  Thread: any; delivers the events it causes before it returns (see Threading). */
 INACT_EXPORT int32_t inact_get_info(inact_engine engine, inact_info *info);
 
-/** Writes a copy of the engine's policy; policy->size must be set by the caller. */
+/** Writes a copy of the engine's policy; policy->size must be set by the caller.
+ *  Returns INACT_OK, INACT_E_NULL_POINTER or INACT_E_STRUCT_SIZE (as for inact_get_info).
+ *  Ownership: the caller's struct, written only on success (size is kept as given).
+ *  Thread: any; delivers the events it causes before it returns (see Threading). */
 INACT_EXPORT int32_t inact_get_policy(inact_engine engine, inact_policy *policy);
 
 /* ---------------------------------------------------------------------------------
@@ -747,11 +873,17 @@ INACT_EXPORT int32_t inact_get_policy(inact_engine engine, inact_policy *policy)
 
 /** Writes the ms from now until the engine next needs inact_poll, or INACT_NEVER when nothing
  *  is scheduled. Like every call it first delivers what is already due, so the delay is > 0
- *  when it returns. Arm one timer for it; re-ask after every call that may move deadlines. */
+ *  when it returns. Arm one timer for it; re-ask after every call that may move deadlines.
+ *  Returns INACT_OK or INACT_E_NULL_POINTER.
+ *  Ownership: *out_delay_ms is written only on success.
+ *  Thread: any; delivers the events it causes before it returns (see Threading). */
 INACT_EXPORT int32_t inact_next_deadline(inact_engine engine, int64_t *out_delay_ms);
 
 /** Evaluates deadlines now and delivers due events on the calling thread. A poll that
- *  fires early or late is harmless. */
+ *  fires early or late is harmless.
+ *  Returns INACT_OK.
+ *  Ownership: nothing is kept.
+ *  Thread: any; delivers on the calling thread (host delivery's one place of delivery). */
 INACT_EXPORT int32_t inact_poll(inact_engine engine);
 
 /* ---------------------------------------------------------------------------------
@@ -762,27 +894,45 @@ INACT_EXPORT int32_t inact_poll(inact_engine engine);
  *  process lives: the engine wakes at each deadline on the way, so every event (WARNING, each
  *  tick, LOCKED, ...) is delivered inside the call, in time order, at its own time.
  *  ms: 0 .. 1000 years minus the clock now. Returns INACT_OK, INACT_E_INVALID_ARGUMENT (ms < 0,
- *  or the clock would pass 1000 years), INACT_E_WRONG_CLOCK. */
+ *  or the clock would pass 1000 years), INACT_E_WRONG_CLOCK.
+ *  Ownership: nothing is kept.
+ *  Thread: any. Delivers inside the call, in HOST and THREAD delivery alike (a manual-clock
+ *  engine never uses the scheduler thread). When a callback destroys the engine during the
+ *  advance, the call still returns INACT_OK: the clock moved, the events up to the destroy were
+ *  delivered, and the handle is invalid from then on. */
 INACT_EXPORT int32_t inact_clock_advance(inact_engine engine, int64_t ms);
 
 /** Moves the monotonic and wall clocks forward by `ms` (>= 0) as for a frozen or suspended
  *  process: nothing is delivered now. The next call into the engine catches up: every due
  *  deadline is applied in time order and the host sees one transition to the final state.
- *  ms: as for inact_clock_advance. */
+ *  ms: as for inact_clock_advance.
+ *  Returns INACT_OK, INACT_E_INVALID_ARGUMENT or INACT_E_WRONG_CLOCK.
+ *  Ownership: nothing is kept.
+ *  Thread: any; delivers only the catch-up of what was already due. */
 INACT_EXPORT int32_t inact_clock_freeze(inact_engine engine, int64_t ms);
 
 /** Moves only the wall clock by `delta_ms` (may be negative: the user set it back; any
  *  int64_t that keeps the wall clock inside int64_t, else INACT_E_INVALID_ARGUMENT).
- *  Nothing decides on the wall clock while the process lives. */
+ *  Nothing decides on the wall clock while the process lives.
+ *  Returns INACT_OK, INACT_E_INVALID_ARGUMENT or INACT_E_WRONG_CLOCK.
+ *  Ownership: nothing is kept.
+ *  Thread: any. */
 INACT_EXPORT int32_t inact_clock_jump_wall(inact_engine engine, int64_t delta_ms);
 
 /** Simulates a reboot: a new boot id, the monotonic clock restarts at 0, and the wall
  *  clock moves forward by `downtime_ms` (>= 0; INACT_E_INVALID_ARGUMENT if the wall clock would
- *  overflow). Nothing is delivered. For restore tests. */
+ *  overflow). Nothing is delivered. For restore tests.
+ *  Returns INACT_OK, INACT_E_INVALID_ARGUMENT or INACT_E_WRONG_CLOCK.
+ *  Ownership: nothing is kept.
+ *  Thread: any. */
 INACT_EXPORT int32_t inact_clock_reboot(inact_engine engine, int64_t downtime_ms);
 
 /** Reads the engine's clock: monotonic ms, wall ms and boot id (each pointer may be NULL).
- *  Works for every clock kind. */
+ *  Works for every clock kind.
+ *  Returns INACT_OK.
+ *  Ownership: each non-NULL pointer is written.
+ *  Thread: any; delivers nothing (the one call on an engine that does not catch up: it only
+ *  reads the clock). */
 INACT_EXPORT int32_t inact_clock_now(inact_engine engine, int64_t *out_monotonic_ms,
                                      int64_t *out_wall_ms, uint64_t *out_boot_id);
 
@@ -796,7 +946,9 @@ INACT_EXPORT int32_t inact_clock_now(inact_engine engine, int64_t *out_monotonic
 #define INACT_SNAPSHOT_MAX_SIZE 128
 
 /** Writes the size of the engine's snapshot now. Returns INACT_E_INVALID_STATE in LOADING
- *  (no session to save). */
+ *  (no session to save).
+ *  Ownership: *out_size is written only on success.
+ *  Thread: any; delivers the events it causes before it returns (see Threading). */
 INACT_EXPORT int32_t inact_snapshot_size(inact_engine engine, size_t *out_size);
 
 /**
@@ -804,6 +956,8 @@ INACT_EXPORT int32_t inact_snapshot_size(inact_engine engine, size_t *out_size);
  * capacity: any size_t (SIZE_MAX for "big enough"); only the snapshot's bytes are written.
  * Returns INACT_OK; INACT_E_NULL_POINTER; INACT_E_BUFFER_TOO_SMALL (nothing written: ask
  * inact_snapshot_size, or use INACT_SNAPSHOT_MAX_SIZE); INACT_E_INVALID_STATE in LOADING.
+ * Ownership: the caller's buffer; only the snapshot's bytes are written, and only on success.
+ * Thread: any; delivers the events it causes before it returns (see Threading).
  */
 INACT_EXPORT int32_t inact_snapshot_write(inact_engine engine, uint8_t *buffer, size_t capacity,
                                           size_t *out_written);

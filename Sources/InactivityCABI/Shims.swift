@@ -34,10 +34,14 @@ private func nullPointer(_ name: String) -> InactivityError {
     InactivityError(.nullPointer, "\(name) must not be NULL")
 }
 
-/// Runs `body` with the live engine named by `handle`.
+/// Runs `body` with the live engine named by `handle`. A call refused here (a NULL pointer, a
+/// bad struct or enum) first lets the engine deliver what is due, as every entry point does.
 @inline(__always)
 private func withEngine(_ handle: inact_engine, _ body: (InactivityEngine) throws(InactivityError) -> Void) -> Int32 {
-    status { () throws(InactivityError) in try body(InactivityEngine.find(handle: handle)) }
+    status { () throws(InactivityError) in
+        let engine = try InactivityEngine.find(handle: handle)
+        do throws(InactivityError) { try body(engine) } catch { throw error.code == .invalidHandle ? error : engine.refusing(error) }
+    }
 }
 
 /// Checks a caller's struct size: at least this version's, and any larger tail all zero.
@@ -204,7 +208,26 @@ public func inact_config_init(_ config: UnsafeMutablePointer<inact_config>?) -> 
         config.pointee = inact_config(size: UInt32(MemoryLayout<inact_config>.size),
                                       delivery: INACT_DELIVERY_THREAD.rawValue.int32,
                                       clock: INACT_CLOCK_SYSTEM.rawValue.int32, reserved0: 0,
-                                      manual_start_ms: 0, manual_wall_ms: 1_700_000_000_000, manual_boot_id: 1)
+                                      manual_start_ms: 0, manual_wall_ms: ManualClock.defaultWallMs,
+                                      manual_boot_id: ManualClock.defaultBootID)
+    }
+}
+
+@c @implementation
+public func inact_info_init(_ info: UnsafeMutablePointer<inact_info>?) -> Int32 {
+    status { () throws(InactivityError) in
+        guard let info else { throw nullPointer("info") }
+        let never = SessionPolicy.never
+        info.pointee = inact_info(
+            size: UInt32(MemoryLayout<inact_info>.size), state: SessionState.loading.rawValue,
+            reason: Reason.none.rawValue, delivery: INACT_DELIVERY_THREAD.rawValue.int32,
+            clock: INACT_CLOCK_SYSTEM.rawValue.int32, in_background: 0, visible_windows: 0,
+            open_scopes: 0, open_holds: 0, unlock_failures: 0, now_ms: never, remaining_ms: never,
+            next_deadline_ms: never, effective_idle_timeout_ms: never, started_at_ms: never,
+            last_activity_ms: never, background_since_ms: never, locked_at_ms: never,
+            required_auth: 0, needs_server_contact: 0, last_credential_ms: never,
+            strong_auth_deadline_ms: never, last_server_contact_ms: never, token_generation: 0,
+            interruption_until_ms: never)
     }
 }
 
@@ -382,10 +405,7 @@ public func inact_server_contact(_ engine: inact_engine) -> Int32 {
 @c @implementation
 public func inact_end(_ engine: inact_engine, _ reason: Int32) -> Int32 {
     withEngine(engine) { e throws(InactivityError) in
-        guard let r = Reason(rawValue: reason) else {
-            throw InactivityError(.invalidArgument, "reason (\(reason)) must be LOGOUT, REVOKED or PASSWORD_CHANGED")
-        }
-        try e.end(reason: r)
+        try e.end(reason: Reason.ending(rawValue: reason))
     }
 }
 

@@ -1,5 +1,5 @@
 // The activity fast path: a clock read and one compare-and-swap, no lock, no allocation, no
-// timer re-arm (DESIGN.md sections 3 and 5).
+// timer re-arm (docs/design.md, sections 3 and 5).
 //
 // The engine publishes, under its lock, a word that says whether activity may be recorded
 // without it, plus the two limits that make recording safe:
@@ -32,7 +32,9 @@ struct ActivityGate: ~Copyable {
     let base = Atomic<Int64>(0)
 
     enum Mode: UInt64 { case slow = 0, accept = 1, ignore = 2 }
-    enum FastResult { case recorded, ignored, slow }
+    /// `handled`: recorded or dropped as the machine's view says, no lock needed; `locked`: the
+    /// call must take the engine's lock (a deadline is due, or the mode says so).
+    enum FastResult { case handled, locked }
 
     static let kindMask: UInt64 = 0x7F
     static let modeShift: UInt64 = 7
@@ -92,9 +94,9 @@ struct ActivityGate: ~Copyable {
     func record(kind: UInt32, expectedHandle: UInt64) -> FastResult {
         var w = word.load(ordering: .acquiring)
         while true {
-            if expectedHandle != 0 && handle.load(ordering: .acquiring) != expectedHandle { return .slow }
+            if expectedHandle != 0 && handle.load(ordering: .acquiring) != expectedHandle { return .locked }
             let mode = (w >> ActivityGate.modeShift) & 3
-            if mode != Mode.accept.rawValue && mode != Mode.ignore.rawValue { return .slow }
+            if mode != Mode.accept.rawValue && mode != Mode.ignore.rawValue { return .locked }
             // Every call first evaluates the deadlines: whatever the activity's fate, if anything
             // is due the locked path must run (and deliver) now.
             let now = SystemClock.monotonicMs()
@@ -104,13 +106,13 @@ struct ActivityGate: ~Copyable {
             if mode == Mode.accept.rawValue {
                 due = min(due, deadline(last, plus: window.load(ordering: .relaxed)))
             }
-            if now >= due { return .slow }
-            if mode == Mode.ignore.rawValue || UInt64(kind) & w & ActivityGate.kindMask == 0 { return .ignored }
-            if now <= last { return .recorded }
+            if now >= due { return .locked }
+            if mode == Mode.ignore.rawValue || UInt64(kind) & w & ActivityGate.kindMask == 0 { return .handled }
+            if now <= last { return .handled }
             let rel = min(now &- b, ActivityGate.timeMax)
             let next = (UInt64(rel) << ActivityGate.timeShift) | (w & ((1 << ActivityGate.timeShift) - 1))
             let (done, seen) = word.compareExchange(expected: w, desired: next, ordering: .acquiringAndReleasing)
-            if done { return .recorded }
+            if done { return .handled }
             w = seen
         }
     }

@@ -1,5 +1,5 @@
 // Time. The engine decides only on a monotonic clock that counts deep sleep and cannot be set
-// (DESIGN.md section 3). The wall clock and the boot id are read only to judge a snapshot.
+// (docs/design.md, "Time"). The wall clock and the boot id are read only to judge a snapshot.
 
 import CInactivityPlatform
 import Synchronization
@@ -50,21 +50,20 @@ public enum SystemClock {
     /// read, a hash of the boot instant by the wall clock to the minute: a wall-clock change
     /// then looks like a reboot, which only makes a restore stricter.
     public static let bootID: UInt64 = {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        func mix(_ byte: UInt8) { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        var hash = FNV1a64()
         let fd = inactivity_open_read_only("/proc/sys/kernel/random/boot_id")
         if fd >= 0 {
             var buffer = [UInt8](repeating: 0, count: 64)
             let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, 64) }
             close(fd)
             if n > 0 {
-                for b in buffer[0..<n] where b != 10 { mix(b) }
-                return hash == 0 ? 1 : hash
+                for b in buffer[0..<n] where b != 10 { hash.mix(b) }
+                return hash.value == 0 ? 1 : hash.value
             }
         }
         let bootMinute = (wallMs() - monotonicMs()) / 60_000
-        withUnsafeBytes(of: bootMinute.littleEndian) { for b in $0 { mix(b) } }
-        return hash == 0 ? 1 : hash
+        withUnsafeBytes(of: bootMinute.littleEndian) { for b in $0 { hash.mix(b) } }
+        return hash.value == 0 ? 1 : hash.value
     }()
 
     public static func now() -> ClockReading {
@@ -82,10 +81,16 @@ public final class ManualClock: Sendable {
     private let engines = Locked<[UInt64]>([])
 
     /// - Parameters: monotonicMs >= 0; bootID != 0.
+    /// The wall clock a manual clock starts at unless told (2023-11-14, ms since 1970).
+    public static let defaultWallMs: Int64 = 1_700_000_000_000
+    /// The boot id a manual clock starts with unless told.
+    public static let defaultBootID: UInt64 = 1
+
     /// A convenience initializer, so that a bad argument is refused before the object exists: the
     /// Embedded Swift runtime does not free an object whose designated initializer throws before
     /// every stored property is set (swift_deallocPartialClassInstance only destroys the fields).
-    public convenience init(monotonicMs: Int64 = 0, wallMs: Int64 = 1_700_000_000_000, bootID: UInt64 = 1) throws(InactivityError) {
+    public convenience init(monotonicMs: Int64 = 0, wallMs: Int64 = ManualClock.defaultWallMs,
+                            bootID: UInt64 = ManualClock.defaultBootID) throws(InactivityError) {
         guard monotonicMs >= 0, monotonicMs <= SessionPolicy.maxFiniteMs else {
             throw InactivityError(.invalidArgument, "manual_start_ms (\(monotonicMs)) must be >= 0 and at most 100 years")
         }

@@ -1,6 +1,8 @@
-// The engine: a SessionMachine with a clock, a lock, an event queue and delivery
-// (DESIGN.md section 5). This file decides nothing about sessions; it serializes access to the
-// machine and delivers what the machine reports.
+// The engine's delivery core: a SessionMachine with a clock, a lock, an event queue and
+// delivery (docs/design.md, "Threading and delivery"). It decides nothing about sessions: it
+// serializes access to the machine, executes what the machine publishes (the gate view, the
+// next wake-up) and delivers what the machine reports. The public inputs and queries are in
+// EngineAPI.swift; each is one `perform` call.
 //
 // Ownership and concurrency guarantees
 // - Every method may be called from any thread. `recordActivity` is lock-free on the system
@@ -69,7 +71,7 @@ public final class InactivityEngine: @unchecked Sendable {
     public let clock: EngineClock
 
     /// This engine's slot in the registry's gate memory. Set once, during init.
-    private var gate: UnsafeMutablePointer<ActivityGate> = InactivityEngine.placeholderGate
+    private(set) var gate: UnsafeMutablePointer<ActivityGate> = InactivityEngine.placeholderGate
     private let core: Locked<Core>
     private let onEvent: (@Sendable (SessionEvent) -> Void)?
     private let onClose: (@Sendable () -> Void)?
@@ -179,46 +181,68 @@ extension InactivityEngine {
         gate.pointee.publish(view)
     }
 
-    /// Runs `body` on the machine under the lock: evaluate deadlines, apply, evaluate again,
-    /// queue the events, then deliver them (outside the lock) and arm the scheduler.
+    /// Runs one call on the machine under the lock, in five steps: catch up on what time made
+    /// due, run `body` (the call), settle what the call made due, publish the gate view and arm
+    /// the scheduler, queue the events. Then, outside the lock, arm and deliver.
     @discardableResult
     func perform<R>(_ body: (inout SessionMachine, ClockReading) throws(InactivityError) -> R) throws(InactivityError) -> R {
         var outcome: Result<R, InactivityError>? = nil
-        var arm: (Int64, UInt64)? = nil
+        var arm: (at: Int64, seq: UInt64)? = nil
         let deliver = core.withLock { c -> Bool in
-            if c.closed {
+            guard !c.closed else {
                 outcome = .failure(InactivityEngine.invalidHandle(handle))
                 return false
             }
             let reading = clock.now()
-            let now = reading.monotonicMs
-            c.machine.mergeGateStamp(gate.pointee.close(), now: now)
             var events: [SessionEvent] = []
-            c.machine.observe(reading)
-            c.machine.evaluate(now: now)
-            c.machine.collect(now: now, engine: handle, into: &events)
+            catchUp(&c.machine, at: reading, into: &events)
             do throws(InactivityError) {
                 outcome = .success(try body(&c.machine, reading))
             } catch {
-                outcome = .failure(error)
+                outcome = .failure(error)   // a refused call: the machine is as it was
             }
-            c.machine.evaluate(now: now)
-            c.machine.collect(now: now, engine: handle, into: &events)
-            publishGate(c.machine)
-            if usesScheduler, let next = c.machine.nextWake, c.armedAt == nil || next < c.armedAt! {
-                c.armedSeq &+= 1
-                c.armedAt = next
-                arm = (next, c.armedSeq)
-            }
-            c.queue.append(contentsOf: events)
-            if c.delivering || c.queue.isEmpty { return false }
-            c.delivering = true
-            c.deliverer = pthread_self()
-            return true
+            settle(&c.machine, at: reading.monotonicMs, into: &events)
+            arm = publish(&c)
+            return enqueue(events, in: &c)
         }
-        if let (at, seq) = arm { Scheduler.shared.arm(handle: handle, at: at, seq: seq) }
+        if let arm { Scheduler.shared.arm(handle: handle, at: arm.at, seq: arm.seq) }
         if deliver { deliverQueue() }
         return try outcome!.get()
+    }
+
+    /// Step 1: take in the gate's lock-free stamp (closing the gate), notice a clock
+    /// discontinuity, apply every deadline due, and collect the result for the host.
+    private func catchUp(_ m: inout SessionMachine, at reading: ClockReading, into events: inout [SessionEvent]) {
+        let now = reading.monotonicMs
+        m.mergeGateStamp(gate.pointee.close(), now: now)
+        m.observe(reading)
+        m.evaluate(now: now)
+        m.collect(now: now, engine: handle, into: &events)
+    }
+
+    /// Step 3: apply what the call made due (a scope that brought the idle deadline to now).
+    private func settle(_ m: inout SessionMachine, at now: Int64, into events: inout [SessionEvent]) {
+        m.evaluate(now: now)
+        m.collect(now: now, engine: handle, into: &events)
+    }
+
+    /// Step 4: publish the gate view; returns the wake-up to arm when the next deadline came
+    /// earlier than the one armed (a later one is found when the armed one fires).
+    private func publish(_ c: inout Core) -> (at: Int64, seq: UInt64)? {
+        publishGate(c.machine)
+        guard usesScheduler, let next = c.machine.nextWake, c.armedAt.map({ next < $0 }) ?? true else { return nil }
+        c.armedSeq &+= 1
+        c.armedAt = next
+        return (next, c.armedSeq)
+    }
+
+    /// Step 5: queue the events; returns true when this thread is to deliver them (nobody is).
+    private func enqueue(_ events: [SessionEvent], in c: inout Core) -> Bool {
+        c.queue.append(contentsOf: events)
+        if c.delivering || c.queue.isEmpty { return false }
+        c.delivering = true
+        c.deliverer = pthread_self()
+        return true
     }
 
     /// Delivers queued events one at a time, never under the lock, until the queue is empty.
@@ -302,7 +326,7 @@ enum CloseWait {
     }
 }
 
-// MARK: - The public API
+// MARK: - Lifecycle and observers
 
 extension InactivityEngine {
     /// Closes the engine: no callback runs after this returns (from inside a callback: after
@@ -346,244 +370,6 @@ extension InactivityEngine {
 
     public var isClosed: Bool { core.withLock { $0.closed } }
 
-    /// Starts a session (signed in): LOADING or EXPIRED -> ACTIVE (STARTED).
-    public func start() throws(InactivityError) {
-        try perform { m, r throws(InactivityError) in try m.start(now: r.monotonicMs) }
-    }
-
-    /// Restores a snapshot (LOADING only). Corrupt bytes throw their own error and leave the
-    /// engine EXPIRED (RESTORE_FAILED).
-    /// `length`: the caller's length when `bytes` holds only its first part (see Snapshot.decode).
-    public func restore(_ bytes: [UInt8], length: UInt64? = nil) throws(InactivityError) {
-        try perform { m, r throws(InactivityError) in try m.restore(bytes, length: length, clock: r) }
-    }
-
-    /// Records activity of one kind. Lock-free on the system clock when nothing is due.
-    public func recordActivity(_ kind: ActivityKind = .touchDown) throws(InactivityError) {
-        guard kind.isSingleKnownKind else {
-            throw InactivityError(.invalidArgument,
-                                  "kind (0x\(String(kind.rawValue, radix: 16))) must be exactly one known activity kind")
-        }
-        switch gate.pointee.record(kind: kind.rawValue, expectedHandle: handle) {
-        case .recorded, .ignored: return
-        case .slow: break
-        }
-        try perform { m, r throws(InactivityError) in try m.activity(kind, now: r.monotonicMs) }
-    }
-
-    /// WARNING -> ACTIVE (CONTINUED).
-    public func continueSession() throws(InactivityError) {
-        try perform { m, r throws(InactivityError) in try m.continueSession(now: r.monotonicMs) }
-    }
-
-    /// ACTIVE/WARNING -> LOCKED (MANUAL_LOCK); a no-op in LOCKED.
-    public func lock() throws(InactivityError) {
-        try perform { m, r throws(InactivityError) in try m.lock(now: r.monotonicMs) }
-    }
-
-    /// LOCKED -> ACTIVE (UNLOCKED): the host verified the user with `method`. A method weaker
-    /// than `requiredAuth()` throws `weakAuth`; past the offline timeout it throws `offline`.
-    public func unlock(method: AuthStrength = .credential) throws(InactivityError) {
-        try SessionMachine.checkMethod(method)   // a bad argument fails before any evaluation
-        try perform { m, r throws(InactivityError) in try m.unlock(method: method, now: r.monotonicMs) }
-    }
-
-    /// A failed re-verification with `method` in LOCKED; returns the failures in a row. A method
-    /// weaker than the lock requires throws `weakAuth` and does not count.
-    @discardableResult
-    public func unlockFailed(method: AuthStrength = .credential) throws(InactivityError) -> UInt32 {
-        try SessionMachine.checkMethod(method)
-        return try perform { m, r throws(InactivityError) in try m.unlockFailed(method: method, now: r.monotonicMs) }
-    }
-
-    /// The enrolled biometrics changed: a biometric no longer unlocks until the credential is
-    /// verified again.
-    public func biometricsChanged() throws(InactivityError) {
-        try perform { m, r throws(InactivityError) in try m.biometricsChanged(now: r.monotonicMs) }
-    }
-
-    /// What an unlock needs now: `.none` unless LOCKED.
-    public func requiredAuth() throws(InactivityError) -> AuthStrength {
-        try perform { m, r in m.requiredAuth(at: r.monotonicMs) }
-    }
-
-    /// Announces the app's own system sheet: a background that begins within `maxMs` from now
-    /// and ends by then does not count toward the background timeout. 0 withdraws it.
-    public func expectInterruption(maxMs: Int64) throws(InactivityError) {
-        try SessionMachine.checkInterruption(maxMs: maxMs)
-        try perform { m, r throws(InactivityError) in try m.expectInterruption(maxMs: maxMs, now: r.monotonicMs) }
-    }
-
-    /// The device locked (screen off, keyguard, protected data unavailable): background starts,
-    /// and with `policy.lockOnDeviceLock` the session is LOCKED (DEVICE_LOCKED) at once.
-    public func deviceLocked() throws(InactivityError) {
-        try perform { m, r throws(InactivityError) in try m.deviceLocked(now: r.monotonicMs) }
-    }
-
-    /// A successful online check: the offline deadlines restart, and a lock past the offline
-    /// timeout may be unlocked again.
-    public func serverContact() throws(InactivityError) {
-        try perform { m, r throws(InactivityError) in try m.serverContact(now: r.monotonicMs) }
-    }
-
-    /// The host stored refresh token `generation` (after a rotation).
-    public func tokenRotated(generation: UInt64) throws(InactivityError) {
-        try perform { m, r throws(InactivityError) in try m.tokenRotated(generation, now: r.monotonicMs) }
-    }
-
-    /// Sets the administrator's limits and makes the current policy as strict as them; every
-    /// later policy must be within them (`ceiling` error otherwise).
-    public func setCeilings(_ ceilings: PolicyCeilings) throws(InactivityError) {
-        try ceilings.validate()
-        try perform { m, _ throws(InactivityError) in try m.setCeilings(ceilings) }
-    }
-
-    public func ceilings() throws(InactivityError) -> PolicyCeilings {
-        try perform { m, _ in m.ceilings }
-    }
-
-    /// Ends the session with `.logout`, `.revoked` or `.passwordChanged`.
-    public func end(reason: Reason = .logout) throws(InactivityError) {
-        _ = try Reason.ending(rawValue: reason.rawValue)   // a bad argument fails before any evaluation
-        try perform { m, r throws(InactivityError) in try m.end(reason, now: r.monotonicMs) }
-    }
-
-    /// Reports a token refresh that used refresh token `generation` (0: not tracked). Only a
-    /// revoked token changes the session; a revoked answer for an older generation than the
-    /// newest seen is `.stale` and changes nothing; a 2xx is a server contact.
-    @discardableResult
-    public func refreshResult(httpStatus: Int32, oauthError: String? = nil, generation: UInt64 = 0) throws(InactivityError) -> RefreshOutcome {
-        let outcome = try SessionMachine.classifyRefresh(httpStatus: httpStatus, oauthError: oauthError)
-        return try perform { m, r throws(InactivityError) in
-            try m.refreshResult(outcome, generation: generation, now: r.monotonicMs)
-        }
-    }
-
-    public func enterBackground() throws(InactivityError) {
-        try perform { m, r throws(InactivityError) in try m.background(now: r.monotonicMs) }
-    }
-
-    public func enterForeground() throws(InactivityError) {
-        try perform { m, r throws(InactivityError) in try m.foreground(now: r.monotonicMs) }
-    }
-
-    public func windowShown() throws(InactivityError) {
-        try perform { m, r throws(InactivityError) in try m.windowShown(now: r.monotonicMs) }
-    }
-
-    public func windowHidden() throws(InactivityError) {
-        try perform { m, r throws(InactivityError) in try m.windowHidden(now: r.monotonicMs) }
-    }
-
-    /// Opens a stricter idle timeout; returns its id for `popScope`.
-    public func pushScope(idleTimeoutMs: Int64) throws(InactivityError) -> UInt64 {
-        try SessionMachine.checkScope(idleTimeoutMs: idleTimeoutMs)   // before any evaluation
-        return try perform { m, r throws(InactivityError) in try m.pushScope(idleTimeoutMs: idleTimeoutMs, now: r.monotonicMs) }
-    }
-
-    public func popScope(_ id: UInt64) throws(InactivityError) {
-        try perform { m, r throws(InactivityError) in try m.popScope(id, now: r.monotonicMs) }
-    }
-
-    /// Suspends the idle countdown until released; returns its id.
-    public func acquireHold() throws(InactivityError) -> UInt64 {
-        try perform { m, r throws(InactivityError) in try m.acquireHold(now: r.monotonicMs) }
-    }
-
-    public func releaseHold(_ id: UInt64) throws(InactivityError) {
-        try perform { m, r throws(InactivityError) in try m.releaseHold(id, now: r.monotonicMs) }
-    }
-
-    /// Replaces the policy; it must be within the ceilings set on the engine (`ceiling` error).
-    public func setPolicy(_ policy: SessionPolicy) throws(InactivityError) {
-        try policy.validate()   // a bad argument fails before any evaluation
-        try perform { m, _ throws(InactivityError) in try m.setPolicy(policy) }
-    }
-
-    public func policy() throws(InactivityError) -> SessionPolicy {
-        try perform { m, _ in m.policy }
-    }
-
-    public func state() throws(InactivityError) -> SessionState {
-        try perform { m, _ in m.state }
-    }
-
-    public func reason() throws(InactivityError) -> Reason {
-        try perform { m, _ in m.reason }
-    }
-
-    /// Milliseconds to the next lock or expiry; `SessionPolicy.never` if none.
-    public func remainingMs() throws(InactivityError) -> Int64 {
-        try perform { m, r in m.remaining(at: r.monotonicMs) }
-    }
-
-    public func info() throws(InactivityError) -> Info {
-        try perform { m, r in
-            let never = SessionPolicy.never
-            let now = r.monotonicMs
-            let live = m.state == .active || m.state == .warning
-            return Info(state: m.state, reason: m.reason, delivery: delivery, isManualClock: clock.isManual,
-                        inBackground: m.inBackground, visibleWindows: m.visibleWindows,
-                        openScopes: Int32(m.scopes.count), openHolds: Int32(m.holds.count),
-                        unlockFailures: m.unlockFailures, nowMs: now, remainingMs: m.remaining(at: now),
-                        nextDeadlineMs: m.nextWake ?? never, effectiveIdleTimeoutMs: m.effectiveIdleMs,
-                        startedAtMs: m.state == .loading ? never : (m.startedAt ?? never),
-                        lastActivityMs: live ? m.lastActivity : never,
-                        backgroundSinceMs: m.backgroundSince ?? never, lockedAtMs: m.lockedAt ?? never,
-                        requiredAuth: m.requiredAuth(at: now),
-                        needsServerContact: m.state == .locked && m.offlineBlocked(at: now),
-                        lastCredentialMs: m.lastCredentialAt ?? never,
-                        strongAuthDeadlineMs: m.strongAuthDeadline ?? never,
-                        lastServerContactMs: m.lastContactAt ?? never, tokenGeneration: m.newestGeneration,
-                        interruptionUntilMs: m.interruption?.end ?? never)
-        }
-    }
-
-    /// Host mode: milliseconds until `poll()` is needed; 0 when due; nil when nothing is scheduled.
-    public func nextDeadlineDelayMs() throws(InactivityError) -> Int64? {
-        try perform { m, r in m.nextWake.map { max(0, $0 - r.monotonicMs) } }
-    }
-
-    /// Evaluates deadlines now and delivers due events on the calling thread.
-    public func poll() throws(InactivityError) {
-        try perform { _, _ in }
-    }
-
-    /// The snapshot bytes (not in LOADING).
-    public func snapshot() throws(InactivityError) -> [UInt8] {
-        try perform { m, r throws(InactivityError) in try m.snapshot(clock: r).encode() }
-    }
-
-    public func clockNow() -> ClockReading { clock.now() }
-
-    private func manualClock() throws(InactivityError) -> ManualClock {
-        if isClosed { throw InactivityEngine.invalidHandle(handle) }
-        guard case .manual(let m) = clock else {
-            throw InactivityError(.wrongClock, "engine uses the system clock; only a manual clock can be moved")
-        }
-        return m
-    }
-
-    /// Manual clock: moves time forward as on the real clock; every deadline on the way is
-    /// delivered inside the call, in time order.
-    public func advanceClock(byMs ms: Int64) throws(InactivityError) {
-        try manualClock().advance(by: ms)
-    }
-
-    /// Manual clock: moves time forward as for a frozen process; nothing is delivered until the
-    /// next call, which catches up with one transition.
-    public func freezeClock(forMs ms: Int64) throws(InactivityError) {
-        try manualClock().freeze(for: ms)
-    }
-
-    public func jumpWallClock(byMs ms: Int64) throws(InactivityError) {
-        try manualClock().jumpWall(by: ms)
-    }
-
-    public func simulateReboot(downtimeMs: Int64 = 0) throws(InactivityError) {
-        try manualClock().reboot(downtimeMs: downtimeMs)
-    }
-
     /// Adds an observer that receives every event after the engine's own `onEvent` (same thread,
     /// same order, never under the lock) and `onClose` once when the engine closes. Returns its
     /// id for `removeObserver`, or nil (and calls `onClose` at once) if the engine is closed.
@@ -610,28 +396,4 @@ extension InactivityEngine {
 struct EventObserver: Sendable {
     let onEvent: @Sendable (SessionEvent) -> Void
     let onClose: @Sendable () -> Void
-}
-
-// MARK: - Handles (for the C ABI and other hosts that hold ids, not objects)
-
-extension InactivityEngine {
-    /// The live engine with this handle; `invalidHandle` for 0, destroyed, stale or forged ones.
-    public static func find(handle: UInt64) throws(InactivityError) -> InactivityEngine {
-        guard let engine = Registry.shared.lookup(handle) else { throw invalidHandle(handle) }
-        return engine
-    }
-
-    /// Activity by handle: lock-free when nothing is due, without retaining the engine.
-    @inline(__always)
-    public static func recordActivity(handle: UInt64, kind: UInt32) throws(InactivityError) {
-        guard ActivityKind(rawValue: kind).isSingleKnownKind else {
-            throw InactivityError(.invalidArgument,
-                                  "kind (0x\(String(kind, radix: 16))) must be exactly one known activity kind")
-        }
-        try Registry.shared.activity(handle, kind: kind)
-    }
-
-
-    /// Whether the process-wide scheduler thread is running.
-    public static var schedulerIsRunning: Bool { Scheduler.shared.isRunning }
 }

@@ -78,6 +78,8 @@ public struct SessionPolicy: Sendable, Equatable {
         switch preset {
         case .default:
             break
+        // Each preset sets what it changes; the test of the presets pins every figure a preset
+        // promises, so a change of default that would move a preset fails it.
         case .nistAAL2:
             idleTimeoutMs = 30 * 60_000
             absoluteTimeoutMs = 12 * 3_600_000
@@ -86,12 +88,10 @@ public struct SessionPolicy: Sendable, Equatable {
             absoluteTimeoutMs = 12 * 3_600_000
         case .banking:
             idleTimeoutMs = 5 * 60_000
-            warningMs = 30_000
             backgroundTimeoutMs = 30_000
             absoluteTimeoutMs = 8 * 3_600_000
             lockedTimeoutMs = 15 * 60_000
             maxUnlockFailures = 5
-            activityDismissesWarning = false
         case .psd2:
             idleTimeoutMs = 5 * 60_000          // art. 4(3)(d)
             maxUnlockFailures = 5               // art. 4(3)(b)
@@ -107,8 +107,6 @@ public struct SessionPolicy: Sendable, Equatable {
             absoluteTimeoutMs = SessionPolicy.never   // Intune has no session lifetime; the offline limits bound it
         }
     }
-
-    public static func preset(_ preset: Preset) -> SessionPolicy { SessionPolicy(preset: preset) }
 
     /// Checks every rule; throws `invalidArgument` naming the field and the rule.
     /// Field names are the C ABI's (`idle_timeout_ms`), which every binding shares.

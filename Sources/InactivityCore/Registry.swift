@@ -1,5 +1,5 @@
 // Handles: 64-bit ids with a generation, so that a destroyed, stale or forged handle is
-// rejected and never touches freed memory (DESIGN.md section 5).
+// rejected and never touches freed memory (docs/design.md, "Threading and delivery").
 //
 // handle = generation (high 32 bits, never 0) | slot index + 1 (low 32 bits). Each slot owns an
 // ActivityGate in memory that is never freed (slots are reused with a new generation), which
@@ -151,10 +151,7 @@ final class Registry: @unchecked Sendable {
         let low = handle & 0xFFFF_FFFF
         if low != 0, low <= UInt64(Registry.maxChunks * Registry.chunkSize), handle >> 32 != 0,
            let gate = gatePointer(Int(low - 1)), gate.pointee.handle.load(ordering: .acquiring) == handle {
-            switch gate.pointee.record(kind: kind, expectedHandle: handle) {
-            case .recorded, .ignored: return
-            case .slow: break
-            }
+            if gate.pointee.record(kind: kind, expectedHandle: handle) == .handled { return }
         }
         guard let engine = lookup(handle) else { throw InactivityEngine.invalidHandle(handle) }
         try engine.recordActivity(ActivityKind(rawValue: kind))

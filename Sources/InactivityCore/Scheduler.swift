@@ -1,13 +1,14 @@
-// The process-wide scheduler thread (DESIGN.md section 5, delivery mode "thread").
+// The process-wide scheduler thread (docs/design.md section 5, delivery mode "thread").
 //
 // One thread serves every engine that uses the system clock in thread mode. It keeps a min-heap
 // of (deadline, engine, arm sequence) and sleeps until the earliest deadline, with no periodic
 // wake-up. The thread starts with the first engine and exits when the last one is gone.
 //
-// Timers only wake engines; they never decide. An engine arms at most one entry at a time (its
-// earliest deadline); when activity moved that deadline later, the wake-up finds nothing due and
-// the engine re-arms at the new deadline. A stale entry (superseded by an earlier arm) is
-// recognized by its sequence number.
+// Timers only wake engines; they never decide. An engine pushes an entry whenever its next
+// deadline comes earlier than the one it armed, so the heap can hold several entries of one
+// engine: only the latest (by its sequence number) clears the engine's armed time when it fires,
+// and a superseded one is a harmless extra wake-up. When activity moved
+// the deadline later, the wake-up finds nothing due and the engine re-arms at the new deadline.
 //
 // Platform faults. Everything the thread needs (its timer, its wake-up channel, the thread
 // itself) is obtained when a THREAD engine is created and the thread is not running; if any of

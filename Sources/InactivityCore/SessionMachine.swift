@@ -69,7 +69,7 @@ enum Input: CaseIterable {
         case .activity:       Rule(.noOp,    .counted, .dismisses, .noOp,    .noOp,    .to(.active, .activity))
         case .continueSession:Rule(.refused, .refused, .applied,   .refused, .refused, .to(.active, .continued))
         case .lock:           Rule(.refused, .applied, .applied,   .noOp,    .refused, .to(.locked, .manualLock))
-        case .unlock:         Rule(.refused, .refused, .refused,   .applied, .refused, .to(.active, .unlocked))
+        case .unlock:         Rule(.refused, .refused, .refused,   .unlessBg,.refused, .to(.active, .unlocked))
         case .unlockFailed:   Rule(.refused, .refused, .refused,   .applied, .refused, .atFailureLimit(.expired, .unlockFailures))
         case .end:            Rule(.applied, .applied, .applied,   .applied, .noOp,    .toNamedReason(.expired))
         case .refreshResult:  Rule(.noOp,    .noOp,    .noOp,      .noOp,    .noOp,    .stays)
@@ -97,7 +97,7 @@ enum Input: CaseIterable {
         case .unlockFailed: "unlock failed"
         case .end: "end"
         case .refreshResult: "refresh result"
-        case .refreshRevoked: "refresh result (revoked)"
+        case .refreshRevoked: "revoked refresh"
         case .background: "background"
         case .foreground: "foreground"
         case .windowShown: "window shown"
@@ -127,11 +127,16 @@ enum Outcome: Equatable {
     case applied
     /// Applied when the condition holds at the time of the call; a no-op otherwise.
     case appliedIf(Condition)
+    /// Refused (`invalidState`) when the condition holds at the time of the call; applied
+    /// otherwise.
+    case refusedIf(Condition)
 
     /// Activity that counts is applied.
     static let counted = Outcome.appliedIf(.activityCounts)
     /// Activity that counts and that the policy lets dismiss the warning is applied.
     static let dismisses = Outcome.appliedIf(.activityDismissesWarning)
+    /// Unlock is refused in background once the background timeout has passed.
+    static let unlessBg = Outcome.refusedIf(.backgroundTimeoutPassed)
 }
 
 /// What an applicable outcome may depend on besides the state.
@@ -140,8 +145,22 @@ enum Condition: Equatable {
     case activityCounts
     /// As `activityCounts`, and `policy.activityDismissesWarning` is set.
     case activityDismissesWarning
+    /// In background (in effect, not a grace) for at least the background timeout: an ACTIVE
+    /// session would lock again at once, LOCKED to LOCKED with no event for the host.
+    case backgroundTimeoutPassed
     /// `policy.lockOnDeviceLock` is set and the session is ACTIVE or WARNING.
     case locksOnDeviceLock
+}
+
+extension Condition {
+    /// How a refusal for this condition reads: "<input> is not allowed <refusal>".
+    var refusal: String {
+        switch self {
+        case .activityCounts, .activityDismissesWarning, .locksOnDeviceLock: "without the condition"
+        case .backgroundTimeoutPassed:
+            "in background once the background timeout has passed (the session would lock again at once): enter foreground first"
+        }
+    }
 }
 
 /// Where an applied input takes the session.
@@ -513,8 +532,9 @@ struct SessionMachine {
         changedAt = now
         cursor = now
         pendingTick = nil
-        if state == .active || state == .warning {
-            transition(to: .locked, .untrustedClock, at: now)
+        let discontinuity = SessionMachine.clockDiscontinuity
+        if discontinuity.from.contains(state) {
+            transition(to: discontinuity.to, discontinuity.reason, at: now)
         }
     }
 
@@ -593,10 +613,16 @@ struct SessionMachine {
         }
     }
 
+    /// WARNING ends by itself when its deadline is no longer due.
+    static let warningEnds = (from: SessionState.warning, to: SessionState.active, reason: Reason.extended)
+    /// A running session whose clock jumped back or changed boots (`observe`).
+    static let clockDiscontinuity = (from: [SessionState.active, .warning], to: SessionState.locked,
+                                     reason: Reason.untrustedClock)
+
     /// WARNING lasts only while its deadline is due: when an input moved the idle deadline
     /// later (a hold, a scope popped, a relaxed policy), return to ACTIVE (EXTENDED).
     private mutating func normalizeWarning() {
-        guard state == .warning else { return }
+        guard state == SessionMachine.warningEnds.from else { return }
         if let w = warningDeadline, w <= cursor {
             if tickIndex == nil, policy.tickMs > 0, let d = idleDeadline {
                 tickIndex = ceilDiv(d - cursor, policy.tickMs)
@@ -604,7 +630,7 @@ struct SessionMachine {
             if policy.tickMs == 0 { tickIndex = nil }
             return
         }
-        transition(to: .active, .extended, at: cursor)
+        transition(to: SessionMachine.warningEnds.to, SessionMachine.warningEnds.reason, at: cursor)
     }
 
     /// Events for the host: the change since it last looked (folded into one), else a tick.
@@ -636,6 +662,11 @@ struct SessionMachine {
         case .noOp: return false
         case .applied: return true
         case .appliedIf(let condition): return holds(condition, kind: kind)
+        case .refusedIf(let condition):
+            guard !holds(condition, kind: kind) else {
+                throw InactivityError(.invalidState, "\(input.name) is not allowed \(condition.refusal) (state \(state))")
+            }
+            return true
         }
     }
 
@@ -646,6 +677,9 @@ struct SessionMachine {
             return (kind.map { policy.activityKinds.contains($0) } ?? true) && backgroundSince == nil
         case .activityDismissesWarning:
             return holds(.activityCounts, kind: kind) && policy.activityDismissesWarning
+        case .backgroundTimeoutPassed:
+            guard let b = backgroundSince else { return false }
+            return deadline(b, plus: policy.backgroundTimeoutMs) <= cursor
         case .locksOnDeviceLock:
             return policy.lockOnDeviceLock && (state == .active || state == .warning)
         }
@@ -881,7 +915,8 @@ struct SessionMachine {
     mutating func windowHidden(now: Int64) throws(InactivityError) {
         guard try admits(.windowHidden) else { return }
         guard visibleWindows > 0 else {
-            throw InactivityError(.invalidState, "window hidden: no window is shown")
+            throw InactivityError(.invalidState,
+                                  "window hidden: visible windows (0) must be > 0 (every window hidden needs a window shown before it)")
         }
         visibleWindows -= 1
         if visibleWindows == 0 && backgroundSince == nil {
@@ -913,6 +948,7 @@ struct SessionMachine {
         let id = nextScopeID
         nextScopeID += 1
         scopes.append((id, idleTimeoutMs))
+        realignTicks()
         return id
     }
 
@@ -922,6 +958,7 @@ struct SessionMachine {
             throw InactivityError(.notFound, "scope_id (\(id)) is not an open scope")
         }
         scopes.remove(at: i)
+        realignTicks()
     }
 
     /// Returns the hold's id (0, never an id, where the table makes it a no-op).
@@ -961,6 +998,12 @@ struct SessionMachine {
         if let i = interruption, i.end - i.start > policy.expectedInterruptionMaxMs {
             interruption = (i.start, i.start + policy.expectedInterruptionMaxMs)   // the new cap binds at once
         }
+        realignTicks()
+    }
+
+    /// The idle deadline moved while WARNING may stay (a policy, a scope): the countdown goes
+    /// on from the new remaining time, on its grid (the next tick at the next multiple below).
+    private mutating func realignTicks() {
         if state == .warning && policy.tickMs > 0, let d = idleDeadline {
             tickIndex = ceilDiv(d - cursor, policy.tickMs)
         }
@@ -1095,13 +1138,15 @@ struct SessionMachine {
         }
     }
 
-    /// Applies what came due while nothing ran, then returns to foreground. Returns true when a
-    /// deadline changed the state.
+    /// Applies what came due while nothing ran (background time), then returns to foreground
+    /// and applies what that makes due: with the idle countdown paused in background, the
+    /// warning window is reached only once it resumes. Returns true when a deadline changed
+    /// the state.
     private mutating func catchUpAfterRestore(now: Int64) -> Bool {
-        let changed = evaluate(now: now) != nil
+        let inBackground = evaluate(now: now)
         resumeForeground(now: now)
-        normalizeWarning()
-        return changed
+        let resumed = evaluate(now: now)
+        return inBackground != nil || resumed != nil
     }
 
     /// Unknown elapsed time: never ACTIVE. LOCKED at least, by the clock (a lock is never

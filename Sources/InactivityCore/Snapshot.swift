@@ -1,4 +1,4 @@
-// The snapshot: versioned bytes with a checksum (DESIGN.md section 4).
+// The snapshot: versioned bytes with a checksum (docs/design.md, "Snapshot and restore").
 //
 // Format version 2, 104 bytes, little-endian (written by this library):
 //    0  magic "INAS"           4
@@ -94,9 +94,9 @@ public struct Snapshot: Sendable, Equatable {
     }
 
     static func checksum(_ bytes: ArraySlice<UInt8>) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for b in bytes { hash = (hash ^ UInt64(b)) &* 0x100_0000_01b3 }
-        return hash
+        var hash = FNV1a64()
+        for b in bytes { hash.mix(b) }
+        return hash.value
     }
 
     /// Decodes and checks `bytes`. Each corrupt form has its own error code.
@@ -174,4 +174,12 @@ public struct Snapshot: Sendable, Equatable {
         }
         return s
     }
+}
+
+/// FNV-1a, 64 bits: the snapshot's checksum and the boot id's hash. It detects corruption; it
+/// does not authenticate (the snapshot is not a secret, docs/design.md section 4).
+struct FNV1a64 {
+    private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
+
+    mutating func mix(_ byte: UInt8) { value = (value ^ UInt64(byte)) &* 0x100_0000_01b3 }
 }

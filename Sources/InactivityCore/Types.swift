@@ -1,7 +1,7 @@
 // The session vocabulary: states, reasons, activity kinds, events and errors.
 // Raw values are the C ABI's values (include/inactivity.h); a test pins them.
 
-/// The five states of a session (DESIGN.md section 2).
+/// The five states of a session (docs/design.md section 2).
 public enum SessionState: Int32, Sendable, CaseIterable, CustomStringConvertible {
     /// Created; the session is not known yet (cold start, tokens being checked).
     case loading = 0
@@ -83,7 +83,7 @@ public enum Reason: Int32, Sendable, CaseIterable, CustomStringConvertible {
         }
     }
 
-    /// The reasons an engine may carry in `state` (DESIGN.md section 2, "Reasons").
+    /// The reasons an engine may carry in `state` (docs/design.md section 2, "Reasons").
     /// An array, not a Set: hashing would pull the stdlib's hash tables (random seeding, libm) into the
     /// C library for a membership test over at most ten values.
     /// `untrustedClock` is also used for EXPIRED when a restore finds the wall clock set back.
@@ -137,6 +137,15 @@ public struct ActivityKind: OptionSet, Sendable, Hashable {
     /// True when this is exactly one known kind (what an activity call must name).
     public var isSingleKnownKind: Bool {
         rawValue != 0 && rawValue & (rawValue - 1) == 0 && ActivityKind.all.contains(self)
+    }
+
+    /// Checks an activity call's argument: `invalidArgument` naming the rule unless it is
+    /// exactly one known kind.
+    public func checkSingleKnownKind() throws(InactivityError) {
+        guard isSingleKnownKind else {
+            throw InactivityError(.invalidArgument,
+                                  "kind (0x\(String(rawValue, radix: 16))) must be exactly one known activity kind")
+        }
     }
 }
 

@@ -31,6 +31,7 @@ struct PolicyTests {
         let bank = SessionPolicy(preset: .banking)
         #expect(bank.idleTimeoutMs == 5 * minute && bank.backgroundTimeoutMs == 30 * second)
         #expect(bank.lockedTimeoutMs == 15 * minute && bank.maxUnlockFailures == 5)
+        #expect(bank.warningMs == 30 * second && !bank.activityDismissesWarning && bank.absoluteTimeoutMs == 8 * hour)
         #expect(SessionPolicy(preset: .default) == SessionPolicy())
         for preset in SessionPolicy.Preset.allCases { try SessionPolicy(preset: preset).validate() }
     }

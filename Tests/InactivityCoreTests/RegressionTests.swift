@@ -13,7 +13,7 @@ import Testing
 struct RegressionTests {
     // Found by fuzz/inact_fuzz.c: "activity: 0 event(s) delivered, the model expects 1
     // (ACTIVE -> LOCKED (BACKGROUND_TIMEOUT) at 5600)". Every API call first evaluates every
-    // deadline (DESIGN.md section 2, "Precedence and catch-up"), so a frozen process that wakes
+    // deadline (docs/design.md section 2, "Deadlines, precedence and catch-up"), so a frozen process that wakes
     // up sees the lock inside the first call, whatever that call is. Activity that is ignored
     // (background, LOCKED, a WARNING it may not dismiss) was dropped on the fast path before
     // any evaluation, so the overdue transition waited for some later call.

@@ -203,6 +203,7 @@ _TABLE: Sequence[Tuple[str, Sequence[Any], Any]] = (
     ("inact_get_state", (_engine, _P(c_int32)), _STATUS),
     ("inact_get_reason", (_engine, _P(c_int32)), _STATUS),
     ("inact_get_remaining", (_engine, _P(c_int64)), _STATUS),
+    ("inact_info_init", (_P(CInfo),), _STATUS),
     ("inact_get_info", (_engine, _P(CInfo)), _STATUS),
     ("inact_get_policy", (_engine, _P(CPolicy)), _STATUS),
     ("inact_get_required_auth", (_engine, _P(c_int32)), _STATUS),
@@ -313,12 +314,12 @@ def load_library() -> Tuple[ctypes.CDLL, str]:
 
 LIB, LIBRARY_PATH = load_library()
 
-#: The loaded library's version number (e.g. 10000) and string (e.g. "1.0.0").
 # The activity hot path: the same C function without errcheck (a status is checked inline by
 # Engine.activity, which falls back to the checked call only on failure). Activity is the one
 # call hosts make per touch; the table's errcheck wrapper alone costs about as much as the call.
 ACTIVITY_UNCHECKED = ctypes.CFUNCTYPE(c_int32, c_uint64, c_uint32)(("inact_activity", LIB))
 
+#: The loaded library's version number (e.g. 10000) and string (e.g. "1.0.0").
 LIBRARY_VERSION_NUMBER: int = int(LIB.inact_version_number())
 LIBRARY_VERSION: str = (LIB.inact_version_string() or b"").decode("ascii", "replace")
 

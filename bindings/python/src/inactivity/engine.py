@@ -559,7 +559,7 @@ class Engine:
     def info(self) -> Info:
         """A full view of the engine."""
         c = _lib.CInfo()
-        c.size = ctypes.sizeof(c)
+        _lib.LIB.inact_info_init(byref(c))
         self._call(_lib.LIB.inact_get_info, byref(c))
         return Info._from_c(c)
 
