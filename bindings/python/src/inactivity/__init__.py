@@ -89,3 +89,6 @@ __all__ = [
     "WrongClockError",
     "__version__",
 ]
+
+# `from __future__ import annotations` binds the name `annotations` here; it is not API.
+del annotations
