@@ -458,12 +458,13 @@ int32_t m_refresh(model *m, int32_t status, const char *oauth_error, uint64_t ge
         outcome = INACT_REFRESH_RETRY;
     else
         outcome = INACT_REFRESH_FAILED;
-    /* "generation != 0 and older than the newest generation seen -> STALE": nothing changes */
-    if (outcome == INACT_REFRESH_REVOKED && generation != 0 && generation < m->generation) {
+    /* "invalid_grant, generation != 0 and older than the newest rotation -> STALE": nothing
+       changes; a plain 401 always revokes; only inact_token_rotated moves the newest generation */
+    if (outcome == INACT_REFRESH_REVOKED && oauth_error && strcmp(oauth_error, "invalid_grant") == 0 &&
+        generation != 0 && generation < m->generation) {
         *out_outcome = INACT_REFRESH_STALE;
         return INACT_OK;
     }
-    if (generation > m->generation) m->generation = generation;
     *out_outcome = outcome;
     if (outcome == INACT_REFRESH_REVOKED && m->state != INACT_STATE_EXPIRED) {
         set_state(m, INACT_STATE_EXPIRED, INACT_REASON_REVOKED, m->now);

@@ -246,8 +246,9 @@ typedef enum inact_refresh_outcome {
     INACT_REFRESH_RETRY = 1,   /* 0 (no network), 408, 429, 5xx: nothing changes; retry later */
     INACT_REFRESH_REVOKED = 2, /* 401, or 400 with invalid_grant: the session is now EXPIRED */
     INACT_REFRESH_FAILED = 3,  /* any other status: nothing changes; retrying will not help */
-    INACT_REFRESH_STALE = 4    /* would be REVOKED, but for a refresh token older than the newest
-                                  generation seen: a rotation race; nothing changes */
+    INACT_REFRESH_STALE = 4    /* would be REVOKED (invalid_grant), but for a refresh token older
+                                  than the newest rotation reported: a rotation race; nothing
+                                  changes */
 } inact_refresh_outcome;
 
 /**
@@ -365,7 +366,7 @@ typedef struct inact_info {
     int64_t last_credential_ms;        /* last credential verification; INACT_NEVER if none */
     int64_t strong_auth_deadline_ms;   /* from then a biometric no longer unlocks; INACT_NEVER if never */
     int64_t last_server_contact_ms;    /* last successful server contact; INACT_NEVER if none */
-    uint64_t token_generation;         /* newest refresh-token generation seen; 0 if none */
+    uint64_t token_generation;         /* newest rotated refresh-token generation; 0 if none */
     int64_t interruption_until_ms;     /* end of an announced expected interruption; INACT_NEVER */
 } inact_info;
 
@@ -666,15 +667,18 @@ INACT_EXPORT int32_t inact_refresh_result(inact_engine engine, int32_t http_stat
  * inact_refresh_result for a refresh that used the refresh token of `generation` (the host
  * numbers its refresh tokens 1, 2, 3, ... per sign-in; 0 = not tracked). The outcome table:
  *   2xx                                  -> OK      (a successful server contact)
- *   401, or 400 with "invalid_grant":
- *     generation != 0 and older than the newest generation seen -> STALE (a rotation race:
- *                                            another refresh already replaced that token;
- *                                            nothing changes)
+ *   400 or 401 with "invalid_grant":
+ *     generation != 0 and older than the newest rotation -> STALE (a rotation race: another
+ *                                            refresh already replaced that token; nothing
+ *                                            changes)
  *     otherwise                          -> REVOKED (EXPIRED REVOKED unless already EXPIRED)
+ *   401 without "invalid_grant"          -> REVOKED, whatever the generation
  *   0 (no response), 408, 429, 5xx       -> RETRY   (nothing changes)
  *   any other status                     -> FAILED  (nothing changes)
- * The newest generation seen is the largest reported here or to inact_token_rotated (kept in a
- * snapshot; inact_start resets it to 0). Returns INACT_OK or INACT_E_INVALID_ARGUMENT.
+ * The newest rotation is the largest generation reported to inact_token_rotated (kept in a
+ * snapshot; inact_start resets it to 0). A result never moves it: fail secure, so that one
+ * bogus generation (an uninitialised UINT64_MAX) cannot turn later revocations into STALE.
+ * Returns INACT_OK or INACT_E_INVALID_ARGUMENT.
  * Ownership: nothing is kept.
  * Thread: any; delivers the events it causes before it returns (see Threading).
  */

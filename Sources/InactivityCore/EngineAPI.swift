@@ -115,13 +115,15 @@ extension InactivityEngine {
     }
 
     /// Reports a token refresh that used refresh token `generation` (0: not tracked). Only a
-    /// revoked token changes the session; a revoked answer for an older generation than the
-    /// newest seen is `.stale` and changes nothing; a 2xx is a server contact.
+    /// revoked token changes the session; an `invalid_grant` for a generation older than the
+    /// newest one reported by `tokenRotated` is `.stale` and changes nothing; a plain 401 always
+    /// revokes; a 2xx is a server contact.
     @discardableResult
     public func refreshResult(httpStatus: Int32, oauthError: String? = nil, generation: UInt64 = 0) throws(InactivityError) -> RefreshOutcome {
         try perform { m, r throws(InactivityError) in
             let outcome = try SessionMachine.classifyRefresh(httpStatus: httpStatus, oauthError: oauthError)
-            return try m.refreshResult(outcome, generation: generation, now: r.monotonicMs)
+            let invalidGrant = oauthError?.utf8.elementsEqual("invalid_grant".utf8) == true
+            return try m.refreshResult(outcome, invalidGrant: invalidGrant, generation: generation, now: r.monotonicMs)
         }
     }
 

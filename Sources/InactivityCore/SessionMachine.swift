@@ -797,15 +797,19 @@ struct SessionMachine {
     }
 
     /// Applies a classified refresh that used refresh token `generation` (0: not tracked) and
-    /// returns the final outcome: REVOKED for a generation older than the newest seen is a
-    /// rotation race, STALE, and changes nothing. A 2xx is a successful server contact.
-    mutating func refreshResult(_ classified: RefreshOutcome, generation: UInt64 = 0,
+    /// returns the final outcome: an `invalid_grant` for a generation older than the newest
+    /// rotation reported is a rotation race, STALE, and changes nothing. A 2xx is a successful
+    /// server contact.
+    ///
+    /// Fail secure: only `tokenRotated` moves the newest generation (a result's generation is
+    /// never trusted to, so one bogus value, say an uninitialised UINT64_MAX, cannot turn every
+    /// later revocation into STALE), and a plain 401 (no `invalid_grant`) always revokes.
+    mutating func refreshResult(_ classified: RefreshOutcome, invalidGrant: Bool, generation: UInt64 = 0,
                                 now: Int64) throws(InactivityError) -> RefreshOutcome {
-        let stale = classified == .revoked && generation != 0 && generation < newestGeneration
+        let stale = classified == .revoked && invalidGrant && generation != 0 && generation < newestGeneration
         let outcome: RefreshOutcome = stale ? .stale : classified
         let input: Input = outcome == .revoked ? .refreshRevoked : .refreshResult
         if try admits(input) { move(by: input, at: now) }
-        if !stale { newestGeneration = max(newestGeneration, generation) }
         if outcome == .ok { try serverContact(now: now) }
         return outcome
     }

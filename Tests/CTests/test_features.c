@@ -150,6 +150,27 @@ TEST(refresh_generations_report_rotation_races_as_stale) {
     recorder_deinit(&rec);
 }
 
+/* Fail secure: a result's generation never moves the newest one (an uninitialised UINT64_MAX
+   would otherwise turn every later revocation into STALE), and a plain 401 always revokes. */
+TEST(refresh_results_never_disable_revocation) {
+    recorder rec;
+    inact_policy policy = test_policy();
+    inact_engine engine;
+    int32_t outcome = -1;
+    recorder_init(&rec);
+    engine = started(&rec, &policy);
+    REQUIRE_OK(inact_refresh_result_gen(engine, 200, NULL, UINT64_MAX, &outcome));
+    CHECK_EQ(outcome, INACT_REFRESH_OK);
+    CHECK_EQ_U64(info_of(engine).token_generation, 0);
+    REQUIRE_OK(inact_token_rotated(engine, 5));
+    REQUIRE_OK(inact_refresh_result_gen(engine, 401, NULL, 4, &outcome));
+    CHECK_EQ(outcome, INACT_REFRESH_REVOKED);
+    CHECK_EQ(state_of(engine), INACT_STATE_EXPIRED);
+    CHECK_EQ(reason_of(engine), INACT_REASON_REVOKED);
+    REQUIRE_OK(inact_destroy(engine));
+    recorder_deinit(&rec);
+}
+
 TEST(offline_timeout_locks_and_blocks_unlock_until_contact) {
     recorder rec;
     inact_policy policy = test_policy();

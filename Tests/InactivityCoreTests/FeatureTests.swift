@@ -254,18 +254,33 @@ struct TokenGenerationTests {
         try rig.engine.tokenRotated(generation: 2)
         let before = try rig.engine.info()
         #expect(try rig.engine.refreshResult(httpStatus: 400, oauthError: "invalid_grant", generation: 1) == .stale)
-        #expect(try rig.engine.refreshResult(httpStatus: 401, generation: 1) == .stale)
+        #expect(try rig.engine.refreshResult(httpStatus: 401, oauthError: "invalid_grant", generation: 1) == .stale)
         #expect(try rig.engine.info() == before)
         #expect(try rig.engine.refreshResult(httpStatus: 400, oauthError: "invalid_grant", generation: 2) == .revoked)
         #expect(rig.state == .expired && rig.reason == .revoked)
     }
 
-    @Test func the_newest_generation_is_the_largest_reported() throws {
+    @Test func a_result_never_moves_the_newest_generation() throws {
+        // An uninitialised generation in one result must not make every later revocation STALE.
         let rig = InputTableTests.rig(in: .active)
+        #expect(try rig.engine.refreshResult(httpStatus: 200, generation: .max) == .ok)
         #expect(try rig.engine.refreshResult(httpStatus: 503, generation: 7) == .retry)
-        #expect(try rig.engine.info().tokenGeneration == 7)
-        #expect(try rig.engine.refreshResult(httpStatus: 401, generation: 6) == .stale)
-        #expect(try rig.engine.refreshResult(httpStatus: 401, generation: 0) == .revoked, "0 is not tracked")
+        #expect(try rig.engine.info().tokenGeneration == 0)
+        #expect(try rig.engine.refreshResult(httpStatus: 400, oauthError: "invalid_grant", generation: 6) == .revoked)
+        #expect(rig.state == .expired && rig.reason == .revoked)
+    }
+
+    @Test func a_plain_401_always_revokes() throws {
+        let rig = InputTableTests.rig(in: .active)
+        try rig.engine.tokenRotated(generation: 5)
+        #expect(try rig.engine.refreshResult(httpStatus: 401, generation: 4) == .revoked)
+        #expect(rig.state == .expired && rig.reason == .revoked)
+    }
+
+    @Test func generation_zero_is_not_tracked() throws {
+        let rig = InputTableTests.rig(in: .active)
+        try rig.engine.tokenRotated(generation: 5)
+        #expect(try rig.engine.refreshResult(httpStatus: 400, oauthError: "invalid_grant", generation: 0) == .revoked)
     }
 
     @Test func rotations_never_go_back_and_a_sign_in_starts_a_new_family() throws {

@@ -218,7 +218,7 @@ def test_every_enum_round_trips_through_the_library(manual_engine: ManualFactory
     engine.start()
     engine.token_rotated(2)
     assert {engine.refresh_result(s, generation=2) for s in (200, 503, 403, 401)} == set(RefreshOutcome) - {RefreshOutcome.STALE}
-    assert engine.refresh_result(401, generation=1) is RefreshOutcome.STALE
+    assert engine.refresh_result(400, "invalid_grant", generation=1) is RefreshOutcome.STALE
 
 
 def test_durations_accept_timedelta_seconds_and_never() -> None:

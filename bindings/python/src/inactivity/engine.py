@@ -138,7 +138,7 @@ class Info:
     last_credential: Optional[timedelta]  #: the last credential verification
     strong_auth_deadline: Optional[timedelta]  #: from then a biometric no longer unlocks
     last_server_contact: Optional[timedelta]
-    token_generation: int  #: the newest refresh-token generation seen; 0 if none
+    token_generation: int  #: the newest rotated refresh-token generation (inact_token_rotated); 0 if none
     interruption_until: Optional[timedelta]  #: end of an announced expected interruption
 
     @classmethod
