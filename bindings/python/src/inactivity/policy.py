@@ -1,8 +1,9 @@
 """The session policy as a frozen dataclass.
 
 Durations are ``timedelta`` (``NEVER`` for "never"); the constructor and ``replace`` also take
-seconds. The defaults are those of ``inact_policy_init`` (a test checks they agree), and the
-library, not this class, judges whether a policy is valid: see ``validate``.
+seconds. A field left out takes the library's default (``inact_policy_init``, read from the
+library, never restated here), and the library, not this class, judges whether a policy is valid:
+see ``validate``.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import ctypes
 import dataclasses
 import enum
 from datetime import timedelta
-from typing import Any, ClassVar, Union
+from typing import Any, ClassVar, Optional, Union
 
 from . import _lib
 from ._time import NEVER, Duration, duration_to_ms, ms_to_duration
@@ -89,25 +90,45 @@ class Policy:
 
     def __init__(
         self,
-        idle_timeout: Duration = timedelta(minutes=15),
-        warning: Duration = timedelta(seconds=30),
-        idle_action: Union[IdleAction, int] = IdleAction.LOCK,
-        background_timeout: Duration = timedelta(seconds=60),
-        absolute_timeout: Duration = timedelta(hours=12),
-        locked_timeout: Duration = NEVER,
-        tick: Duration = timedelta(seconds=1),
-        background_grace: Duration = timedelta(milliseconds=700),
-        activity_kinds: Union[ActivityKind, int] = ActivityKind.USER,
-        max_unlock_failures: int = 0,
-        activity_dismisses_warning: bool = False,
-        pause_idle_in_background: bool = False,
-        lock_on_device_lock: bool = False,
-        lock_on_restart: bool = False,
-        strong_auth_timeout: Duration = NEVER,
-        expected_interruption_max: Duration = timedelta(seconds=60),
-        offline_timeout: Duration = NEVER,
-        offline_expiry: Duration = NEVER,
+        idle_timeout: Optional[Duration] = None,
+        warning: Optional[Duration] = None,
+        idle_action: Union[IdleAction, int, None] = None,
+        background_timeout: Optional[Duration] = None,
+        absolute_timeout: Optional[Duration] = None,
+        locked_timeout: Optional[Duration] = None,
+        tick: Optional[Duration] = None,
+        background_grace: Optional[Duration] = None,
+        activity_kinds: Union[ActivityKind, int, None] = None,
+        max_unlock_failures: Optional[int] = None,
+        activity_dismisses_warning: Optional[bool] = None,
+        pause_idle_in_background: Optional[bool] = None,
+        lock_on_device_lock: Optional[bool] = None,
+        lock_on_restart: Optional[bool] = None,
+        strong_auth_timeout: Optional[Duration] = None,
+        expected_interruption_max: Optional[Duration] = None,
+        offline_timeout: Optional[Duration] = None,
+        offline_expiry: Optional[Duration] = None,
     ) -> None:
+        # A field left out (None) takes the library's default (inact_policy_init), read from the
+        # library rather than restated here, so the two cannot drift.
+        idle_timeout = _given_or_default(idle_timeout, "idle_timeout")
+        warning = _given_or_default(warning, "warning")
+        idle_action = _given_or_default(idle_action, "idle_action")
+        background_timeout = _given_or_default(background_timeout, "background_timeout")
+        absolute_timeout = _given_or_default(absolute_timeout, "absolute_timeout")
+        locked_timeout = _given_or_default(locked_timeout, "locked_timeout")
+        tick = _given_or_default(tick, "tick")
+        background_grace = _given_or_default(background_grace, "background_grace")
+        activity_kinds = _given_or_default(activity_kinds, "activity_kinds")
+        max_unlock_failures = _given_or_default(max_unlock_failures, "max_unlock_failures")
+        activity_dismisses_warning = _given_or_default(activity_dismisses_warning, "activity_dismisses_warning")
+        pause_idle_in_background = _given_or_default(pause_idle_in_background, "pause_idle_in_background")
+        lock_on_device_lock = _given_or_default(lock_on_device_lock, "lock_on_device_lock")
+        lock_on_restart = _given_or_default(lock_on_restart, "lock_on_restart")
+        strong_auth_timeout = _given_or_default(strong_auth_timeout, "strong_auth_timeout")
+        expected_interruption_max = _given_or_default(expected_interruption_max, "expected_interruption_max")
+        offline_timeout = _given_or_default(offline_timeout, "offline_timeout")
+        offline_expiry = _given_or_default(offline_expiry, "offline_expiry")
         # Normalize the units only; whether the values make a valid policy is the library's call.
         values: dict[str, Any] = {
             "idle_timeout": idle_timeout,
@@ -145,9 +166,7 @@ class Policy:
     @classmethod
     def library_default(cls) -> "Policy":
         """The library's own defaults (``inact_policy_init``); equal to ``Policy()``."""
-        c = _lib.CPolicy()
-        _lib.LIB.inact_policy_init(ctypes.byref(c))
-        return cls._from_c(c)
+        return _library_default()
 
     def replace(self, **changes: Any) -> "Policy":
         """A copy with some fields changed (durations may be given in seconds)."""
@@ -304,3 +323,21 @@ def _bool(value: bool, what: str) -> bool:
     if not isinstance(value, (bool, int)) or value not in (0, 1):
         raise TypeError(f"{what} must be a bool, not {value!r}")
     return bool(value)
+
+
+_DEFAULT: Optional[Policy] = None
+
+
+def _given_or_default(value: Any, name: str) -> Any:
+    """`value`, or the library's default for field `name` when it was left out (None)."""
+    return getattr(_library_default(), name) if value is None else value
+
+
+def _library_default() -> Policy:
+    """The library's default policy, read once (every field given, so no recursion)."""
+    global _DEFAULT
+    if _DEFAULT is None:
+        c = _lib.CPolicy()
+        _lib.LIB.inact_policy_init(ctypes.byref(c))
+        _DEFAULT = Policy._from_c(c)
+    return _DEFAULT
