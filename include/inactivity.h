@@ -105,13 +105,18 @@ extern "C" {
 #endif
 
 /* ---------------------------------------------------------------------------------
- * Version. Same major version = ABI compatible. inact_version_number() returns the
- * library's INACT_VERSION_NUMBER; bindings compare it with the header they were built for.
+ * Version. Same major version = ABI compatible (the SONAME is libinactivity.so.<major>).
+ * The minor version grows when functions, values or larger structs are added (a program
+ * built against an older header of the same major keeps working); the patch version when
+ * behaviour is fixed without an addition; the major version only when the ABI breaks.
+ * inact_version_number() returns the library's INACT_VERSION_NUMBER; bindings compare it
+ * with the header they were built for.
+ * The Python and Kotlin bindings state the same version (scripts/test-packaging checks).
  * ------------------------------------------------------------------------------- */
 #define INACT_VERSION_MAJOR 1
-#define INACT_VERSION_MINOR 0
+#define INACT_VERSION_MINOR 1
 #define INACT_VERSION_PATCH 0
-#define INACT_VERSION_STRING "1.0.0"
+#define INACT_VERSION_STRING "1.1.0"
 #define INACT_VERSION_NUMBER \
     (INACT_VERSION_MAJOR * 10000 + INACT_VERSION_MINOR * 100 + INACT_VERSION_PATCH)
 
@@ -401,7 +406,7 @@ typedef void (*inact_user_data_free)(void *user_data);
  *  Ownership: none. */
 INACT_EXPORT uint32_t inact_version_number(void);
 
-/** Returns the library's version string ("1.0.0"); static, never NULL. Thread: any.
+/** Returns the library's version string ("1.1.0"); static, never NULL. Thread: any.
  *  Ownership: a static string; never free it. */
 INACT_EXPORT const char *inact_version_string(void);
 

@@ -67,9 +67,13 @@ class InactivityEngine private constructor(
             return InactivityEngine(handle, dispatcher)
         }
 
-        /** The library's version string ("1.0.0"). */
+        /** The library's version string ("1.1.0"). */
         @JvmStatic
         val libraryVersion: String get() = NativeBridge.libraryVersionString()
+
+        /** This binding's version ("1.1.0"): the header version it was written against. */
+        @JvmStatic
+        val bindingVersion: String get() = NativeBridge.BINDING_VERSION
 
         private fun printListenerError(t: Throwable) {
             System.err.println("inactivity: a listener threw; the engine carries on")

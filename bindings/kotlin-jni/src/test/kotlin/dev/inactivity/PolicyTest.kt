@@ -84,6 +84,12 @@ class PolicyTest {
         assertTrue(InactivityEngine.libraryVersion.startsWith("1."))
         assertEquals(1, NativeBridge.libraryVersionNumber() / 10000)
         assertEquals(NativeBridge.headerVersionNumber() / 10000, NativeBridge.libraryVersionNumber() / 10000)
+        // In this repository the binding, the glue's header and the library are one version.
+        assertEquals(InactivityEngine.libraryVersion, InactivityEngine.bindingVersion)
+        assertEquals(NativeBridge.headerVersionNumber(), NativeBridge.libraryVersionNumber())
+        val (major, minor, patch) = InactivityEngine.bindingVersion.split(".").map { it.toInt() }
+        assertEquals(NativeBridge.BINDING_ABI_MAJOR, major)
+        assertEquals(major * 10000 + minor * 100 + patch, NativeBridge.libraryVersionNumber())
         assertEquals("success", Status.OK.description)
         assertEquals("unknown status", Status.UNKNOWN.description)
     }
