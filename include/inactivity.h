@@ -528,6 +528,24 @@ INACT_EXPORT int32_t inact_engine_create(const inact_config *config, const inact
  */
 INACT_EXPORT int32_t inact_destroy(inact_engine engine);
 
+/**
+ * A platform fault the engine survives, made visible. The scheduler thread gets its timer
+ * (timerfd, CLOCK_BOOTTIME) when it starts, and a failure then fails inact_engine_create;
+ * setting that timer can still fail later (timerfd_settime; not expected with a valid
+ * timerfd, but checked). No call fails then and no deadline is lost: the thread wakes at
+ * least once a second and decides on the clock it reads, so a THREAD engine's deadline may
+ * fire up to 1 s late, never early, until the timer can be set again. Each pointer may be
+ * NULL:
+ *   out_degraded    1 while the scheduler's last attempt to set its timer failed, else 0
+ *   out_failures    failed attempts since the process started (a degraded thread retries
+ *                   at every wake-up, so this grows about once a second while it lasts)
+ *   out_last_errno  the errno of the most recent failure; 0 if none
+ * Poll it from a health check or log it; MANUAL-clock and HOST-delivery engines never use
+ * the scheduler thread. Returns INACT_OK. Thread: any. Ownership: nothing is kept.
+ */
+INACT_EXPORT int32_t inact_scheduler_faults(int32_t *out_degraded, uint64_t *out_failures,
+                                            int32_t *out_last_errno);
+
 /* ---------------------------------------------------------------------------------
  * Inputs. Each first evaluates every deadline against the clock (catch-up, delivered
  * as one STATE_CHANGED event), then applies the input. An input that the current state

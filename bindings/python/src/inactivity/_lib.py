@@ -170,6 +170,7 @@ _TABLE: Sequence[Tuple[str, Sequence[Any], Any]] = (
         _STATUS,
     ),
     ("inact_destroy", (_engine,), _STATUS),
+    ("inact_scheduler_faults", (_P(c_int32), _P(c_uint64), _P(c_int32)), _STATUS),
     # inputs
     ("inact_start", (_engine,), _STATUS),
     ("inact_restore", (_engine, c_char_p, c_size_t), _STATUS),

@@ -75,6 +75,15 @@ class InactivityEngine private constructor(
         @JvmStatic
         val bindingVersion: String get() = NativeBridge.BINDING_VERSION
 
+        /** The scheduler thread's timer faults (inact_scheduler_faults), for a health check or a log. */
+        @JvmStatic
+        val schedulerFaults: SchedulerFaults
+            get() {
+                val v = LongArray(3)
+                NativeBridge.schedulerFaults(v)
+                return SchedulerFaults(v[0] != 0L, v[1].toULong(), v[2].toInt())
+            }
+
         private fun printListenerError(t: Throwable) {
             System.err.println("inactivity: a listener threw; the engine carries on")
             t.printStackTrace()
@@ -357,6 +366,14 @@ class Hold internal constructor(private val engine: InactivityEngine, val id: Lo
 
 /** The engine's clock: monotonic ms, wall ms since 1970, boot id. */
 data class ClockReading(val monotonicMs: Long, val wallMs: Long, val bootId: Long)
+
+/**
+ * A platform fault the scheduler thread survives (inact_scheduler_faults): setting its timer
+ * failed after it had one. While [degraded] (the last attempt failed) the deadlines of THREAD
+ * engines may fire up to 1 s late, never early; [failures] counts the failed attempts since the
+ * process started; [lastErrno] is the latest one's errno, 0 if none.
+ */
+data class SchedulerFaults(val degraded: Boolean, val failures: ULong, val lastErrno: Int)
 
 /**
  * A full view of an engine (inact_info). Instants are engine-clock ms, null when none;

@@ -128,6 +128,7 @@ internal object NativeBridge {
     @JvmStatic external fun libraryVersionNumber(): Int
     @JvmStatic external fun headerVersionNumber(): Int
     @JvmStatic external fun libraryVersionString(): String
+    @JvmStatic external fun schedulerFaults(out: LongArray)
     @JvmStatic external fun statusString(status: Int): String
     @JvmStatic external fun policyPreset(preset: Int, out: LongArray)
     @JvmStatic external fun policyValidate(policy: LongArray)
