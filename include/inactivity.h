@@ -28,10 +28,16 @@
  *   for a timeout and "no deadline" for a query. Deadline arithmetic saturates.
  * - Booleans are int32_t 0/1. No variadic functions.
  * - Structs that cross the boundary start with `uint32_t size`. Callers set it to
- *   sizeof(the struct) (the init functions do this). A size smaller than this version's
- *   struct is rejected with INACT_E_STRUCT_SIZE; a larger size is accepted only if the
- *   bytes beyond this version's struct are all zero, and a size above 65536 is refused
- *   with INACT_E_STRUCT_SIZE.
+ *   sizeof(the struct) (the init functions do this), so a caller built against an older
+ *   header keeps working when fields are added. Accepted sizes: every published layout
+ *   of the struct, from its first (1.0) one to this version's, and larger sizes whose
+ *   bytes beyond this version's struct are all zero. Published sizes: inact_policy 80
+ *   (1.0) and 120; inact_info 104 (1.0) and 152; inact_config 40; inact_ceilings 80
+ *   (added after 1.0); inact_event 56 (written by the library). An input struct of an
+ *   older layout is read up to its size, and the fields beyond it take the values its
+ *   init function fills (the defaults); an output struct is written up to its size only,
+ *   not one byte beyond. Any other size (below the first layout, between two layouts,
+ *   above 65536) is rejected with INACT_E_STRUCT_SIZE.
  *
  * ## Argument ranges
  * Every parameter and input field is defined over the whole width of its C type: a value
@@ -57,8 +63,9 @@
  *   is a no-op), unknown values are INACT_E_INVALID_HANDLE / INACT_E_NOT_FOUND.
  * - Pointers: NULL is INACT_E_NULL_POINTER unless the parameter says it may be NULL.
  *   Strings are NUL-terminated bytes of any length and encoding.
- * - Struct sizes (uint32_t size): sizeof(the struct) .. 65536 (with a zero tail, as above);
- *   above 65536 INACT_E_STRUCT_SIZE, and no byte past the struct is read.
+ * - Struct sizes (uint32_t size): a published layout's size, or sizeof(the struct) .. 65536
+ *   (with a zero tail, as above); anything else INACT_E_STRUCT_SIZE, and no byte past the
+ *   caller's size is read or written.
  *
  * ## Threading
  * Every function may be called from any thread, at any time, including from inside the
@@ -858,16 +865,19 @@ INACT_EXPORT int32_t inact_get_remaining(inact_engine engine, int64_t *out_remai
 INACT_EXPORT int32_t inact_info_init(inact_info *info);
 
 /** Fills `info`; info->size must be set by the caller (sizeof(inact_info)).
- *  Returns INACT_OK, INACT_E_NULL_POINTER or INACT_E_STRUCT_SIZE (info->size below
- *  sizeof(inact_info), above 65536, or larger with non-zero bytes beyond this version's
+ *  Returns INACT_OK, INACT_E_NULL_POINTER or INACT_E_STRUCT_SIZE (info->size neither 104
+ *  (the 1.0 layout) nor 152 .. 65536, or larger with non-zero bytes beyond this version's
  *  struct). inact_info_init prepares the struct.
- *  Ownership: the caller's struct, written only on success (size is kept as given).
+ *  Ownership: the caller's struct, written only on success and only up to info->size
+ *  (size is kept as given).
  *  Thread: any; delivers the events it causes before it returns (see Threading). */
 INACT_EXPORT int32_t inact_get_info(inact_engine engine, inact_info *info);
 
 /** Writes a copy of the engine's policy; policy->size must be set by the caller.
- *  Returns INACT_OK, INACT_E_NULL_POINTER or INACT_E_STRUCT_SIZE (as for inact_get_info).
- *  Ownership: the caller's struct, written only on success (size is kept as given).
+ *  Returns INACT_OK, INACT_E_NULL_POINTER or INACT_E_STRUCT_SIZE (policy->size neither 80
+ *  (the 1.0 layout) nor 120 .. 65536, or larger with a non-zero tail, as for inact_get_info).
+ *  Ownership: the caller's struct, written only on success and only up to policy->size
+ *  (size is kept as given).
  *  Thread: any; delivers the events it causes before it returns (see Threading). */
 INACT_EXPORT int32_t inact_get_policy(inact_engine engine, inact_policy *policy);
 

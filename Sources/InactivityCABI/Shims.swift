@@ -44,20 +44,55 @@ private func withEngine(_ handle: inact_engine, _ body: (InactivityEngine) throw
     }
 }
 
-/// Checks a caller's struct size: at least this version's, and any larger tail all zero.
-private func checkSize(_ pointer: UnsafeRawPointer, declared: UInt32, known: Int, name: String) throws(InactivityError) {
+/// The first published (1.0) size of each struct that grew since: a caller built against the
+/// 1.0 header keeps working (include/inactivity.h, the struct-size convention). A struct that
+/// has not grown, or appeared later, has only its current size as its first one.
+private let policySize1_0 = 80
+private let infoSize1_0 = 104
+
+/// Checks a caller's struct size and returns it: a published layout (the first one, `first`,
+/// or this version's, `known`), or larger than this version's with a zero tail. Sizes between
+/// layouts or below the first are refused: they are no struct any header declared. Reads the
+/// size field alone, never the caller's whole struct (a 1.0 struct is shorter than ours).
+private func checkSize(_ pointer: UnsafeRawPointer, first: Int, known: Int, name: String) throws(InactivityError) -> Int {
+    let declared = pointer.load(as: UInt32.self)
     // The upper bound first, on the UInt32: Int(declared) traps above 2^31 on 32-bit CPUs.
     guard declared <= 65_536 else {
         throw InactivityError(.structSize, "\(name)->size (\(declared)) is implausibly large (at most 65536)")
     }
     let size = Int(declared)
-    guard size >= known else {
-        throw InactivityError(.structSize, "\(name)->size (\(size)) must be at least sizeof(\(name)) (\(known)) for this library")
+    if size == first || size == known { return size }
+    guard size > known else {
+        let rule = first == known ? "at least sizeof(\(name)) (\(known))"
+            : "\(first) (the 1.0 layout), \(known) (sizeof(\(name))) or more"
+        throw InactivityError(.structSize, "\(name)->size (\(size)) must be \(rule) for this library")
     }
     for offset in known..<size where pointer.load(fromByteOffset: offset, as: UInt8.self) != 0 {
         throw InactivityError(.structSize,
                               "\(name)->size (\(size)) is larger than this library's \(known) bytes and byte \(offset) is not zero: the caller uses fields this library does not know")
     }
+    return size
+}
+
+/// An input struct as this version sees it: the caller's first `size` bytes over `defaults`
+/// (what the init function fills), so the fields an older caller does not have take defaults.
+private func readStruct<T>(_ pointer: UnsafePointer<T>, size: Int, defaults: T) -> T {
+    var value = defaults
+    withUnsafeMutableBytes(of: &value) { dst in
+        dst.copyMemory(from: UnsafeRawBufferPointer(start: UnsafeRawPointer(pointer), count: min(size, dst.count)))
+    }
+    return value
+}
+
+/// Writes an output struct's first `size` bytes only (an older caller's struct is shorter),
+/// keeping the caller's size field as given.
+private func writeStruct<T>(_ value: T, to pointer: UnsafeMutablePointer<T>, size: Int) {
+    let raw = UnsafeMutableRawPointer(pointer)
+    let callerSize = raw.load(as: UInt32.self)
+    withUnsafeBytes(of: value) { src in
+        raw.copyMemory(from: src.baseAddress!, byteCount: min(size, src.count))
+    }
+    raw.storeBytes(of: callerSize, as: UInt32.self)
 }
 
 private func flag(_ value: Int32, _ name: String) throws(InactivityError) -> Bool {
@@ -69,9 +104,9 @@ private func flag(_ value: Int32, _ name: String) throws(InactivityError) -> Boo
 
 private func readPolicy(_ pointer: UnsafePointer<inact_policy>?) throws(InactivityError) -> SessionPolicy {
     guard let pointer else { throw nullPointer("policy") }
-    try checkSize(UnsafeRawPointer(pointer), declared: pointer.pointee.size,
-                  known: MemoryLayout<inact_policy>.size, name: "inact_policy")
-    let c = pointer.pointee
+    let size = try checkSize(UnsafeRawPointer(pointer), first: policySize1_0,
+                             known: MemoryLayout<inact_policy>.size, name: "inact_policy")
+    let c = readStruct(pointer, size: size, defaults: cPolicy(SessionPolicy()))
     var p = SessionPolicy()
     guard let action = IdleAction(rawValue: c.idle_action) else {
         throw InactivityError(.invalidArgument, "policy.idle_action (\(c.idle_action)) must be INACT_IDLE_ACTION_LOCK (0) or _EXPIRE (1)")
@@ -99,9 +134,9 @@ private func readPolicy(_ pointer: UnsafePointer<inact_policy>?) throws(Inactivi
 
 private func readCeilings(_ pointer: UnsafePointer<inact_ceilings>?) throws(InactivityError) -> PolicyCeilings {
     guard let pointer else { throw nullPointer("ceilings") }
-    try checkSize(UnsafeRawPointer(pointer), declared: pointer.pointee.size,
-                  known: MemoryLayout<inact_ceilings>.size, name: "inact_ceilings")
-    let c = pointer.pointee
+    let size = try checkSize(UnsafeRawPointer(pointer), first: MemoryLayout<inact_ceilings>.size,
+                             known: MemoryLayout<inact_ceilings>.size, name: "inact_ceilings")
+    let c = readStruct(pointer, size: size, defaults: cCeilings(PolicyCeilings()))
     var l = PolicyCeilings()
     l.maxUnlockFailures = c.max_unlock_failures
     l.idleTimeoutMs = c.idle_timeout_ms
@@ -122,8 +157,8 @@ private func readCeilings(_ pointer: UnsafePointer<inact_ceilings>?) throws(Inac
     return l
 }
 
-private func writeCeilings(_ l: PolicyCeilings, to out: UnsafeMutablePointer<inact_ceilings>) {
-    out.pointee = inact_ceilings(
+private func cCeilings(_ l: PolicyCeilings) -> inact_ceilings {
+    inact_ceilings(
         size: UInt32(MemoryLayout<inact_ceilings>.size), max_unlock_failures: l.maxUnlockFailures,
         idle_timeout_ms: l.idleTimeoutMs, background_timeout_ms: l.backgroundTimeoutMs,
         absolute_timeout_ms: l.absoluteTimeoutMs, locked_timeout_ms: l.lockedTimeoutMs,
@@ -139,8 +174,8 @@ private func authMethod(_ method: Int32) throws(InactivityError) -> AuthStrength
     return m
 }
 
-private func writePolicy(_ p: SessionPolicy, to out: UnsafeMutablePointer<inact_policy>) {
-    out.pointee = inact_policy(
+private func cPolicy(_ p: SessionPolicy) -> inact_policy {
+    inact_policy(
         size: UInt32(MemoryLayout<inact_policy>.size), idle_action: p.idleAction.rawValue,
         idle_timeout_ms: p.idleTimeoutMs, warning_ms: p.warningMs,
         background_timeout_ms: p.backgroundTimeoutMs, absolute_timeout_ms: p.absoluteTimeoutMs,
@@ -173,7 +208,7 @@ private func cEvent(_ e: SessionEvent) -> inact_event {
 public func inact_policy_init(_ policy: UnsafeMutablePointer<inact_policy>?) -> Int32 {
     status { () throws(InactivityError) in
         guard let policy else { throw nullPointer("policy") }
-        writePolicy(SessionPolicy(), to: policy)
+        policy.pointee = cPolicy(SessionPolicy())
     }
 }
 
@@ -184,7 +219,7 @@ public func inact_policy_preset(_ policy: UnsafeMutablePointer<inact_policy>?, _
         guard let p = SessionPolicy.Preset(rawValue: preset) else {
             throw InactivityError(.invalidArgument, "preset (\(preset)) must be an inact_preset (0..\(SessionPolicy.Preset.allCases.count - 1))")
         }
-        writePolicy(SessionPolicy(preset: p), to: policy)
+        policy.pointee = cPolicy(SessionPolicy(preset: p))
     }
 }
 
@@ -197,7 +232,7 @@ public func inact_policy_validate(_ policy: UnsafePointer<inact_policy>?) -> Int
 public func inact_ceilings_init(_ ceilings: UnsafeMutablePointer<inact_ceilings>?) -> Int32 {
     status { () throws(InactivityError) in
         guard let ceilings else { throw nullPointer("ceilings") }
-        writeCeilings(PolicyCeilings(), to: ceilings)
+        ceilings.pointee = cCeilings(PolicyCeilings())
     }
 }
 
@@ -239,8 +274,9 @@ private extension UInt32 {
 
 private func engineOptions(_ config: UnsafePointer<inact_config>?) throws(InactivityError) -> (InactivityEngine.Delivery, EngineClock) {
     guard let config else { return (.thread, .system) }
-    try checkSize(UnsafeRawPointer(config), declared: config.pointee.size,
-                  known: MemoryLayout<inact_config>.size, name: "inact_config")
+    // inact_config has not grown since 1.0: its first size is its current one
+    _ = try checkSize(UnsafeRawPointer(config), first: MemoryLayout<inact_config>.size,
+                      known: MemoryLayout<inact_config>.size, name: "inact_config")
     let c = config.pointee
     guard let delivery = InactivityEngine.Delivery(rawValue: c.delivery) else {
         throw InactivityError(.invalidArgument, "config.delivery (\(c.delivery)) must be INACT_DELIVERY_THREAD (0) or _HOST (1)")
@@ -489,11 +525,9 @@ public func inact_set_ceilings(_ engine: inact_engine, _ ceilings: UnsafePointer
 public func inact_get_ceilings(_ engine: inact_engine, _ ceilings: UnsafeMutablePointer<inact_ceilings>?) -> Int32 {
     withEngine(engine) { e throws(InactivityError) in
         guard let ceilings else { throw nullPointer("ceilings") }
-        try checkSize(UnsafeRawPointer(ceilings), declared: ceilings.pointee.size,
-                      known: MemoryLayout<inact_ceilings>.size, name: "inact_ceilings")
-        let size = ceilings.pointee.size
-        writeCeilings(try e.ceilings(), to: ceilings)
-        ceilings.pointee.size = size
+        let size = try checkSize(UnsafeRawPointer(ceilings), first: MemoryLayout<inact_ceilings>.size,
+                                 known: MemoryLayout<inact_ceilings>.size, name: "inact_ceilings")
+        writeStruct(cCeilings(try e.ceilings()), to: ceilings, size: size)
     }
 }
 
@@ -527,12 +561,11 @@ public func inact_get_remaining(_ engine: inact_engine, _ outRemainingMs: Unsafe
 public func inact_get_info(_ engine: inact_engine, _ info: UnsafeMutablePointer<inact_info>?) -> Int32 {
     withEngine(engine) { e throws(InactivityError) in
         guard let info else { throw nullPointer("info") }
-        try checkSize(UnsafeRawPointer(info), declared: info.pointee.size,
-                      known: MemoryLayout<inact_info>.size, name: "inact_info")
+        let size = try checkSize(UnsafeRawPointer(info), first: infoSize1_0,
+                                 known: MemoryLayout<inact_info>.size, name: "inact_info")
         let i = try e.info()
-        let size = info.pointee.size
-        info.pointee = inact_info(
-            size: size, state: i.state.rawValue, reason: i.reason.rawValue, delivery: i.delivery.rawValue,
+        writeStruct(inact_info(
+            size: UInt32(size), state: i.state.rawValue, reason: i.reason.rawValue, delivery: i.delivery.rawValue,
             clock: i.isManualClock ? INACT_CLOCK_MANUAL.rawValue.int32 : INACT_CLOCK_SYSTEM.rawValue.int32,
             in_background: i.inBackground ? 1 : 0, visible_windows: i.visibleWindows,
             open_scopes: i.openScopes, open_holds: i.openHolds, unlock_failures: i.unlockFailures,
@@ -542,7 +575,8 @@ public func inact_get_info(_ engine: inact_engine, _ info: UnsafeMutablePointer<
             locked_at_ms: i.lockedAtMs, required_auth: i.requiredAuth.rawValue,
             needs_server_contact: i.needsServerContact ? 1 : 0, last_credential_ms: i.lastCredentialMs,
             strong_auth_deadline_ms: i.strongAuthDeadlineMs, last_server_contact_ms: i.lastServerContactMs,
-            token_generation: i.tokenGeneration, interruption_until_ms: i.interruptionUntilMs)
+            token_generation: i.tokenGeneration, interruption_until_ms: i.interruptionUntilMs),
+            to: info, size: size)
     }
 }
 
@@ -550,11 +584,9 @@ public func inact_get_info(_ engine: inact_engine, _ info: UnsafeMutablePointer<
 public func inact_get_policy(_ engine: inact_engine, _ policy: UnsafeMutablePointer<inact_policy>?) -> Int32 {
     withEngine(engine) { e throws(InactivityError) in
         guard let policy else { throw nullPointer("policy") }
-        try checkSize(UnsafeRawPointer(policy), declared: policy.pointee.size,
-                      known: MemoryLayout<inact_policy>.size, name: "inact_policy")
-        let size = policy.pointee.size
-        writePolicy(try e.policy(), to: policy)
-        policy.pointee.size = size
+        let size = try checkSize(UnsafeRawPointer(policy), first: policySize1_0,
+                                 known: MemoryLayout<inact_policy>.size, name: "inact_policy")
+        writeStruct(cPolicy(try e.policy()), to: policy, size: size)
     }
 }
 

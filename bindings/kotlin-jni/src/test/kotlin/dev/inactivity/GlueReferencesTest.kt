@@ -77,6 +77,10 @@ class GlueReferencesTest {
     private fun droppedThreadEngine(): Long {
         val engine = InactivityEngine.create(Policy.defaults(), EngineConfig(), Recorder()) // THREAD, system clock
         engine.start()
+        // Counted while `engine` is still reachable: once this function returns, a collection
+        // (any allocation may start one) lets the cleaner destroy it at any moment.
+        assertEquals(1, schedulerThreads())
+        java.lang.ref.Reference.reachabilityFence(engine)
         return engine.nativeHandle
     }
 
@@ -85,8 +89,7 @@ class GlueReferencesTest {
         org.junit.Assume.assumeTrue(java.io.File("/proc/self/task").isDirectory)
         // Engines of earlier tests are closed (or collected by now): no scheduler thread.
         assertTrue("a THREAD engine is still open", waitFor { System.gc(); schedulerThreads() == 0 })
-        val handle = droppedThreadEngine()
-        assertEquals(1, schedulerThreads())
+        val handle = droppedThreadEngine() // asserts the scheduler thread runs while it is reachable
         assertTrue("the native engine was not destroyed", waitFor { System.gc(); !handleIsLive(handle) })
         assertTrue("the scheduler thread outlived the last engine", waitFor { schedulerThreads() == 0 })
     }
