@@ -1206,6 +1206,9 @@ static void op_in_callback(reader *r, int destroy) {
     }
     /* lock from inside the callback: applied at the first event's instant, its events
      * delivered after that callback returns, and the advance goes on */
+    if (s->modeled && s->c->reentrant_status != m->lock_status && s->c->n_ev > 0)
+        trace("    first event: %s -> %s (%s) time %" PRId64, m_state_name(s->c->ev[0].previous_state),
+              m_state_name(s->c->ev[0].state), m_reason_name(s->c->ev[0].reason), s->c->ev[0].time_ms);
     if (s->modeled && s->c->reentrant_status != m->lock_status)
         fail("lock from inside the callback returned %d, the model %d", s->c->reentrant_status, m->lock_status);
     compare(s, "advance with lock in the callback", rc, ex);
