@@ -39,8 +39,8 @@ static void on_event(const inact_event *event, void *user_data) {
 static void flush_events(void) {
     for (size_t i = 0; i < event_count; i++) {
         const inact_event *e = &events[i];
-        fprintf(out, "event %d %d %d %d %" PRId64 " %" PRId64 " %" PRId64 "\n", e->kind, e->state,
-                e->previous_state, e->reason, e->remaining_ms, e->time_ms, e->now_ms);
+        fprintf(out, "event %d %d %d %d %d %" PRId64 " %" PRId64 " %" PRId64 "\n", e->kind, e->state,
+                e->previous_state, e->reason, e->required_auth, e->remaining_ms, e->time_ms, e->now_ms);
     }
     event_count = 0;
 }

@@ -184,7 +184,7 @@ class Runner:
                 result = f"error {int(error.status)} {error.message}"
             for ev in self.events:
                 self.out.append(
-                    f"event {int(ev.kind)} {int(ev.state)} {int(ev.previous_state)} {int(ev.reason)} "
+                    f"event {int(ev.kind)} {int(ev.state)} {int(ev.previous_state)} {int(ev.reason)} {int(ev.required_auth)} "
                     f"{ms_out(ev.remaining)} {ms_out(ev.time)} {ms_out(ev.now)}"
                 )
             self.events.clear()

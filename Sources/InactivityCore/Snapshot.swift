@@ -99,26 +99,32 @@ public struct Snapshot: Sendable, Equatable {
         return hash.value
     }
 
-    /// Decodes and checks `bytes`. Each corrupt form has its own error code.
+    /// Decodes and checks `bytes`, in the order of the steps below: the first failed check is
+    /// the error. Truncated bytes, an unknown version and a bad checksum have their own codes;
+    /// every other corrupt form is `snapshotInvalid`, its message naming the rule.
     /// `length`: the caller's length when `bytes` is only its first part (the C ABI copies at
     /// most one byte more than any snapshot, whatever size_t length it is given); messages
     /// name it.
     public static func decode(_ bytes: [UInt8], length: UInt64? = nil) throws(InactivityError) -> Snapshot {
-        let length = length ?? UInt64(bytes.count)
-        func read<T: FixedWidthInteger>(_: T.Type, _ offset: Int) -> T {
-            var v: T = 0
-            withUnsafeMutableBytes(of: &v) { dst in
-                for i in 0..<MemoryLayout<T>.size { dst[i] = bytes[offset + i] }
-            }
-            return T(littleEndian: v)
-        }
+        let bytes = LittleEndianBytes(bytes, length: length ?? UInt64(bytes.count))
+        let version = try checkLengthAndHeader(bytes)
+        try verifyChecksum(bytes, size: version == 1 ? version1ByteCount : byteCount)
+        var s = try readVersion1Fields(bytes, knownFlags: version == 1 ? 3 : 7)
+        if version >= 2 { readVersion2Fields(bytes, into: &s) }
+        try s.checkPossible()
+        return s
+    }
+
+    /// The magic, a supported version and exactly that version's size. Returns the version.
+    private static func checkLengthAndHeader(_ bytes: LittleEndianBytes) throws(InactivityError) -> UInt16 {
+        let length = bytes.length
         guard bytes.count >= 6 else {
             throw InactivityError(.snapshotTruncated, "snapshot length (\(length)) is shorter than its header (6 bytes)")
         }
-        guard Array(bytes[0..<4]) == magic else {
+        guard bytes.bytes.starts(with: magic) else {
             throw InactivityError(.snapshotInvalid, "snapshot does not start with the magic \"INAS\"")
         }
-        let version = read(UInt16.self, 4)
+        let version = bytes.read(UInt16.self, 4)
         guard version == 1 || version == formatVersion else {
             throw InactivityError(.snapshotVersion, "snapshot version (\(version)) is not supported (this library reads versions 1 and \(formatVersion))")
         }
@@ -129,50 +135,93 @@ public struct Snapshot: Sendable, Equatable {
         guard bytes.count == size else {
             throw InactivityError(.snapshotInvalid, "snapshot length (\(length)) is longer than version \(version)'s \(size) bytes")
         }
-        guard read(UInt64.self, size - 8) == checksum(bytes[0..<(size - 8)]) else {
+        return version
+    }
+
+    /// The last 8 of `size` bytes are the FNV-1a 64 of the ones before them.
+    private static func verifyChecksum(_ bytes: LittleEndianBytes, size: Int) throws(InactivityError) {
+        guard bytes.read(UInt64.self, size - 8) == checksum(bytes.bytes[0..<(size - 8)]) else {
             throw InactivityError(.snapshotChecksum, "snapshot checksum does not match its contents")
         }
-        func invalid(_ why: String) -> InactivityError { InactivityError(.snapshotInvalid, "snapshot \(why)") }
-        guard let state = SessionState(rawValue: Int32(bytes[6])), state != .loading else {
-            throw invalid("state (\(bytes[6])) must be ACTIVE, WARNING, LOCKED or EXPIRED")
+    }
+
+    /// Bytes 0..<72, the layout both versions share. The fields after them keep the
+    /// initialiser's defaults, which are version 1's reading (the top of this file).
+    private static func readVersion1Fields(_ bytes: LittleEndianBytes, knownFlags: UInt32) throws(InactivityError) -> Snapshot {
+        guard let state = SessionState(rawValue: Int32(bytes.bytes[6])), state != .loading else {
+            throw invalid("state (\(bytes.bytes[6])) must be ACTIVE, WARNING, LOCKED or EXPIRED")
         }
-        guard let reason = Reason(rawValue: Int32(bytes[7])), Reason.allowed(in: state).contains(reason) else {
-            throw invalid("reason (\(bytes[7])) is not a reason for state \(state)")
+        guard let reason = Reason(rawValue: Int32(bytes.bytes[7])), Reason.allowed(in: state).contains(reason) else {
+            throw invalid("reason (\(bytes.bytes[7])) is not a reason for state \(state)")
         }
-        let flags = read(UInt32.self, 12)
-        let knownFlags: UInt32 = version == 1 ? 3 : 7
+        let flags = bytes.read(UInt32.self, 12)
         guard flags & ~knownFlags == 0 else { throw invalid("flags (0x\(String(flags, radix: 16))) has unknown bits") }
-        let v2 = version >= 2
-        let s = Snapshot(
-            state: state, reason: reason, unlockFailures: read(UInt32.self, 8),
-            startedAt: read(Int64.self, 16), lastActivity: read(Int64.self, 24),
-            backgroundSince: flags & 1 != 0 ? read(Int64.self, 32) : nil,
-            lockedAt: flags & 2 != 0 ? read(Int64.self, 40) : nil,
-            bootID: read(UInt64.self, 48), monotonicMs: read(Int64.self, 56), wallMs: read(Int64.self, 64),
-            lastCredentialAt: v2 ? read(Int64.self, 72) : nil, credentialRequired: flags & 4 != 0,
-            lastContactAt: v2 ? read(Int64.self, 80) : nil, newestGeneration: v2 ? read(UInt64.self, 88) : 0)
-        guard flags & 1 != 0 || read(Int64.self, 32) == 0, flags & 2 != 0 || read(Int64.self, 40) == 0 else {
+        // An absent time is written as 0; anything else is corruption, not a value to drop.
+        guard flags & 1 != 0 || bytes.read(Int64.self, 32) == 0, flags & 2 != 0 || bytes.read(Int64.self, 40) == 0 else {
             throw invalid("has a time for an absent field")
         }
-        guard s.monotonicMs >= 0 else { throw invalid("clock (\(s.monotonicMs)) must be >= 0") }
-        guard s.bootID != 0 else { throw invalid("boot id must not be 0") }
-        guard s.startedAt <= s.lastActivity, s.lastActivity <= s.monotonicMs else {
-            throw invalid("times must satisfy start (\(s.startedAt)) <= last activity (\(s.lastActivity)) <= snapshot clock (\(s.monotonicMs))")
+        return Snapshot(
+            state: state, reason: reason, unlockFailures: bytes.read(UInt32.self, 8),
+            startedAt: bytes.read(Int64.self, 16), lastActivity: bytes.read(Int64.self, 24),
+            backgroundSince: flags & 1 != 0 ? bytes.read(Int64.self, 32) : nil,
+            lockedAt: flags & 2 != 0 ? bytes.read(Int64.self, 40) : nil,
+            bootID: bytes.read(UInt64.self, 48), monotonicMs: bytes.read(Int64.self, 56),
+            wallMs: bytes.read(Int64.self, 64), credentialRequired: flags & 4 != 0)
+    }
+
+    /// Bytes 72..<96, the fields version 2 added.
+    private static func readVersion2Fields(_ bytes: LittleEndianBytes, into s: inout Snapshot) {
+        s.lastCredentialAt = bytes.read(Int64.self, 72)
+        s.lastContactAt = bytes.read(Int64.self, 80)
+        s.newestGeneration = bytes.read(UInt64.self, 88)
+    }
+
+    /// Values a session can have had: the times in order on the snapshot's clock, a boot id,
+    /// locked-at exactly in LOCKED.
+    private func checkPossible() throws(InactivityError) {
+        let invalid = Snapshot.invalid
+        guard monotonicMs >= 0 else { throw invalid("clock (\(monotonicMs)) must be >= 0") }
+        guard bootID != 0 else { throw invalid("boot id must not be 0") }
+        guard startedAt <= lastActivity, lastActivity <= monotonicMs else {
+            throw invalid("times must satisfy start (\(startedAt)) <= last activity (\(lastActivity)) <= snapshot clock (\(monotonicMs))")
         }
-        if let b = s.backgroundSince, b > s.monotonicMs {
-            throw invalid("background start (\(b)) is after the snapshot clock (\(s.monotonicMs))")
+        if let b = backgroundSince, b > monotonicMs {
+            throw invalid("background start (\(b)) is after the snapshot clock (\(monotonicMs))")
         }
-        guard (state == .locked) == (s.lockedAt != nil) else {
+        guard (state == .locked) == (lockedAt != nil) else {
             throw invalid("locked-at must be present exactly when the state is LOCKED")
         }
-        if let l = s.lockedAt, !(s.startedAt...s.monotonicMs).contains(l) {
-            throw invalid("locked-at (\(l)) must lie between start (\(s.startedAt)) and the snapshot clock (\(s.monotonicMs))")
+        if let l = lockedAt, !(startedAt...monotonicMs).contains(l) {
+            throw invalid("locked-at (\(l)) must lie between start (\(startedAt)) and the snapshot clock (\(monotonicMs))")
         }
-        for (name, t) in [("last credential verification", s.lastCredentialAt), ("last server contact", s.lastContactAt)]
-        where !(s.startedAt...s.monotonicMs).contains(t) {
-            throw invalid("\(name) (\(t)) must lie between start (\(s.startedAt)) and the snapshot clock (\(s.monotonicMs))")
+        for (name, t) in [("last credential verification", lastCredentialAt), ("last server contact", lastContactAt)]
+        where !(startedAt...monotonicMs).contains(t) {
+            throw invalid("\(name) (\(t)) must lie between start (\(startedAt)) and the snapshot clock (\(monotonicMs))")
         }
-        return s
+    }
+
+    private static func invalid(_ why: String) -> InactivityError { InactivityError(.snapshotInvalid, "snapshot \(why)") }
+}
+
+/// Snapshot bytes being decoded, and the caller's length that messages name.
+private struct LittleEndianBytes {
+    let bytes: [UInt8]
+    let length: UInt64
+
+    init(_ bytes: [UInt8], length: UInt64) {
+        self.bytes = bytes
+        self.length = length
+    }
+
+    var count: Int { bytes.count }
+
+    /// The little-endian integer at `offset`; the caller has checked that it is in bounds.
+    func read<T: FixedWidthInteger>(_: T.Type, _ offset: Int) -> T {
+        var v: T = 0
+        withUnsafeMutableBytes(of: &v) { dst in
+            for i in 0..<MemoryLayout<T>.size { dst[i] = bytes[offset + i] }
+        }
+        return T(littleEndian: v)
     }
 }
 

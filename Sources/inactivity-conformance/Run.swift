@@ -33,7 +33,7 @@ final class SwiftRunner {
 
     private func flushEvents() {
         for e in inbox.drain() {
-            out.append("event \(e.kind.rawValue) \(e.state.rawValue) \(e.previousState.rawValue) \(e.reason.rawValue) "
+            out.append("event \(e.kind.rawValue) \(e.state.rawValue) \(e.previousState.rawValue) \(e.reason.rawValue) \(e.requiredAuth.rawValue) "
                        + "\(e.remainingMs) \(e.timeMs) \(e.nowMs)")
         }
     }

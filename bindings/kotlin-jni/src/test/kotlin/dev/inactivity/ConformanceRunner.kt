@@ -122,7 +122,9 @@ object ConformanceRunner {
                 for (ev in events) {
                     val kind = if (ev is SessionEvent.Tick) 2 else 1
                     val previous = if (ev is SessionEvent.StateChanged) ev.previous else ev.state
-                    out.add("event $kind ${ev.state.code} ${previous.code} ${ev.reason.code} ${msOut(ev.remaining)} ${ev.timeMs} ${ev.nowMs}")
+                    // A tick (WARNING) carries no requiredAuth: the library's is NONE outside LOCKED.
+                    val auth = if (ev is SessionEvent.StateChanged) ev.requiredAuth else AuthStrength.NONE
+                    out.add("event $kind ${ev.state.code} ${previous.code} ${ev.reason.code} ${auth.code} ${msOut(ev.remaining)} ${ev.timeMs} ${ev.nowMs}")
                 }
                 events.clear()
                 out.add("= $result")
