@@ -703,9 +703,13 @@ static void lock_from_callback(model *m) {
 int32_t m_advance(model *m, int64_t ms) {
     m_begin_step(m);
     m->wakes = 0;
-    /* "ms < 0, or the clock would pass 1000 years" (refused after the catch-up) */
+    /* "ms < 0, or the clock would pass 1000 years": refused after the catch-up ("every call
+     * on an engine first evaluates its deadlines and delivers what came due, also a call that
+     * is then refused"). That catch-up is a delivery like any other: a callback that locks at
+     * its event is applied, although the advance itself is refused and the clock stays. */
     if (bad_clock_move(m, ms)) {
         catch_up(m);
+        lock_from_callback(m);
         return INACT_E_INVALID_ARGUMENT;
     }
     int64_t target = m->now + ms, start = m->now;
