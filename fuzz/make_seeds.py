@@ -157,6 +157,11 @@ SEEDS = {
     + bytes([STALE, 0, 0, 0, 1]),
     "lock_in_callback": create() + op(START) + bytes([LOCK_IN_CALLBACK, 0]) + adv(60000)
     + op(ADVANCE, 0, adv(3600000)),
+    # a refused advance (INT64_MAX) still delivers the catch-up of a freeze, and a lock from
+    # the callback at that event is applied (WARNING -> LOCKED) or refused (EXPIRED)
+    "lock_in_callback_refused_advance": create() + op(START) + op(FREEZE, 0, adv(7000))
+    + bytes([LOCK_IN_CALLBACK, 0, 0xfe, 0x0c]) + op(FREEZE, 0, adv(3600000))
+    + bytes([LOCK_IN_CALLBACK, 0, 0xfe, 0x0c]),
     "three_engines_thread_delivery": create(thread=True) + create(policy(base="default")) + create(thread=True)
     + op(START, 0) + op(START, 1) + op(START, 2) + op(ADVANCE, 1, adv(3600000)) + op(DESTROY, 2)
     + op(LOCK, 0),

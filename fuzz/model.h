@@ -27,6 +27,7 @@ typedef struct m_event {
     int32_t kind; /* INACT_EVENT_STATE_CHANGED or INACT_EVENT_TICK */
     int32_t previous_state, state, reason;
     int64_t time_ms, now_ms, remaining_ms;
+    int32_t required_auth; /* inact_auth at now_ms */
     int32_t time_any; /* the model does not know time_ms (only that it is <= now_ms) */
 } m_event;
 
@@ -40,6 +41,8 @@ typedef struct m_snapshot {
     int32_t idle_paused;          /* idle countdown was paused (pause_idle_in_background) */
     int64_t idle_used_at_pause;   /* idle time used before the pause */
     uint64_t generation;          /* the newest refresh-token generation seen */
+    int64_t last_credential;      /* the last credential verification (sign-in, credential unlock) */
+    int32_t credential_required;  /* biometrics changed, or an untrusted restore (flag bit 2) */
 } m_snapshot;
 
 typedef struct m_scope {
@@ -76,6 +79,11 @@ typedef struct model {
     int32_t untrusted;
     /* the newest refresh-token generation seen (refresh results and rotations); 0 at start */
     uint64_t generation;
+    /* unlock strength (docs/session-features.md section 1): the last credential verification
+     * (M_NEVER before a sign-in) and the flag that the credential is required whatever the
+     * time (biometrics changed; an untrusted restore under a finite strong-auth timeout) */
+    int64_t last_credential;
+    int32_t credential_required;
     /* the events the last step must have delivered */
     m_event events[M_MAX_EVENTS];
     int32_t n_events;
@@ -103,6 +111,9 @@ int32_t m_continue(model *m);
 int32_t m_lock(model *m);
 int32_t m_unlock(model *m);
 int32_t m_unlock_failed(model *m, uint32_t *out_failures);
+int32_t m_unlock_with(model *m, int32_t method);
+int32_t m_unlock_failed_with(model *m, int32_t method, uint32_t *out_failures);
+int32_t m_biometrics_changed(model *m);
 int32_t m_end(model *m, int32_t reason);
 int32_t m_refresh(model *m, int32_t http_status, const char *oauth_error, uint64_t generation,
                   int32_t *out_outcome);
@@ -137,6 +148,8 @@ int32_t m_in_background(const model *m);
 int64_t m_idle_deadline(const model *m);
 int64_t m_warning_deadline(const model *m);
 int64_t m_background_since(const model *m);
+int32_t m_required_auth(const model *m);      /* inact_auth an unlock needs at m->now */
+int64_t m_strong_auth_deadline(const model *m);
 
 const char *m_state_name(int32_t s);
 const char *m_reason_name(int32_t r);
