@@ -16,7 +16,8 @@ import struct
  BACKGROUND, FOREGROUND, WINDOW_SHOWN, WINDOW_HIDDEN, SCOPE_PUSH, SCOPE_POP, HOLD_ACQUIRE,
  HOLD_RELEASE, SET_POLICY, QUERY, ADVANCE, ADVANCE2, ADVANCE3, FREEZE, JUMP_WALL, REBOOT,
  SNAPSHOT, RESTART, RESTORE, STALE, BAD_ARGS, DESTROY_IN_CALLBACK, LOCK_IN_CALLBACK, TOKEN_ROTATED,
- DEVICE_LOCKED, SERVER_CONTACT, SET_CEILINGS, COMPAT_QUERY) = range(38)
+ DEVICE_LOCKED, UNLOCK_WITH, UNLOCK_FAILED_WITH, BIOMETRICS_CHANGED, SERVER_CONTACT, SET_CEILINGS,
+ COMPAT_QUERY) = range(41)
 
 DURATIONS = [0, 1, 2, 3, 5, 10, 100, 250, 500, 700, 999, 1000, 1001, 2000, 3000, 3500, 5000,
              7000, 10000, 30000, 60000, 900000, 3600000, -1, "NEVER", "100Y", "100Y+1"]
@@ -202,6 +203,11 @@ SEEDS = {
     "policy_1_0_size": create(policy(size10=bytes([0x80, 1, 2, 3, 4, 5, 6]))) + op(START)
     + op(SET_POLICY, 0, policy(size10=bytes([0x84, 7, 8, 9, 10, 11, 12]), idle=60000)) + op(COMPAT_QUERY, 0, b"\x00\x01")
     + op(COMPAT_QUERY, 0, b"\x00\x00") + op(SET_POLICY, 0, policy(size10=4)),
+    # a refused advance (INT64_MAX) still delivers the catch-up of a freeze, and a lock from
+    # the callback at that event is applied (WARNING -> LOCKED) or refused (EXPIRED)
+    "lock_in_callback_refused_advance": create() + op(START) + op(FREEZE, 0, adv(7000))
+    + bytes([LOCK_IN_CALLBACK, 0, 0xfe, 0x0c]) + op(FREEZE, 0, adv(3600000))
+    + bytes([LOCK_IN_CALLBACK, 0, 0xfe, 0x0c]),
     "three_engines_thread_delivery": create(thread=True) + create(policy(base="default")) + create(thread=True)
     + op(START, 0) + op(START, 1) + op(START, 2) + op(ADVANCE, 1, adv(3600000)) + op(DESTROY, 2)
     + op(LOCK, 0),

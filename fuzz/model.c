@@ -355,6 +355,7 @@ static void emit(model *m) {
         e->time_ms = m->change_time;
         e->now_ms = m->now;
         e->remaining_ms = m_remaining(m);
+        e->required_auth = m_required_auth(m);
         e->time_any = m->change_time_any;
         m->change_time_any = 0;
         m->seen_state = m->state;
@@ -395,6 +396,7 @@ static void maybe_tick(model *m, int64_t floor) {
     e->time_ms = t;
     e->now_ms = m->now;
     e->remaining_ms = m_remaining(m);
+    e->required_auth = INACT_AUTH_NONE; /* ticks are in WARNING only */
     e->time_any = 0;
     m->last_tick_remaining = r;
 }
@@ -436,6 +438,7 @@ void m_init(model *m, const inact_policy *p, int64_t mono, int64_t wall, uint64_
     m->state = m->seen_state = INACT_STATE_LOADING;
     m->reason = INACT_REASON_NONE;
     m->started_at = m->last_activity = m->locked_at = M_NEVER;
+    m->last_credential = M_NEVER;
     m->explicit_bg_since = M_NEVER;
     m->windows_zero_since = M_NEVER;
 }
@@ -451,6 +454,9 @@ int32_t m_start(model *m) {
     m->untrusted = 0;
     m->generation = 0; /* "inact_start resets it to 0" */
     m->last_contact = m->now; /* "A successful server contact is a sign-in, ..." */
+    /* "A credential verification is a sign-in (inact_start) ...; it clears the biometrics change" */
+    m->last_credential = m->now;
+    m->credential_required = 0;
     set_state(m, INACT_STATE_ACTIVE, INACT_REASON_STARTED, m->now);
     settle(m);
     return INACT_OK;
@@ -492,8 +498,32 @@ int32_t m_lock(model *m) {
     return INACT_OK;
 }
 
-int32_t m_unlock(model *m) {
+/* "The credential is required when the time since the last credential verification reached
+ * strong_auth_timeout_ms, after inact_biometrics_changed, and after a restore whose elapsed
+ * time could not be trusted when the strong-auth timeout is finite"; NONE unless LOCKED. */
+int32_t m_required_auth(const model *m) {
+    if (m->state != INACT_STATE_LOCKED) return INACT_AUTH_NONE;
+    if (m->credential_required) return INACT_AUTH_CREDENTIAL;
+    int64_t d = m_strong_auth_deadline(m);
+    return d != M_NEVER && d <= m->now ? INACT_AUTH_CREDENTIAL : INACT_AUTH_BIOMETRIC;
+}
+
+/* inact_info.strong_auth_deadline_ms: "from then a biometric no longer unlocks". READING
+ * (engine; the header is silent): with the credential already required by the flag it is the
+ * last verification itself, and NEVER before any verification (LOADING). */
+int64_t m_strong_auth_deadline(const model *m) {
+    if (m->last_credential == M_NEVER) return M_NEVER;
+    if (m->credential_required) return m->last_credential;
+    return sat_add(m->last_credential, m->p.strong_auth_timeout_ms);
+}
+
+static int bad_method(int32_t method) {
+    return method != INACT_AUTH_BIOMETRIC && method != INACT_AUTH_CREDENTIAL;
+}
+
+int32_t m_unlock_with(model *m, int32_t method) {
     enter(m);
+    if (bad_method(method)) return INACT_E_INVALID_ARGUMENT;
     if (m->state != INACT_STATE_LOCKED) return INACT_E_INVALID_STATE;
     /* "refused in background once the background timeout has passed" (the session would lock
      * again at once, LOCKED to LOCKED with no event) */
@@ -502,22 +532,48 @@ int32_t m_unlock(model *m) {
     /* READING: the header's order of the errors: the background refusal, then OFFLINE, then
      * the method's strength. */
     if (offline_blocked(m)) return INACT_E_OFFLINE;
+    /* "An unlock with a weaker method than required returns INACT_E_WEAK_AUTH and changes
+     * nothing" (CREDENTIAL > BIOMETRIC, the enum's order) */
+    if (method < m_required_auth(m)) return INACT_E_WEAK_AUTH;
     activity_now(m);
     m->failures = 0;
     m->untrusted = 0;
+    if (method == INACT_AUTH_CREDENTIAL) {
+        m->last_credential = m->now;
+        m->credential_required = 0;
+    }
     set_state(m, INACT_STATE_ACTIVE, INACT_REASON_UNLOCKED, m->now);
     settle(m);
     return INACT_OK;
 }
 
-int32_t m_unlock_failed(model *m, uint32_t *out_failures) {
+/* "inact_unlock and inact_unlock_failed are the credential forms" */
+int32_t m_unlock(model *m) { return m_unlock_with(m, INACT_AUTH_CREDENTIAL); }
+
+int32_t m_unlock_failed_with(model *m, int32_t method, uint32_t *out_failures) {
     enter(m);
+    if (bad_method(method)) return INACT_E_INVALID_ARGUMENT;
     if (m->state != INACT_STATE_LOCKED) return INACT_E_INVALID_STATE;
+    /* "a failed biometric attempt while the credential is required does not count toward
+     * max_unlock_failures, a failed attempt of an accepted method does" */
+    if (method < m_required_auth(m)) return INACT_E_WEAK_AUTH;
     m->failures++;
     *out_failures = m->failures;
     if (m->p.max_unlock_failures != 0 && m->failures >= m->p.max_unlock_failures)
         set_state(m, INACT_STATE_EXPIRED, INACT_REASON_UNLOCK_FAILURES, m->now);
     settle(m);
+    return INACT_OK;
+}
+
+int32_t m_unlock_failed(model *m, uint32_t *out_failures) {
+    return m_unlock_failed_with(m, INACT_AUTH_CREDENTIAL, out_failures);
+}
+
+/* "until the next credential verification an unlock needs the CREDENTIAL"; every state,
+ * LOADING included ("added to what the restore brings") */
+int32_t m_biometrics_changed(model *m) {
+    enter(m);
+    m->credential_required = 1;
     return INACT_OK;
 }
 
@@ -840,9 +896,13 @@ static void lock_from_callback(model *m) {
 int32_t m_advance(model *m, int64_t ms) {
     m_begin_step(m);
     m->wakes = 0;
-    /* "ms < 0, or the clock would pass 1000 years" (refused after the catch-up) */
+    /* "ms < 0, or the clock would pass 1000 years": refused after the catch-up ("every call
+     * on an engine first evaluates its deadlines and delivers what came due, also a call that
+     * is then refused"). That catch-up is a delivery like any other: a callback that locks at
+     * its event is applied, although the advance itself is refused and the clock stays. */
     if (bad_clock_move(m, ms)) {
         catch_up(m);
+        lock_from_callback(m);
         return INACT_E_INVALID_ARGUMENT;
     }
     int64_t target = m->now + ms, start = m->now;
@@ -940,6 +1000,8 @@ int32_t m_snapshot_take(model *m, m_snapshot *s) {
     /* "the last server contact (between the session start and the snapshot's clock)" */
     int64_t start = m->started_at != M_NEVER ? m->started_at : m->now;
     s->last_contact = m->last_contact == M_NEVER ? start : min64(max64(m->last_contact, start), m->now);
+    s->last_credential = m->last_credential;
+    s->credential_required = m->credential_required;
     return INACT_OK;
 }
 
@@ -986,6 +1048,12 @@ int32_t m_restore(model *m, const m_snapshot *s) {
     m->started_at = rebase(s->started_at, off);
     int64_t loading_contact = m->last_contact; /* a contact reported in LOADING */
     m->last_contact = rebase(s->last_contact, off);
+    m->last_credential = rebase(s->last_credential, off);
+    /* "The biometrics flag is kept in the snapshot; reported in LOADING it is added" */
+    m->credential_required = m->credential_required || s->credential_required;
+    /* "An untrusted restore ... with a finite strong-auth timeout requires the credential"
+     * (the new engine's policy); READING (engine): an EXPIRED outcome too (the flag is kept) */
+    if (!trusted && m->p.strong_auth_timeout_ms != M_NEVER) m->credential_required = 1;
     m->last_activity = rebase(s->last_activity, off);
     m->locked_at = rebase(s->locked_at, off);
     m->failures = s->failures;

@@ -27,6 +27,7 @@ typedef struct m_event {
     int32_t kind; /* INACT_EVENT_STATE_CHANGED or INACT_EVENT_TICK */
     int32_t previous_state, state, reason;
     int64_t time_ms, now_ms, remaining_ms;
+    int32_t required_auth; /* inact_auth at now_ms */
     int32_t time_any; /* the model does not know time_ms (only that it is <= now_ms) */
 } m_event;
 
@@ -41,6 +42,8 @@ typedef struct m_snapshot {
     int64_t idle_used_at_pause;   /* idle time used before the pause */
     uint64_t generation;          /* the newest refresh-token generation seen */
     int64_t last_contact;         /* the last successful server contact (format 2) */
+    int64_t last_credential;      /* the last credential verification (sign-in, credential unlock) */
+    int32_t credential_required;  /* biometrics changed, or an untrusted restore (flag bit 2) */
 } m_snapshot;
 
 typedef struct m_scope {
@@ -82,6 +85,11 @@ typedef struct model {
     int64_t last_contact;
     /* managed ceilings (inact_set_ceilings); "no limit" everywhere until set */
     inact_ceilings ceilings;
+    /* unlock strength (docs/session-features.md section 1): the last credential verification
+     * (M_NEVER before a sign-in) and the flag that the credential is required whatever the
+     * time (biometrics changed; an untrusted restore under a finite strong-auth timeout) */
+    int64_t last_credential;
+    int32_t credential_required;
     /* the events the last step must have delivered */
     m_event events[M_MAX_EVENTS];
     int32_t n_events;
@@ -122,6 +130,9 @@ int32_t m_continue(model *m);
 int32_t m_lock(model *m);
 int32_t m_unlock(model *m);
 int32_t m_unlock_failed(model *m, uint32_t *out_failures);
+int32_t m_unlock_with(model *m, int32_t method);
+int32_t m_unlock_failed_with(model *m, int32_t method, uint32_t *out_failures);
+int32_t m_biometrics_changed(model *m);
 int32_t m_end(model *m, int32_t reason);
 int32_t m_refresh(model *m, int32_t http_status, const char *oauth_error, uint64_t generation,
                   int32_t *out_outcome);
@@ -160,6 +171,8 @@ int64_t m_background_since(const model *m);
 /* inact_info.needs_server_contact: LOCKED and the offline timeout has passed since the last
  * contact (an unlock is refused with INACT_E_OFFLINE). */
 int32_t m_needs_server_contact(const model *m);
+int32_t m_required_auth(const model *m);      /* inact_auth an unlock needs at m->now */
+int64_t m_strong_auth_deadline(const model *m);
 
 const char *m_state_name(int32_t s);
 const char *m_reason_name(int32_t r);
