@@ -457,6 +457,10 @@ struct SessionMachine {
     /// The next instant the machine must be evaluated, if any.
     var nextWake: Int64? { earliestDeadline()?.time }
 
+    /// The same without countdown ticks, for an engine nobody receives events from: a tick only
+    /// shows the countdown, and the next evaluation covers the ticks passed as a catch-up does.
+    var nextWakeIgnoringTicks: Int64? { earliestDeadline(includingTicks: false)?.time }
+
     /// The next lock or expiry: what a countdown shows.
     var nextLockOrExpiry: Int64? {
         earliest(earliest(earliest(idleDeadline, absoluteDeadline), earliest(backgroundDeadline, lockedDeadline)),
