@@ -929,7 +929,10 @@ INACT_EXPORT int32_t inact_poll(inact_engine engine);
 
 /** Moves the monotonic and wall clocks forward by `ms` (>= 0) as on the real clock while the
  *  process lives: the engine wakes at each deadline on the way, so every event (WARNING, each
- *  tick, LOCKED, ...) is delivered inside the call, in time order, at its own time.
+ *  tick, LOCKED, ...) is delivered inside the call, in time order, at its own time. The cost
+ *  is one wake per deadline on the way, one per tick while in WARNING; an engine created
+ *  without a callback has no observable tick, so it wakes only at its other deadlines (its
+ *  state afterwards is the same).
  *  ms: 0 .. 1000 years minus the clock now. Returns INACT_OK, INACT_E_INVALID_ARGUMENT (ms < 0,
  *  or the clock would pass 1000 years), INACT_E_WRONG_CLOCK.
  *  Ownership: nothing is kept.

@@ -511,6 +511,10 @@ struct SessionMachine {
     /// The next instant the machine must be evaluated, if any.
     var nextWake: Int64? { earliestDeadline()?.time }
 
+    /// The same without countdown ticks, for an engine nobody receives events from: a tick only
+    /// shows the countdown, and the next evaluation covers the ticks passed as a catch-up does.
+    var nextWakeIgnoringTicks: Int64? { earliestDeadline(includingTicks: false)?.time }
+
     /// The next lock or expiry: what a countdown shows.
     var nextLockOrExpiry: Int64? {
         earliest(earliest(earliest(idleDeadline, absoluteDeadline), earliest(backgroundDeadline, lockedDeadline)),
@@ -1123,8 +1127,9 @@ struct SessionMachine {
             throw error
         }
         let judgement = RestoreClock(snapshot, clock)
+        let contactInLoading = lastContactAt
         load(snapshot, at: judgement)
-        let changed = catchUpAfterRestore(now: clock.monotonicMs)
+        let changed = catchUpAfterRestore(now: clock.monotonicMs, contactInLoading: contactInLoading)
         let untrusted = failSecure(judgement, now: clock.monotonicMs)
         let overridden = lockOnRestart(now: clock.monotonicMs) || untrusted
         settleRestoredReason(deadlineApplied: changed, overridden: overridden, now: clock.monotonicMs)
@@ -1174,11 +1179,11 @@ struct SessionMachine {
         startedAt = clock.map(s.startedAt)
         lastActivity = clock.map(s.lastActivity)
         unlockFailures = s.unlockFailures
-        // What the host reported in LOADING (an online check, a biometrics change, a rotation)
-        // adds to what the snapshot kept.
+        // What the host reported in LOADING (a biometrics change, a rotation) adds to what the
+        // snapshot kept; an online check counts from its own instant (`catchUpAfterRestore`).
         lastCredentialAt = clock.map(s.lastCredentialAt)
         credentialRequired = credentialRequired || s.credentialRequired
-        lastContactAt = max(clock.map(s.lastContactAt), lastContactAt ?? .min)
+        lastContactAt = clock.map(s.lastContactAt)
         newestGeneration = max(newestGeneration, s.newestGeneration)
         interruption = nil
         // The time since the snapshot counts as background time: nothing was on screen.
@@ -1200,11 +1205,22 @@ struct SessionMachine {
     /// and applies what that makes due: with the idle countdown paused in background, the
     /// warning window is reached only once it resumes. Returns true when a deadline changed
     /// the state.
-    private mutating func catchUpAfterRestore(now: Int64) -> Bool {
+    ///
+    /// A server contact reported in LOADING took place at its instant, as if the process had
+    /// been awake: the offline deadlines that fell due before it (while the process was dead)
+    /// still apply, and from then on the later of the two contacts counts. Fail secure: the
+    /// outcome does not depend on whether the host reports the contact before or after the
+    /// restore.
+    private mutating func catchUpAfterRestore(now: Int64, contactInLoading: Int64?) -> Bool {
+        var beforeContact: DeadlineKind?
+        if let c = contactInLoading {
+            if c > cursor { beforeContact = evaluate(now: min(c, now)) }
+            lastContactAt = max(lastContactAt ?? c, c)
+        }
         let inBackground = evaluate(now: now)
         resumeForeground(now: now)
         let resumed = evaluate(now: now)
-        return inBackground != nil || resumed != nil
+        return beforeContact != nil || inBackground != nil || resumed != nil
     }
 
     /// Unknown elapsed time: never ACTIVE. LOCKED at least, by the clock (a lock is never
