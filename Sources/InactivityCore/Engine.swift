@@ -79,18 +79,20 @@ public final class InactivityEngine: @unchecked Sendable {
     /// Timer-caused events come from the scheduler thread (system clock, thread delivery).
     private let usesScheduler: Bool
 
+    // Fields in this order on purpose: each one-byte field fills a byte of an Optional's
+    // padding (an `Int64?` is 9 bytes followed by 7 unused ones).
     private struct Core {
         var machine: SessionMachine
         var queue: [SessionEvent] = []
-        var delivering = false
-        var deliverer: pthread_t?
-        var closed = false
         var closeWaiters = 0
-        var finalizeAfterDelivery = false
-        var armedAt: Int64?
         var armedSeq: UInt64 = 0
         var observers: [(id: UInt64, observer: EventObserver)] = []
         var nextObserver: UInt64 = 1
+        var armedAt: Int64?
+        var delivering = false
+        var closed = false
+        var finalizeAfterDelivery = false
+        var deliverer: pthread_t?
     }
 
     #if !hasFeature(Embedded)
