@@ -798,9 +798,9 @@ int32_t m_restore(model *m, const m_snapshot *s) {
     } else if (!trusted && is_live(m->state)) {
         set_state(m, INACT_STATE_LOCKED, INACT_REASON_UNTRUSTED_CLOCK, m->now);
     } else if (!trusted && m->state == INACT_STATE_LOCKED) {
-        /* READING (engine): any LOCKED result of an untrusted restore is a lock by the clock,
-         * taking effect at the restore: UNTRUSTED_CLOCK, and locked_at is now. */
-        m->locked_at = m->now;
+        /* "the locked timeout counts from the earliest lock the wall-clock estimate shows":
+         * any LOCKED result of an untrusted restore is a lock by the clock, taking effect at
+         * the restore (UNTRUSTED_CLOCK), but locked_at stays where the estimate put it. */
         m->reason = INACT_REASON_UNTRUSTED_CLOCK;
         m->change_time = m->now;
     }
