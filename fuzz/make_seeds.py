@@ -15,14 +15,18 @@ import struct
 (CREATE, DESTROY, START, ACTIVITY, CONTINUE, LOCK, UNLOCK, UNLOCK_FAILED, END, REFRESH,
  BACKGROUND, FOREGROUND, WINDOW_SHOWN, WINDOW_HIDDEN, SCOPE_PUSH, SCOPE_POP, HOLD_ACQUIRE,
  HOLD_RELEASE, SET_POLICY, QUERY, ADVANCE, ADVANCE2, ADVANCE3, FREEZE, JUMP_WALL, REBOOT,
- SNAPSHOT, RESTART, RESTORE, STALE, BAD_ARGS, DESTROY_IN_CALLBACK, LOCK_IN_CALLBACK) = range(33)
+ SNAPSHOT, RESTART, RESTORE, STALE, BAD_ARGS, DESTROY_IN_CALLBACK, LOCK_IN_CALLBACK, TOKEN_ROTATED,
+ DEVICE_LOCKED, UNLOCK_WITH, UNLOCK_FAILED_WITH, BIOMETRICS_CHANGED, SERVER_CONTACT, SET_CEILINGS,
+ COMPAT_QUERY) = range(41)
 
 DURATIONS = [0, 1, 2, 3, 5, 10, 100, 250, 500, 700, 999, 1000, 1001, 2000, 3000, 3500, 5000,
              7000, 10000, 30000, 60000, 900000, 3600000, -1, "NEVER", "100Y", "100Y+1"]
 ADVANCES = [0, 1, 10, 100, 250, 299, 300, 500, 699, 700, 999, 1000, 2000, 2500, 3000, 4999,
             5000, 7000, 10000, 60000, 3600000]
 FIELDS = {"idle": 0, "warn": 1, "bg": 2, "abs": 3, "locked": 4, "tick": 5, "grace": 6,
-          "action": 7, "kinds": 8, "maxfail": 9, "dismiss": 10, "pause": 11}
+          "action": 7, "kinds": 8, "maxfail": 9, "dismiss": 10, "pause": 11,
+          # the edits at the top of the byte (rd_policy_offline_edit): f % 3
+          "offline": 234, "offline_expiry": 232, "size10": 233}
 
 
 def dur(v):
@@ -42,12 +46,24 @@ def policy(base="small", **edits):
     for name, value in edits.items():
         f = FIELDS[name]
         out += bytes([f])
-        if f <= 6:
+        if f <= 6 or f in (232, 234):
             out += dur(value)
         elif f == 8:
             out += bytes([0, value])
+        elif isinstance(value, bytes):
+            out += value
         else:
             out += bytes([value])
+    return out
+
+
+def ceilings(*edits, how=0):
+    """edits: (field, byte...) as rd_ceilings reads them: 0..7 durations (a byte < 128 then a
+    duration index, or 128/129/130 for the policy's value - 1 / + 0 / + 1), 8 max_unlock_failures,
+    9 lock_on_device_lock, 10 lock_on_restart, 11 size."""
+    out = bytes([how, len(edits)])
+    for e in edits:
+        out += bytes(e)
     return out
 
 
@@ -157,6 +173,41 @@ SEEDS = {
     + bytes([STALE, 0, 0, 0, 1]),
     "lock_in_callback": create() + op(START) + bytes([LOCK_IN_CALLBACK, 0]) + adv(60000)
     + op(ADVANCE, 0, adv(3600000)),
+    # issue 13 section 5: offline limits
+    "offline_lock_then_contact": create(policy(offline=5000)) + op(START) + op(ADVANCE, 0, adv(5000))
+    + op(UNLOCK) + op(SERVER_CONTACT) + op(UNLOCK) + op(ADVANCE, 0, adv(4999)) + op(REFRESH, 0, b"\x01", b"\x00")
+    + op(ADVANCE, 0, adv(4999)) + op(ADVANCE, 0, adv(10000)),
+    "offline_expiry_from_locked": create(policy(offline=5000, offline_expiry=10000, locked="NEVER"))
+    + op(START) + op(LOCK) + op(ADVANCE, 0, adv(7000)) + op(UNLOCK) + op(UNLOCK_FAILED, 0, b"\x00")
+    + op(ADVANCE, 0, adv(3000)),
+    "offline_limits_survive_a_restart": create(policy(offline=7000, bg="NEVER")) + op(START)
+    + op(ADVANCE, 0, adv(2000)) + op(SERVER_CONTACT) + op(SNAPSHOT, 0, b"\x00") + restart(0, 5000)
+    + op(ADVANCE, 0, adv(5000)) + op(UNLOCK),
+    "offline_contact_in_loading_then_restore": create(policy(offline_expiry=10000, bg="NEVER")) + op(START)
+    + op(SNAPSHOT, 0, b"\x00") + bytes([CREATE]) + policy(offline_expiry=10000, bg="NEVER") + bytes([1])
+    + struct.pack("<H", 20000) + op(SERVER_CONTACT, 1) + bytes([RESTORE, 1, 0, 0]),
+    # issue 13 section 6: managed ceilings
+    "ceilings_refuse_laxer_policies": create() + op(START)
+    + op(SET_CEILINGS, 0, ceilings((0, 130), (8, 3), (6, 0, DURATIONS.index(3600000))))
+    + op(SET_POLICY, 0, policy(idle=60000)) + op(SET_POLICY, 0, policy(maxfail=0))
+    + op(SET_POLICY, 0, policy(maxfail=3)) + op(SET_POLICY, 0, policy(maxfail=3, offline=3600000))
+    + op(SET_POLICY, 0, bytes([5, 0])) + op(COMPAT_QUERY, 0, b"\x01\x00")
+    + op(SET_CEILINGS, 0, ceilings((0, 0, DURATIONS.index(3000)))) + op(COMPAT_QUERY, 0, b"\x01\x02"),
+    "ceilings_flags_then_restart": create() + op(START) + op(SET_CEILINGS, 0, ceilings((10, 1), (9, 1)))
+    + op(SET_POLICY, 0, policy()) + op(DEVICE_LOCKED) + op(FOREGROUND) + op(UNLOCK) + restart(0, 10),
+    "ceilings_bad_values": create() + op(SET_CEILINGS, 0, ceilings((0, 0, DURATIONS.index(-1))))
+    + op(SET_CEILINGS, 0, ceilings((1, 0, DURATIONS.index("100Y+1")))) + op(SET_CEILINGS, 0, ceilings((9, 2)))
+    + op(SET_CEILINGS, 0, ceilings((11, 4))) + op(SET_CEILINGS, 0, ceilings((11, 0x84)))
+    + op(SET_CEILINGS, 0, ceilings((11, 1))) + op(SET_CEILINGS, 0, b"\xff"),
+    # the 1.0 layouts: an 80-byte policy (its tail is garbage), a 104-byte info
+    "policy_1_0_size": create(policy(size10=bytes([0x80, 1, 2, 3, 4, 5, 6]))) + op(START)
+    + op(SET_POLICY, 0, policy(size10=bytes([0x84, 7, 8, 9, 10, 11, 12]), idle=60000)) + op(COMPAT_QUERY, 0, b"\x00\x01")
+    + op(COMPAT_QUERY, 0, b"\x00\x00") + op(SET_POLICY, 0, policy(size10=4)),
+    # a refused advance (INT64_MAX) still delivers the catch-up of a freeze, and a lock from
+    # the callback at that event is applied (WARNING -> LOCKED) or refused (EXPIRED)
+    "lock_in_callback_refused_advance": create() + op(START) + op(FREEZE, 0, adv(7000))
+    + bytes([LOCK_IN_CALLBACK, 0, 0xfe, 0x0c]) + op(FREEZE, 0, adv(3600000))
+    + bytes([LOCK_IN_CALLBACK, 0, 0xfe, 0x0c]),
     "three_engines_thread_delivery": create(thread=True) + create(policy(base="default")) + create(thread=True)
     + op(START, 0) + op(START, 1) + op(START, 2) + op(ADVANCE, 1, adv(3600000)) + op(DESTROY, 2)
     + op(LOCK, 0),

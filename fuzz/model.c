@@ -13,6 +13,7 @@
  */
 #include "model.h"
 
+#include <stddef.h>
 #include <string.h>
 
 enum {
@@ -23,7 +24,13 @@ enum {
      * severe due outcome wins"): the absolute expiry, an idle expiry, then the background lock
      * before the idle lock (the design does not order two locks that fall together). */
     K_ABSOLUTE,   /* ACTIVE/WARNING/LOCKED -> EXPIRED (ABSOLUTE_TIMEOUT) */
+    /* docs/session-features.md section 5: "the offline expiry ranks right after the absolute
+     * expiry"; "the offline lock wins" over another lock at the same instant (it also blocks
+     * the unlock). READING: an idle expiry at that instant still comes first: EXPIRED is more
+     * severe than any LOCKED. */
+    K_OFFLINE_EXPIRY, /* ACTIVE/WARNING/LOCKED -> EXPIRED (OFFLINE_EXPIRY) */
     K_IDLE_EXPIRE, /* ACTIVE/WARNING -> EXPIRED (IDLE_TIMEOUT), idle action EXPIRE */
+    K_OFFLINE_LOCK, /* ACTIVE/WARNING -> LOCKED (OFFLINE_TIMEOUT) */
     K_BACKGROUND, /* ACTIVE/WARNING -> LOCKED (BACKGROUND_TIMEOUT) */
     K_IDLE,       /* ACTIVE/WARNING -> LOCKED (IDLE_TIMEOUT), idle action LOCK */
     K_LOCKED,     /* LOCKED -> EXPIRED (LOCKED_TIMEOUT) */
@@ -51,14 +58,53 @@ static int bad_duration(int64_t v, int allow_never, int positive) {
     return v > M_100_YEARS;
 }
 
-int32_t m_policy_validate(const inact_policy *p) {
-    if (p->size < sizeof(inact_policy)) return INACT_E_STRUCT_SIZE;
+/* inact_policy_init's defaults as the header lists them. */
+static void policy_defaults(inact_policy *p) {
+    memset(p, 0, sizeof *p);
+    p->size = sizeof *p;
+    p->idle_action = INACT_IDLE_ACTION_LOCK;
+    p->idle_timeout_ms = 15 * 60000;
+    p->warning_ms = 30000;
+    p->background_timeout_ms = 60000;
+    p->absolute_timeout_ms = 12 * 3600000LL;
+    p->locked_timeout_ms = M_NEVER;
+    p->max_unlock_failures = 0;
+    p->tick_ms = 1000;
+    p->background_grace_ms = 700;
+    p->activity_kinds = INACT_ACTIVITY_USER;
+    p->strong_auth_timeout_ms = M_NEVER;
+    p->expected_interruption_max_ms = 60000;
+    p->offline_timeout_ms = M_NEVER;
+    p->offline_expiry_ms = M_NEVER;
+}
+
+/* "Accepted sizes: every published layout of the struct, from its first (1.0) one to this
+ * version's, and larger sizes whose bytes beyond this version's struct are all zero ... An
+ * input struct of an older layout is read up to its size, and the fields beyond it take the
+ * values its init function fills." */
+int32_t m_policy_read(const inact_policy *p, inact_policy *out) {
     if (p->size > 65536) return INACT_E_STRUCT_SIZE; /* header: at most 65536, nothing read */
+    if (p->size != M_POLICY_SIZE_1_0 && p->size < sizeof(inact_policy)) return INACT_E_STRUCT_SIZE;
     if (p->size > sizeof(inact_policy)) {
         const uint8_t *tail = (const uint8_t *)p + sizeof(inact_policy);
         for (size_t i = 0; i < p->size - sizeof(inact_policy); i++)
             if (tail[i] != 0) return INACT_E_STRUCT_SIZE;
     }
+    if (p->size == M_POLICY_SIZE_1_0) {
+        policy_defaults(out);
+        memcpy(out, p, M_POLICY_SIZE_1_0); /* the caller's bytes only: its tail is not its own */
+    } else {
+        *out = *p;
+    }
+    out->size = sizeof(inact_policy);
+    return INACT_OK;
+}
+
+int32_t m_policy_validate(const inact_policy *given) {
+    inact_policy q;
+    int32_t rc = m_policy_read(given, &q);
+    if (rc != INACT_OK) return rc;
+    const inact_policy *p = &q;
     if (bad_duration(p->idle_timeout_ms, 1, 1)) return INACT_E_INVALID_ARGUMENT;
     if (bad_duration(p->warning_ms, 0, 0)) return INACT_E_INVALID_ARGUMENT;
     if (bad_duration(p->background_timeout_ms, 1, 0)) return INACT_E_INVALID_ARGUMENT;
@@ -133,6 +179,33 @@ static int64_t background_deadline(const model *m) {
     return d;
 }
 
+/* ---- offline limits (docs/session-features.md section 5) ---------------------------------- */
+
+/* "no successful server contact for this long locks an ACTIVE or WARNING session"; "no contact
+ * for this long ends the session, from LOCKED too". Before any contact there is no deadline
+ * (LOADING only: a sign-in is a contact). */
+static int64_t offline_deadline(const model *m, int kind) {
+    if (kind == K_OFFLINE_LOCK)
+        return is_live(m->state) ? sat_add(m->last_contact, m->p.offline_timeout_ms) : M_NEVER;
+    if (is_live(m->state) || m->state == INACT_STATE_LOCKED)
+        return sat_add(m->last_contact, m->p.offline_expiry_ms);
+    return M_NEVER;
+}
+
+/* "past it every unlock returns INACT_E_OFFLINE until a contact succeeds": whatever the reason
+ * of the lock ("the rule is about the time offline, not about the reason shown"). */
+static int offline_blocked(const model *m) {
+    return sat_add(m->last_contact, m->p.offline_timeout_ms) <= m->now;
+}
+
+int32_t m_needs_server_contact(const model *m) {
+    return m->state == INACT_STATE_LOCKED && offline_blocked(m);
+}
+
+static void contact_now(model *m) {
+    if (m->last_contact == M_NEVER || m->last_contact < m->now) m->last_contact = m->now;
+}
+
 static int64_t deadline_of(const model *m, int kind) {
     switch (kind) {
     case K_GRACE:
@@ -143,6 +216,9 @@ static int64_t deadline_of(const model *m, int kind) {
         return m->state == INACT_STATE_ACTIVE ? m_warning_deadline(m) : M_NEVER;
     case K_IDLE_EXPIRE:
         return m->p.idle_action == INACT_IDLE_ACTION_EXPIRE ? m_idle_deadline(m) : M_NEVER;
+    case K_OFFLINE_EXPIRY:
+    case K_OFFLINE_LOCK:
+        return offline_deadline(m, kind);
     case K_IDLE:
         return m->p.idle_action == INACT_IDLE_ACTION_EXPIRE ? M_NEVER : m_idle_deadline(m);
     case K_BACKGROUND:
@@ -236,6 +312,12 @@ static void apply(model *m, int kind, int64_t t) {
     case K_ABSOLUTE:
         set_state(m, INACT_STATE_EXPIRED, INACT_REASON_ABSOLUTE_TIMEOUT, t);
         break;
+    case K_OFFLINE_EXPIRY:
+        set_state(m, INACT_STATE_EXPIRED, INACT_REASON_OFFLINE_EXPIRY, t);
+        break;
+    case K_OFFLINE_LOCK:
+        set_state(m, INACT_STATE_LOCKED, INACT_REASON_OFFLINE_TIMEOUT, t);
+        break;
     case K_LOCKED:
         set_state(m, INACT_STATE_EXPIRED, INACT_REASON_LOCKED_TIMEOUT, t);
         break;
@@ -273,6 +355,7 @@ static void emit(model *m) {
         e->time_ms = m->change_time;
         e->now_ms = m->now;
         e->remaining_ms = m_remaining(m);
+        e->required_auth = m_required_auth(m);
         e->time_any = m->change_time_any;
         m->change_time_any = 0;
         m->seen_state = m->state;
@@ -313,6 +396,7 @@ static void maybe_tick(model *m, int64_t floor) {
     e->time_ms = t;
     e->now_ms = m->now;
     e->remaining_ms = m_remaining(m);
+    e->required_auth = INACT_AUTH_NONE; /* ticks are in WARNING only */
     e->time_any = 0;
     m->last_tick_remaining = r;
 }
@@ -344,8 +428,9 @@ static void settle(model *m) {
 
 void m_init(model *m, const inact_policy *p, int64_t mono, int64_t wall, uint64_t boot) {
     memset(m, 0, sizeof *m);
-    m->p = *p;
-    m->p.size = sizeof(inact_policy);
+    m_policy_read(p, &m->p); /* the caller checked it */
+    m->last_contact = M_NEVER;
+    m_ceilings_none(&m->ceilings);
     m->now = mono;
     m->wall = wall;
     m->boot = boot;
@@ -353,6 +438,7 @@ void m_init(model *m, const inact_policy *p, int64_t mono, int64_t wall, uint64_
     m->state = m->seen_state = INACT_STATE_LOADING;
     m->reason = INACT_REASON_NONE;
     m->started_at = m->last_activity = m->locked_at = M_NEVER;
+    m->last_credential = M_NEVER;
     m->explicit_bg_since = M_NEVER;
     m->windows_zero_since = M_NEVER;
 }
@@ -367,6 +453,10 @@ int32_t m_start(model *m) {
     m->failures = 0;
     m->untrusted = 0;
     m->generation = 0; /* "inact_start resets it to 0" */
+    m->last_contact = m->now; /* "A successful server contact is a sign-in, ..." */
+    /* "A credential verification is a sign-in (inact_start) ...; it clears the biometrics change" */
+    m->last_credential = m->now;
+    m->credential_required = 0;
     set_state(m, INACT_STATE_ACTIVE, INACT_REASON_STARTED, m->now);
     settle(m);
     return INACT_OK;
@@ -408,29 +498,82 @@ int32_t m_lock(model *m) {
     return INACT_OK;
 }
 
-int32_t m_unlock(model *m) {
+/* "The credential is required when the time since the last credential verification reached
+ * strong_auth_timeout_ms, after inact_biometrics_changed, and after a restore whose elapsed
+ * time could not be trusted when the strong-auth timeout is finite"; NONE unless LOCKED. */
+int32_t m_required_auth(const model *m) {
+    if (m->state != INACT_STATE_LOCKED) return INACT_AUTH_NONE;
+    if (m->credential_required) return INACT_AUTH_CREDENTIAL;
+    int64_t d = m_strong_auth_deadline(m);
+    return d != M_NEVER && d <= m->now ? INACT_AUTH_CREDENTIAL : INACT_AUTH_BIOMETRIC;
+}
+
+/* inact_info.strong_auth_deadline_ms: "from then a biometric no longer unlocks". READING
+ * (engine; the header is silent): with the credential already required by the flag it is the
+ * last verification itself, and NEVER before any verification (LOADING). */
+int64_t m_strong_auth_deadline(const model *m) {
+    if (m->last_credential == M_NEVER) return M_NEVER;
+    if (m->credential_required) return m->last_credential;
+    return sat_add(m->last_credential, m->p.strong_auth_timeout_ms);
+}
+
+static int bad_method(int32_t method) {
+    return method != INACT_AUTH_BIOMETRIC && method != INACT_AUTH_CREDENTIAL;
+}
+
+int32_t m_unlock_with(model *m, int32_t method) {
     enter(m);
+    if (bad_method(method)) return INACT_E_INVALID_ARGUMENT;
     if (m->state != INACT_STATE_LOCKED) return INACT_E_INVALID_STATE;
     /* "refused in background once the background timeout has passed" (the session would lock
      * again at once, LOCKED to LOCKED with no event) */
     if (m_in_background(m) && sat_add(m_background_since(m), m->p.background_timeout_ms) <= m->now)
         return INACT_E_INVALID_STATE;
+    /* READING: the header's order of the errors: the background refusal, then OFFLINE, then
+     * the method's strength. */
+    if (offline_blocked(m)) return INACT_E_OFFLINE;
+    /* "An unlock with a weaker method than required returns INACT_E_WEAK_AUTH and changes
+     * nothing" (CREDENTIAL > BIOMETRIC, the enum's order) */
+    if (method < m_required_auth(m)) return INACT_E_WEAK_AUTH;
     activity_now(m);
     m->failures = 0;
     m->untrusted = 0;
+    if (method == INACT_AUTH_CREDENTIAL) {
+        m->last_credential = m->now;
+        m->credential_required = 0;
+    }
     set_state(m, INACT_STATE_ACTIVE, INACT_REASON_UNLOCKED, m->now);
     settle(m);
     return INACT_OK;
 }
 
-int32_t m_unlock_failed(model *m, uint32_t *out_failures) {
+/* "inact_unlock and inact_unlock_failed are the credential forms" */
+int32_t m_unlock(model *m) { return m_unlock_with(m, INACT_AUTH_CREDENTIAL); }
+
+int32_t m_unlock_failed_with(model *m, int32_t method, uint32_t *out_failures) {
     enter(m);
+    if (bad_method(method)) return INACT_E_INVALID_ARGUMENT;
     if (m->state != INACT_STATE_LOCKED) return INACT_E_INVALID_STATE;
+    /* "a failed biometric attempt while the credential is required does not count toward
+     * max_unlock_failures, a failed attempt of an accepted method does" */
+    if (method < m_required_auth(m)) return INACT_E_WEAK_AUTH;
     m->failures++;
     *out_failures = m->failures;
     if (m->p.max_unlock_failures != 0 && m->failures >= m->p.max_unlock_failures)
         set_state(m, INACT_STATE_EXPIRED, INACT_REASON_UNLOCK_FAILURES, m->now);
     settle(m);
+    return INACT_OK;
+}
+
+int32_t m_unlock_failed(model *m, uint32_t *out_failures) {
+    return m_unlock_failed_with(m, INACT_AUTH_CREDENTIAL, out_failures);
+}
+
+/* "until the next credential verification an unlock needs the CREDENTIAL"; every state,
+ * LOADING included ("added to what the restore brings") */
+int32_t m_biometrics_changed(model *m) {
+    enter(m);
+    m->credential_required = 1;
     return INACT_OK;
 }
 
@@ -466,6 +609,7 @@ int32_t m_refresh(model *m, int32_t status, const char *oauth_error, uint64_t ge
         return INACT_OK;
     }
     *out_outcome = outcome;
+    if (outcome == INACT_REFRESH_OK) contact_now(m); /* "2xx -> OK (a successful server contact)" */
     if (outcome == INACT_REFRESH_REVOKED && m->state != INACT_STATE_EXPIRED) {
         set_state(m, INACT_STATE_EXPIRED, INACT_REASON_REVOKED, m->now);
         settle(m);
@@ -594,12 +738,26 @@ int32_t m_hold_release(model *m, uint64_t id) {
     return INACT_E_NOT_FOUND;
 }
 
-int32_t m_set_policy(model *m, const inact_policy *p) {
+static void policy_applied(model *m, const inact_policy *p);
+
+int32_t m_set_policy(model *m, const inact_policy *given) {
     enter(m);
-    int32_t rc = m_policy_validate(p);
+    int32_t rc = m_policy_validate(given);
+    if (rc != INACT_OK) return rc;
+    inact_policy q;
+    m_policy_read(given, &q);
+    /* READING (engine): the policy against the engine's ceilings before against its open
+     * scopes (the header lists both errors, not their order). */
+    rc = m_ceilings_check(&m->ceilings, &q);
     if (rc != INACT_OK) return rc;
     for (int i = 0; i < m->n_scopes; i++)
-        if (p->warning_ms >= m->scopes[i].timeout) return INACT_E_INVALID_ARGUMENT;
+        if (q.warning_ms >= m->scopes[i].timeout) return INACT_E_INVALID_ARGUMENT;
+    policy_applied(m, &q);
+    return INACT_OK;
+}
+
+/* A checked policy takes effect: "recomputes every deadline at once". */
+static void policy_applied(model *m, const inact_policy *p) {
     m->p = *p;
     m->p.size = sizeof(inact_policy);
     /* READING (engine): "deadlines are recomputed at once" as if the new policy had always
@@ -614,6 +772,97 @@ int32_t m_set_policy(model *m, const inact_policy *p) {
     /* A new policy, like a scope, restarts the tick sequence from now (no immediate tick). */
     if (m->state == INACT_STATE_WARNING) m->last_tick_remaining = m_idle_deadline(m) - m->now;
     settle(m);
+}
+
+/* ---- managed ceilings (docs/session-features.md section 6) -------------------------------- */
+
+/* The durations a ceiling limits, as offsets into both structs. */
+#define M_CEIL_FIELD(f) {offsetof(inact_policy, f), offsetof(inact_ceilings, f)}
+static const size_t ceiling_durations[][2] = {
+    M_CEIL_FIELD(idle_timeout_ms),          M_CEIL_FIELD(background_timeout_ms),
+    M_CEIL_FIELD(absolute_timeout_ms),      M_CEIL_FIELD(locked_timeout_ms),
+    M_CEIL_FIELD(strong_auth_timeout_ms),   M_CEIL_FIELD(expected_interruption_max_ms),
+    M_CEIL_FIELD(offline_timeout_ms),       M_CEIL_FIELD(offline_expiry_ms),
+};
+#define M_N_CEIL (sizeof ceiling_durations / sizeof ceiling_durations[0])
+
+static int64_t *policy_field(inact_policy *p, size_t i) {
+    return (int64_t *)(void *)((char *)p + ceiling_durations[i][0]);
+}
+static int64_t ceiling_field(const inact_ceilings *c, size_t i) {
+    int64_t v;
+    memcpy(&v, (const char *)c + ceiling_durations[i][1], sizeof v);
+    return v;
+}
+
+/* "Fills ceilings with "no limit" in every field" */
+void m_ceilings_none(inact_ceilings *c) {
+    memset(c, 0, sizeof *c);
+    c->size = sizeof *c;
+    for (size_t i = 0; i < M_N_CEIL; i++) {
+        int64_t never = M_NEVER;
+        memcpy((char *)c + ceiling_durations[i][1], &never, sizeof never);
+    }
+}
+
+/* "INACT_E_INVALID_ARGUMENT (a limit < 0 or above 100 years and not NEVER, a flag not 0/1"; the
+ * size by the struct convention (inact_ceilings has one published layout). */
+int32_t m_ceilings_validate(const inact_ceilings *c) {
+    if (c->size < sizeof(inact_ceilings) || c->size > 65536) return INACT_E_STRUCT_SIZE;
+    const uint8_t *tail = (const uint8_t *)c + sizeof(inact_ceilings);
+    for (size_t i = 0; i < c->size - sizeof(inact_ceilings); i++)
+        if (tail[i] != 0) return INACT_E_STRUCT_SIZE;
+    if ((c->lock_on_device_lock != 0 && c->lock_on_device_lock != 1) ||
+        (c->lock_on_restart != 0 && c->lock_on_restart != 1))
+        return INACT_E_INVALID_ARGUMENT;
+    for (size_t i = 0; i < M_N_CEIL; i++) {
+        int64_t v = ceiling_field(c, i);
+        if (v < 0 || (v > M_100_YEARS && v != M_NEVER)) return INACT_E_INVALID_ARGUMENT;
+    }
+    return INACT_OK;
+}
+
+/* "at least as strict in every limited field": durations at most the limit (NEVER, off, exceeds
+ * every finite limit; a NEVER limit is no limit); max_unlock_failures 1..limit when the limit is
+ * not 0; a flag the ceilings set must be set. */
+int32_t m_ceilings_check(const inact_ceilings *c, const inact_policy *p) {
+    inact_policy q = *p;
+    for (size_t i = 0; i < M_N_CEIL; i++)
+        if (*policy_field(&q, i) > ceiling_field(c, i)) return INACT_E_CEILING;
+    if (c->max_unlock_failures != 0 &&
+        (p->max_unlock_failures == 0 || p->max_unlock_failures > c->max_unlock_failures))
+        return INACT_E_CEILING;
+    if (c->lock_on_device_lock && !p->lock_on_device_lock) return INACT_E_CEILING;
+    if (c->lock_on_restart && !p->lock_on_restart) return INACT_E_CEILING;
+    return INACT_OK;
+}
+
+/* "Sets the administrator's limits (they replace earlier ones) and makes the engine's current
+ * policy as strict as them in every limited field, recomputing deadlines at once ... or the
+ * tightened policy is invalid ...: nothing changes." */
+int32_t m_set_ceilings(model *m, const inact_ceilings *c) {
+    enter(m);
+    int32_t rc = m_ceilings_validate(c);
+    if (rc != INACT_OK) return rc;
+    inact_policy q = m->p;
+    for (size_t i = 0; i < M_N_CEIL; i++) *policy_field(&q, i) = min64(*policy_field(&q, i), ceiling_field(c, i));
+    if (c->max_unlock_failures != 0 &&
+        (q.max_unlock_failures == 0 || q.max_unlock_failures > c->max_unlock_failures))
+        q.max_unlock_failures = c->max_unlock_failures;
+    if (c->lock_on_device_lock) q.lock_on_device_lock = 1;
+    if (c->lock_on_restart) q.lock_on_restart = 1;
+    if (m_policy_validate(&q) != INACT_OK) return INACT_E_INVALID_ARGUMENT;
+    m->ceilings = *c;
+    m->ceilings.size = sizeof(inact_ceilings);
+    policy_applied(m, &q);
+    return INACT_OK;
+}
+
+/* "A successful online check ...: the offline deadlines restart from now ... Allowed in every
+ * state (kept through a restore from LOADING)." */
+int32_t m_server_contact(model *m) {
+    enter(m);
+    contact_now(m);
     return INACT_OK;
 }
 
@@ -647,9 +896,13 @@ static void lock_from_callback(model *m) {
 int32_t m_advance(model *m, int64_t ms) {
     m_begin_step(m);
     m->wakes = 0;
-    /* "ms < 0, or the clock would pass 1000 years" (refused after the catch-up) */
+    /* "ms < 0, or the clock would pass 1000 years": refused after the catch-up ("every call
+     * on an engine first evaluates its deadlines and delivers what came due, also a call that
+     * is then refused"). That catch-up is a delivery like any other: a callback that locks at
+     * its event is applied, although the advance itself is refused and the clock stays. */
     if (bad_clock_move(m, ms)) {
         catch_up(m);
+        lock_from_callback(m);
         return INACT_E_INVALID_ARGUMENT;
     }
     int64_t target = m->now + ms, start = m->now;
@@ -709,6 +962,7 @@ int32_t m_reboot(model *m, int64_t downtime, uint64_t new_boot) {
     int64_t shift = -m->evaluated_at;
     if (m->explicit_bg_since != M_NEVER) m->explicit_bg_since += shift;
     if (m->windows_zero_since != M_NEVER) m->windows_zero_since += shift;
+    if (m->last_contact != M_NEVER) m->last_contact += shift; /* a contact in LOADING */
     m->now = 0;
     m->wall += downtime;
     m->boot = new_boot;
@@ -743,10 +997,32 @@ int32_t m_snapshot_take(model *m, m_snapshot *s) {
     s->idle_paused = m->idle_paused;
     s->idle_used_at_pause = m->idle_used_at_pause;
     s->generation = m->generation;
+    /* "the last server contact (between the session start and the snapshot's clock)" */
+    int64_t start = m->started_at != M_NEVER ? m->started_at : m->now;
+    s->last_contact = m->last_contact == M_NEVER ? start : min64(max64(m->last_contact, start), m->now);
+    s->last_credential = m->last_credential;
+    s->credential_required = m->credential_required;
     return INACT_OK;
 }
 
 static int64_t rebase(int64_t t, int64_t off) { return t == M_NEVER ? M_NEVER : sat_add(t, off); }
+
+/* The catch-up of a restore with a server contact reported in LOADING: "as if the process had
+ * been awake" since the snapshot, the contact takes effect at its own instant, so an offline
+ * deadline that fell due before it (while the process was dead) still applies; afterwards
+ * "the later of the two counts". */
+static void restore_evaluate(model *m, int64_t snap_at, int64_t loading_contact) {
+    if (loading_contact != M_NEVER) {
+        if (loading_contact > snap_at) { /* what was due by the contact's instant acts first */
+            int64_t now = m->now;
+            m->now = loading_contact;
+            evaluate(m, snap_at);
+            m->now = now;
+        }
+        if (m->last_contact == M_NEVER || loading_contact > m->last_contact) m->last_contact = loading_contact;
+    }
+    evaluate(m, snap_at);
+}
 
 int32_t m_restore(model *m, const m_snapshot *s) {
     enter(m);
@@ -770,6 +1046,14 @@ int32_t m_restore(model *m, const m_snapshot *s) {
     /* a rotation reported in LOADING adds to what the snapshot kept */
     if (s->generation > m->generation) m->generation = s->generation;
     m->started_at = rebase(s->started_at, off);
+    int64_t loading_contact = m->last_contact; /* a contact reported in LOADING */
+    m->last_contact = rebase(s->last_contact, off);
+    m->last_credential = rebase(s->last_credential, off);
+    /* "The biometrics flag is kept in the snapshot; reported in LOADING it is added" */
+    m->credential_required = m->credential_required || s->credential_required;
+    /* "An untrusted restore ... with a finite strong-auth timeout requires the credential"
+     * (the new engine's policy); READING (engine): an EXPIRED outcome too (the flag is kept) */
+    if (!trusted && m->p.strong_auth_timeout_ms != M_NEVER) m->credential_required = 1;
     m->last_activity = rebase(s->last_activity, off);
     m->locked_at = rebase(s->locked_at, off);
     m->failures = s->failures;
@@ -788,7 +1072,7 @@ int32_t m_restore(model *m, const m_snapshot *s) {
     m->changed = 0;
     /* Deadlines act as if the engine had been awake since the snapshot, and none before it:
      * the session was in the snapshot's state at that instant (with the old policy). */
-    evaluate(m, snap_at);
+    restore_evaluate(m, snap_at, loading_contact);
     /* "WARNING: RESTORED when a restore lands inside the warning window" */
     if (m->state == INACT_STATE_WARNING && m->reason == INACT_REASON_IDLE) m->reason = INACT_REASON_RESTORED;
     /* Untrusted: never ACTIVE, and a lock is attributed to the clock, not to a deadline

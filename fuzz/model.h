@@ -27,6 +27,7 @@ typedef struct m_event {
     int32_t kind; /* INACT_EVENT_STATE_CHANGED or INACT_EVENT_TICK */
     int32_t previous_state, state, reason;
     int64_t time_ms, now_ms, remaining_ms;
+    int32_t required_auth; /* inact_auth at now_ms */
     int32_t time_any; /* the model does not know time_ms (only that it is <= now_ms) */
 } m_event;
 
@@ -40,6 +41,9 @@ typedef struct m_snapshot {
     int32_t idle_paused;          /* idle countdown was paused (pause_idle_in_background) */
     int64_t idle_used_at_pause;   /* idle time used before the pause */
     uint64_t generation;          /* the newest refresh-token generation seen */
+    int64_t last_contact;         /* the last successful server contact (format 2) */
+    int64_t last_credential;      /* the last credential verification (sign-in, credential unlock) */
+    int32_t credential_required;  /* biometrics changed, or an untrusted restore (flag bit 2) */
 } m_snapshot;
 
 typedef struct m_scope {
@@ -76,6 +80,16 @@ typedef struct model {
     int32_t untrusted;
     /* the newest refresh-token generation seen (refresh results and rotations); 0 at start */
     uint64_t generation;
+    /* offline limits: the last successful server contact (sign-in, 2xx refresh,
+     * inact_server_contact); M_NEVER before any */
+    int64_t last_contact;
+    /* managed ceilings (inact_set_ceilings); "no limit" everywhere until set */
+    inact_ceilings ceilings;
+    /* unlock strength (docs/session-features.md section 1): the last credential verification
+     * (M_NEVER before a sign-in) and the flag that the credential is required whatever the
+     * time (biometrics changed; an untrusted restore under a finite strong-auth timeout) */
+    int64_t last_credential;
+    int32_t credential_required;
     /* the events the last step must have delivered */
     m_event events[M_MAX_EVENTS];
     int32_t n_events;
@@ -91,8 +105,21 @@ typedef struct model {
 } model;
 
 /* Policy validation as the header states it. Returns INACT_OK or INACT_E_INVALID_ARGUMENT
- * (INACT_E_STRUCT_SIZE for the size). */
+ * (INACT_E_STRUCT_SIZE for the size). A 1.0-sized policy (80 bytes) is read up to its size. */
 int32_t m_policy_validate(const inact_policy *p);
+/* The policy an engine uses for `p` (a published size): `p` up to its size, the header's
+ * defaults beyond; size set to this version's. Returns INACT_OK or INACT_E_STRUCT_SIZE. */
+#define M_POLICY_SIZE_1_0 80u
+#define M_INFO_SIZE_1_0 104u
+int32_t m_policy_read(const inact_policy *p, inact_policy *out);
+
+/* Managed ceilings (docs/session-features.md section 6). */
+void m_ceilings_none(inact_ceilings *c);
+/* INACT_OK, INACT_E_STRUCT_SIZE or INACT_E_INVALID_ARGUMENT (the ceilings on their own). */
+int32_t m_ceilings_validate(const inact_ceilings *c);
+/* INACT_OK or INACT_E_CEILING: is `p` (read, valid) at least as strict as `c` everywhere? */
+int32_t m_ceilings_check(const inact_ceilings *c, const inact_policy *p);
+int32_t m_set_ceilings(model *m, const inact_ceilings *c);
 
 void m_init(model *m, const inact_policy *p, int64_t mono, int64_t wall, uint64_t boot);
 
@@ -103,11 +130,15 @@ int32_t m_continue(model *m);
 int32_t m_lock(model *m);
 int32_t m_unlock(model *m);
 int32_t m_unlock_failed(model *m, uint32_t *out_failures);
+int32_t m_unlock_with(model *m, int32_t method);
+int32_t m_unlock_failed_with(model *m, int32_t method, uint32_t *out_failures);
+int32_t m_biometrics_changed(model *m);
 int32_t m_end(model *m, int32_t reason);
 int32_t m_refresh(model *m, int32_t http_status, const char *oauth_error, uint64_t generation,
                   int32_t *out_outcome);
 int32_t m_token_rotated(model *m, uint64_t generation);
 int32_t m_device_locked(model *m);
+int32_t m_server_contact(model *m);
 int32_t m_background(model *m);
 int32_t m_foreground(model *m);
 int32_t m_window_shown(model *m);
@@ -137,6 +168,11 @@ int32_t m_in_background(const model *m);
 int64_t m_idle_deadline(const model *m);
 int64_t m_warning_deadline(const model *m);
 int64_t m_background_since(const model *m);
+/* inact_info.needs_server_contact: LOCKED and the offline timeout has passed since the last
+ * contact (an unlock is refused with INACT_E_OFFLINE). */
+int32_t m_needs_server_contact(const model *m);
+int32_t m_required_auth(const model *m);      /* inact_auth an unlock needs at m->now */
+int64_t m_strong_auth_deadline(const model *m);
 
 const char *m_state_name(int32_t s);
 const char *m_reason_name(int32_t r);

@@ -105,13 +105,18 @@ extern "C" {
 #endif
 
 /* ---------------------------------------------------------------------------------
- * Version. Same major version = ABI compatible. inact_version_number() returns the
- * library's INACT_VERSION_NUMBER; bindings compare it with the header they were built for.
+ * Version. Same major version = ABI compatible (the SONAME is libinactivity.so.<major>).
+ * The minor version grows when functions, values or larger structs are added (a program
+ * built against an older header of the same major keeps working); the patch version when
+ * behaviour is fixed without an addition; the major version only when the ABI breaks.
+ * inact_version_number() returns the library's INACT_VERSION_NUMBER; bindings compare it
+ * with the header they were built for.
+ * The Python and Kotlin bindings state the same version (scripts/test-packaging checks).
  * ------------------------------------------------------------------------------- */
 #define INACT_VERSION_MAJOR 1
-#define INACT_VERSION_MINOR 0
+#define INACT_VERSION_MINOR 1
 #define INACT_VERSION_PATCH 0
-#define INACT_VERSION_STRING "1.0.0"
+#define INACT_VERSION_STRING "1.1.0"
 #define INACT_VERSION_NUMBER \
     (INACT_VERSION_MAJOR * 10000 + INACT_VERSION_MINOR * 100 + INACT_VERSION_PATCH)
 
@@ -401,7 +406,7 @@ typedef void (*inact_user_data_free)(void *user_data);
  *  Ownership: none. */
 INACT_EXPORT uint32_t inact_version_number(void);
 
-/** Returns the library's version string ("1.0.0"); static, never NULL. Thread: any.
+/** Returns the library's version string ("1.1.0"); static, never NULL. Thread: any.
  *  Ownership: a static string; never free it. */
 INACT_EXPORT const char *inact_version_string(void);
 
@@ -522,6 +527,24 @@ INACT_EXPORT int32_t inact_engine_create(const inact_config *config, const inact
  * Ownership: user_data is freed by user_data_free, exactly once.
  */
 INACT_EXPORT int32_t inact_destroy(inact_engine engine);
+
+/**
+ * A platform fault the engine survives, made visible. The scheduler thread gets its timer
+ * (timerfd, CLOCK_BOOTTIME) when it starts, and a failure then fails inact_engine_create;
+ * setting that timer can still fail later (timerfd_settime; not expected with a valid
+ * timerfd, but checked). No call fails then and no deadline is lost: the thread wakes at
+ * least once a second and decides on the clock it reads, so a THREAD engine's deadline may
+ * fire up to 1 s late, never early, until the timer can be set again. Each pointer may be
+ * NULL:
+ *   out_degraded    1 while the scheduler's last attempt to set its timer failed, else 0
+ *   out_failures    failed attempts since the process started (a degraded thread retries
+ *                   at every wake-up, so this grows about once a second while it lasts)
+ *   out_last_errno  the errno of the most recent failure; 0 if none
+ * Poll it from a health check or log it; MANUAL-clock and HOST-delivery engines never use
+ * the scheduler thread. Returns INACT_OK. Thread: any. Ownership: nothing is kept.
+ */
+INACT_EXPORT int32_t inact_scheduler_faults(int32_t *out_degraded, uint64_t *out_failures,
+                                            int32_t *out_last_errno);
 
 /* ---------------------------------------------------------------------------------
  * Inputs. Each first evaluates every deadline against the clock (catch-up, delivered
@@ -907,7 +930,10 @@ INACT_EXPORT int32_t inact_poll(inact_engine engine);
 
 /** Moves the monotonic and wall clocks forward by `ms` (>= 0) as on the real clock while the
  *  process lives: the engine wakes at each deadline on the way, so every event (WARNING, each
- *  tick, LOCKED, ...) is delivered inside the call, in time order, at its own time.
+ *  tick, LOCKED, ...) is delivered inside the call, in time order, at its own time. The cost
+ *  is one wake per deadline on the way, one per tick while in WARNING; an engine created
+ *  without a callback has no observable tick, so it wakes only at its other deadlines (its
+ *  state afterwards is the same).
  *  ms: 0 .. 1000 years minus the clock now. Returns INACT_OK, INACT_E_INVALID_ARGUMENT (ms < 0,
  *  or the clock would pass 1000 years), INACT_E_WRONG_CLOCK.
  *  Ownership: nothing is kept.

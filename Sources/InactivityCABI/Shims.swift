@@ -638,6 +638,16 @@ public func inact_clock_now(_ engine: inact_engine, _ outMonotonicMs: UnsafeMuta
     }
 }
 
+@c @implementation
+public func inact_scheduler_faults(_ outDegraded: UnsafeMutablePointer<Int32>?, _ outFailures: UnsafeMutablePointer<UInt64>?,
+                                   _ outLastErrno: UnsafeMutablePointer<Int32>?) -> Int32 {
+    let faults = InactivityEngine.schedulerTimerFaults
+    outDegraded?.pointee = faults.degraded ? 1 : 0
+    outFailures?.pointee = faults.failures
+    outLastErrno?.pointee = faults.lastErrno
+    return INACT_OK.rawValue
+}
+
 // MARK: - Snapshot
 
 @c @implementation

@@ -79,18 +79,20 @@ public final class InactivityEngine: @unchecked Sendable {
     /// Timer-caused events come from the scheduler thread (system clock, thread delivery).
     private let usesScheduler: Bool
 
+    // Fields in this order on purpose: each one-byte field fills a byte of an Optional's
+    // padding (an `Int64?` is 9 bytes followed by 7 unused ones).
     private struct Core {
         var machine: SessionMachine
         var queue: [SessionEvent] = []
-        var delivering = false
-        var deliverer: pthread_t?
-        var closed = false
         var closeWaiters = 0
-        var finalizeAfterDelivery = false
-        var armedAt: Int64?
         var armedSeq: UInt64 = 0
         var observers: [(id: UInt64, observer: EventObserver)] = []
         var nextObserver: UInt64 = 1
+        var armedAt: Int64?
+        var delivering = false
+        var closed = false
+        var finalizeAfterDelivery = false
+        var deliverer: pthread_t?
     }
 
     #if !hasFeature(Embedded)
@@ -278,9 +280,16 @@ extension InactivityEngine {
         _ = try? perform { _, _ in }
     }
 
-    /// The next instant this engine must be evaluated, as of its last evaluation.
+    /// The next instant a manual clock must stop for this engine, as of its last evaluation.
+    /// Countdown ticks count only while someone receives this engine's events (its onEvent or
+    /// an observer): an advance then stops at each, as the header promises; unobserved, they
+    /// would only make a long advance in WARNING cost one stop per tick (30 days of a 1 ms
+    /// tick: 2.6e9), and the next stop covers them as the catch-up after a deep sleep does.
     func peekNextWake() -> Int64? {
-        core.withLock { c in c.closed ? nil : c.machine.nextWake }
+        core.withLock { c in
+            if c.closed { return nil }
+            return onEvent == nil && c.observers.isEmpty ? c.machine.nextWakeIgnoringTicks : c.machine.nextWake
+        }
     }
 
     /// Frees the handle, stops scheduling, finishes streams and runs `onClose` exactly once.

@@ -291,4 +291,12 @@ extension InactivityEngine {
 
     /// Whether the process-wide scheduler thread is running.
     public static var schedulerIsRunning: Bool { Scheduler.shared.isRunning }
+
+    /// A platform fault the scheduler survives (inact_scheduler_faults): after the thread had its
+    /// timer, setting it failed. `degraded` while the last attempt failed: THREAD engines' deadlines
+    /// may then fire up to 1 s late (never early, never lost); `failures` since the process
+    /// started; `lastErrno` of the most recent failure, 0 if none.
+    public static var schedulerTimerFaults: (degraded: Bool, failures: UInt64, lastErrno: Int32) {
+        Scheduler.shared.timerFaults
+    }
 }

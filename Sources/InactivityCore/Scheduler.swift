@@ -16,7 +16,10 @@
 // half-created, the engines that exist are untouched, and the next creation tries again. A timer
 // that cannot be set later (it never happens with a valid timerfd, but the result is checked)
 // does not lose deadlines: the thread is woken and waits with a poll timeout instead, at most
-// one second at a time, until the timer can be set again. A child made by fork() has the
+// one second at a time, until the timer can be set again. That fault is not silent: the engine
+// survives it, so no call fails, but `timerFaults` (inact_scheduler_faults) says that deadlines
+// may now fire up to a second late, how often setting the timer failed and the last errno.
+// A child made by fork() has the
 // scheduler's memory but not its thread, and shares the parent's timerfd: it forgets both and
 // starts its own at its first THREAD engine or deadline.
 //
@@ -46,6 +49,9 @@ final class Scheduler: @unchecked Sendable {
         var timerAt: Int64?
         /// The last attempt to set the timer failed: the thread waits with a bounded timeout.
         var timerFailed = false
+        /// Failed attempts to set the timer since the process started, and the last one's errno.
+        var timerFailures: UInt64 = 0
+        var timerLastErrno: Int32 = 0
         /// The process that started the thread and owns the waiter's resources. A child made by
         /// fork() has this memory (and the parent's engines) but not the thread, and shares the
         /// parent's timerfd: it starts its own at its first engine or arm.
@@ -89,9 +95,8 @@ final class Scheduler: @unchecked Sendable {
             }
             if s.timerAt == nil || at < s.timerAt! {
                 s.timerAt = at
-                if !waiter.setDeadline(at) {
+                if !setTimer(&s, at) {
                     // The thread may be asleep with no timeout: wake it so it waits bounded.
-                    s.timerFailed = true
                     waiter.wakeNow()
                 }
             }
@@ -99,6 +104,23 @@ final class Scheduler: @unchecked Sendable {
     }
 
     var isRunning: Bool { state.withLock { $0.running } }
+
+    /// Whether the last attempt to set the timer failed, how many failed since the process
+    /// started, and the last failure's errno (0 if none).
+    var timerFaults: (degraded: Bool, failures: UInt64, lastErrno: Int32) {
+        state.withLock { s in (s.timerFailed, s.timerFailures, s.timerLastErrno) }
+    }
+
+    /// Sets (or, for nil, disarms) the timer and records the outcome; false when it failed.
+    private func setTimer(_ s: inout State, _ at: Int64?) -> Bool {
+        let code = waiter.setDeadline(at)
+        s.timerFailed = code != 0
+        if code != 0 {
+            s.timerFailures &+= 1
+            s.timerLastErrno = code
+        }
+        return code == 0
+    }
 
     private func start(_ s: inout State) throws(InactivityError) {
         try waiter.prepare()
@@ -147,7 +169,7 @@ final class Scheduler: @unchecked Sendable {
                     s.running = false
                     s.heap.removeAll()
                     s.timerAt = nil
-                    s.timerFailed = !waiter.setDeadline(nil)
+                    _ = setTimer(&s, nil)
                     return nil
                 }
                 let now = SystemClock.monotonicMs()
@@ -156,8 +178,7 @@ final class Scheduler: @unchecked Sendable {
                     due.append(heapPop(&s.heap))
                 }
                 s.timerAt = s.heap.first?.at
-                s.timerFailed = !waiter.setDeadline(s.timerAt)
-                guard s.timerFailed, let at = s.timerAt else { return (due, -1) }
+                guard !setTimer(&s, s.timerAt), let at = s.timerAt else { return (due, -1) }
                 return (due, Int32(min(max(at - now, 1), 1000)))
             }
             guard let step else { return }
@@ -206,8 +227,9 @@ private final class Waiter {
         wakeFD = wake
     }
 
-    /// Arms the timer at `at` (absolute CLOCK_BOOTTIME ms), or disarms it. False if it failed.
-    func setDeadline(_ at: Int64?) -> Bool {
+    /// Arms the timer at `at` (absolute CLOCK_BOOTTIME ms), or disarms it. 0, or the errno of
+    /// the failure.
+    func setDeadline(_ at: Int64?) -> Int32 {
         var spec = itimerspec()
         if let at {
             let ms = max(at, 0)
@@ -215,7 +237,7 @@ private final class Waiter {
             spec.it_value.tv_nsec = Int(ms % 1000) * 1_000_000
             if ms == 0 { spec.it_value.tv_nsec = 1 }   // 0 would disarm; 1 ns is in the past
         }
-        return timerfd_settime(timerFD, Int32(TFD_TIMER_ABSTIME), &spec, nil) == 0
+        return timerfd_settime(timerFD, Int32(TFD_TIMER_ABSTIME), &spec, nil) == 0 ? 0 : inactivity_errno()
     }
 
     /// In a forked child: the descriptors are the parent's timer and channel (closing this
@@ -275,9 +297,10 @@ private final class Waiter {
         ready = true
     }
 
-    func setDeadline(_ at: Int64?) -> Bool {
+    /// A condition variable's deadline cannot fail to be set: always 0.
+    func setDeadline(_ at: Int64?) -> Int32 {
         update(at)
-        return true
+        return 0
     }
 
     /// In a forked child the mutex may have been copied locked: initialize both again.

@@ -270,35 +270,69 @@ struct GateView: Equatable {
 }
 
 struct SessionMachine {
-    private(set) var policy: SessionPolicy
+    /// The policy in force, shared with the engines that use an equal one (Storage.swift).
+    private var sharedPolicy: Shared<SessionPolicy>
+    var policy: SessionPolicy {
+        @inline(__always) get { sharedPolicy.value }
+    }
+    // The one-byte fields first, together: the fields are laid out in this order (no padding
+    // between them), and the Optional fields below keep their presence bits in `present`.
     private(set) var state: SessionState = .loading
     private(set) var reason: Reason = .none
-
-    // Session fields (engine-clock milliseconds).
-    private(set) var startedAt: Int64?
-    private(set) var lastActivity: Int64 = 0
-    private(set) var lockedAt: Int64?
-    private(set) var unlockFailures: UInt32 = 0
-    /// The last credential verification (sign-in or credential unlock).
-    private(set) var lastCredentialAt: Int64?
+    /// What the host last saw (`collect`).
+    private(set) var seenState: SessionState = .loading
     /// Sticky until the next credential verification: the enrolled biometrics changed, or a
     /// restore could not tell how long ago the credential was verified.
     private(set) var credentialRequired = false
+    private var present = Present()
+    private(set) var unlockFailures: UInt32 = 0
+    private(set) var visibleWindows: Int32 = 0
+
+    // Session fields (engine-clock milliseconds).
+    private(set) var startedAt: Int64? {
+        get { present.contains(.startedAt) ? rawStartedAt : nil }
+        set { rawStartedAt = present.store(newValue, .startedAt) ?? 0 }
+    }
+    private(set) var lastActivity: Int64 = 0
+    private(set) var lockedAt: Int64? {
+        get { present.contains(.lockedAt) ? rawLockedAt : nil }
+        set { rawLockedAt = present.store(newValue, .lockedAt) ?? 0 }
+    }
+    /// The last credential verification (sign-in or credential unlock).
+    private(set) var lastCredentialAt: Int64? {
+        get { present.contains(.lastCredentialAt) ? rawLastCredentialAt : nil }
+        set { rawLastCredentialAt = present.store(newValue, .lastCredentialAt) ?? 0 }
+    }
     /// The last successful server contact (sign-in, a 2xx refresh, a reported online check).
-    private(set) var lastContactAt: Int64?
+    private(set) var lastContactAt: Int64? {
+        get { present.contains(.lastContactAt) ? rawLastContactAt : nil }
+        set { rawLastContactAt = present.store(newValue, .lastContactAt) ?? 0 }
+    }
     /// The newest refresh-token generation seen (0: none). A sign-in starts a new family.
     private(set) var newestGeneration: UInt64 = 0
     /// An announced expected interruption: a background beginning in [start, end] does not lock
     /// before `end`. Single use; dropped when it lapses, is used, or the session leaves ACTIVE/WARNING.
-    private(set) var interruption: (start: Int64, end: Int64)?
-    /// The administrator's limits; every policy applied must be within them.
-    private(set) var ceilings = PolicyCeilings()
+    private(set) var interruption: (start: Int64, end: Int64)? {
+        get { present.contains(.interruption) ? rawInterruption : nil }
+        set { rawInterruption = present.store(newValue, .interruption) ?? (0, 0) }
+    }
+    /// The administrator's limits; every policy applied must be within them. Shared like the
+    /// policy.
+    private var sharedCeilings = Interned.ceilings(PolicyCeilings())
+    var ceilings: PolicyCeilings {
+        @inline(__always) get { sharedCeilings.value }
+    }
 
     // Background: `backgroundSince` is background in effect (activity ignored); `hiddenSince` is
     // the instant the visible-window count dropped to 0 while the grace runs.
-    private(set) var backgroundSince: Int64?
-    private(set) var hiddenSince: Int64?
-    private(set) var visibleWindows: Int32 = 0
+    private(set) var backgroundSince: Int64? {
+        get { present.contains(.backgroundSince) ? rawBackgroundSince : nil }
+        set { rawBackgroundSince = present.store(newValue, .backgroundSince) ?? 0 }
+    }
+    private(set) var hiddenSince: Int64? {
+        get { present.contains(.hiddenSince) ? rawHiddenSince : nil }
+        set { rawHiddenSince = present.store(newValue, .hiddenSince) ?? 0 }
+    }
 
     private(set) var scopes: [(id: UInt64, idleMs: Int64)] = []
     private(set) var holds: [UInt64] = []
@@ -308,19 +342,39 @@ struct SessionMachine {
     /// The latest instant evaluated; deadlines are never applied before it.
     private(set) var cursor: Int64
     /// The countdown tick already covered in WARNING (remaining = k * tick).
-    private var tickIndex: Int64?
+    private var tickIndex: Int64? {
+        get { present.contains(.tickIndex) ? rawTickIndex : nil }
+        set { rawTickIndex = present.store(newValue, .tickIndex) ?? 0 }
+    }
     /// A tick due since the last collect, to deliver if the state did not change.
-    private var pendingTick: (index: Int64, time: Int64)?
-    /// The state and time of the last change, and what the host last saw.
+    private var pendingTick: (index: Int64, time: Int64)? {
+        get { present.contains(.pendingTick) ? rawPendingTick : nil }
+        set { rawPendingTick = present.store(newValue, .pendingTick) ?? (0, 0) }
+    }
+    /// The time of the last change.
     private var changedAt: Int64
-    private(set) var seenState: SessionState = .loading
     /// The boot id of the clock at the last evaluation.
-    private var lastBootID: UInt64?
+    private var lastBootID: UInt64? {
+        get { present.contains(.lastBootID) ? rawLastBootID : nil }
+        set { rawLastBootID = present.store(newValue, .lastBootID) ?? 0 }
+    }
+
+    // The values of the Optional fields above, meaningful while their bit in `present` is set.
+    private var rawStartedAt: Int64 = 0
+    private var rawLockedAt: Int64 = 0
+    private var rawLastCredentialAt: Int64 = 0
+    private var rawLastContactAt: Int64 = 0
+    private var rawBackgroundSince: Int64 = 0
+    private var rawHiddenSince: Int64 = 0
+    private var rawTickIndex: Int64 = 0
+    private var rawLastBootID: UInt64 = 0
+    private var rawInterruption: (start: Int64, end: Int64) = (0, 0)
+    private var rawPendingTick: (index: Int64, time: Int64) = (0, 0)
 
     /// `policy` must be valid (the engine checks it).
     init(policy: SessionPolicy, now: Int64) {
         assertValid(policy)
-        self.policy = policy
+        self.sharedPolicy = Interned.policy(policy)
         self.cursor = now
         self.changedAt = now
     }
@@ -456,6 +510,10 @@ struct SessionMachine {
 
     /// The next instant the machine must be evaluated, if any.
     var nextWake: Int64? { earliestDeadline()?.time }
+
+    /// The same without countdown ticks, for an engine nobody receives events from: a tick only
+    /// shows the countdown, and the next evaluation covers the ticks passed as a catch-up does.
+    var nextWakeIgnoringTicks: Int64? { earliestDeadline(includingTicks: false)?.time }
 
     /// The next lock or expiry: what a countdown shows.
     var nextLockOrExpiry: Int64? {
@@ -998,7 +1056,7 @@ struct SessionMachine {
             throw InactivityError(.invalidArgument,
                                   "policy.warning_ms (\(newPolicy.warningMs)) must be shorter than every open scope's idle timeout (\(strictest))")
         }
-        policy = newPolicy
+        sharedPolicy = Interned.policy(newPolicy)
         if let i = interruption, i.end - i.start > policy.expectedInterruptionMaxMs {
             interruption = (i.start, i.start + policy.expectedInterruptionMaxMs)   // the new cap binds at once
         }
@@ -1023,12 +1081,12 @@ struct SessionMachine {
         } catch {
             throw InactivityError(.invalidArgument, "ceilings: the current policy made as strict as them is invalid: \(error.message)")
         }
-        let saved = ceilings
-        ceilings = newCeilings
+        let saved = sharedCeilings
+        sharedCeilings = Interned.ceilings(newCeilings)
         do throws(InactivityError) {
             try setPolicy(tightened)
         } catch {
-            ceilings = saved
+            sharedCeilings = saved
             throw error
         }
     }
@@ -1069,8 +1127,9 @@ struct SessionMachine {
             throw error
         }
         let judgement = RestoreClock(snapshot, clock)
+        let contactInLoading = lastContactAt
         load(snapshot, at: judgement)
-        let changed = catchUpAfterRestore(now: clock.monotonicMs)
+        let changed = catchUpAfterRestore(now: clock.monotonicMs, contactInLoading: contactInLoading)
         let untrusted = failSecure(judgement, now: clock.monotonicMs)
         let overridden = lockOnRestart(now: clock.monotonicMs) || untrusted
         settleRestoredReason(deadlineApplied: changed, overridden: overridden, now: clock.monotonicMs)
@@ -1120,11 +1179,11 @@ struct SessionMachine {
         startedAt = clock.map(s.startedAt)
         lastActivity = clock.map(s.lastActivity)
         unlockFailures = s.unlockFailures
-        // What the host reported in LOADING (an online check, a biometrics change, a rotation)
-        // adds to what the snapshot kept.
+        // What the host reported in LOADING (a biometrics change, a rotation) adds to what the
+        // snapshot kept; an online check counts from its own instant (`catchUpAfterRestore`).
         lastCredentialAt = clock.map(s.lastCredentialAt)
         credentialRequired = credentialRequired || s.credentialRequired
-        lastContactAt = max(clock.map(s.lastContactAt), lastContactAt ?? .min)
+        lastContactAt = clock.map(s.lastContactAt)
         newestGeneration = max(newestGeneration, s.newestGeneration)
         interruption = nil
         // The time since the snapshot counts as background time: nothing was on screen.
@@ -1146,11 +1205,22 @@ struct SessionMachine {
     /// and applies what that makes due: with the idle countdown paused in background, the
     /// warning window is reached only once it resumes. Returns true when a deadline changed
     /// the state.
-    private mutating func catchUpAfterRestore(now: Int64) -> Bool {
+    ///
+    /// A server contact reported in LOADING took place at its instant, as if the process had
+    /// been awake: the offline deadlines that fell due before it (while the process was dead)
+    /// still apply, and from then on the later of the two contacts counts. Fail secure: the
+    /// outcome does not depend on whether the host reports the contact before or after the
+    /// restore.
+    private mutating func catchUpAfterRestore(now: Int64, contactInLoading: Int64?) -> Bool {
+        var beforeContact: DeadlineKind?
+        if let c = contactInLoading {
+            if c > cursor { beforeContact = evaluate(now: min(c, now)) }
+            lastContactAt = max(lastContactAt ?? c, c)
+        }
         let inBackground = evaluate(now: now)
         resumeForeground(now: now)
         let resumed = evaluate(now: now)
-        return inBackground != nil || resumed != nil
+        return beforeContact != nil || inBackground != nil || resumed != nil
     }
 
     /// Unknown elapsed time: never ACTIVE. LOCKED at least, by the clock (a lock is never

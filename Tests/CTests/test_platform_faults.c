@@ -258,18 +258,76 @@ TEST(thread_engine_whose_timer_cannot_be_set_is_not_created) {
     CHECK_THREAD_ENGINE_WORKS();
 }
 
+/* inact_scheduler_faults, checked against what the test expects. */
+static void check_scheduler_faults_(const char *file, int line, int32_t degraded, uint64_t min_failures,
+                                    int32_t last_errno, uint64_t *out_failures) {
+    int32_t got_degraded = -1, got_errno = -1;
+    uint64_t got_failures = UINT64_MAX;
+    REQUIRE_OK(inact_scheduler_faults(&got_degraded, &got_failures, &got_errno));
+    if (got_degraded != degraded || got_failures < min_failures || got_errno != last_errno)
+        harness_fail(file, line, "inact_scheduler_faults: degraded %d, failures %llu, errno %d; expected %d, "
+                     ">= %llu, %d", (int)got_degraded, (unsigned long long)got_failures, (int)got_errno,
+                     (int)degraded, (unsigned long long)min_failures, (int)last_errno);
+    if (out_failures) *out_failures = got_failures;
+}
+#define CHECK_SCHEDULER_FAULTS(degraded, min_failures, last_errno, out_failures) \
+    check_scheduler_faults_(__FILE__, __LINE__, (degraded), (min_failures), (last_errno), (out_failures))
+
 TEST(timers_still_fire_when_the_timer_fails_later) {
     /* The timer was had at creation but every later setting fails: no deadline is lost
-     * (the thread is woken and waits with a bounded timeout), and the thread still ends
-     * with the last engine. */
+     * (the thread is woken and waits with a bounded timeout), the thread still ends with the
+     * last engine, and the fault is reported (inact_scheduler_faults), not silent. When the
+     * timer can be set again the report says so and keeps the count. */
     int threads;
+    uint64_t failures = 0, later = 0;
     if (!in_fresh_process("timers_still_fire_when_the_timer_fails_later", 1)) return;
     threads = thread_count();
+    CHECK_SCHEDULER_FAULTS(0, 0, 0, &failures);
+    CHECK_EQ(failures, 0);
+    REQUIRE_OK(inact_scheduler_faults(NULL, NULL, NULL));
     REQUIRE(faults()("timerfd_settime", 1, -1, EINVAL) == 0);
     CHECK_THREAD_ENGINE_WORKS();
     wait_for_threads(threads);
+    CHECK_SCHEDULER_FAULTS(1, 1, EINVAL, &failures);
     CHECK_THREAD_ENGINE_WORKS();
     wait_for_threads(threads);
+    CHECK_SCHEDULER_FAULTS(1, failures + 1, EINVAL, &failures);
+    /* The platform recovers: the next setting succeeds, the count and the last errno stay. */
+    REQUIRE(faults()("timerfd_settime", 0, 0, 0) == 0);
+    CHECK_THREAD_ENGINE_WORKS();
+    wait_for_threads(threads);
+    CHECK_SCHEDULER_FAULTS(0, failures, EINVAL, &later);
+    CHECK_EQ(later, failures);
+}
+
+TEST(a_degraded_timer_fires_at_most_a_second_late) {
+    /* Every setting after the first fails while a WARNING is 1.5 s away: it comes from the
+     * bounded poll, no earlier than its deadline and at most 1 s after it (plus scheduling
+     * slack), while inact_scheduler_faults says the scheduler is degraded. */
+    recorder rec;
+    inact_config config;
+    inact_policy policy = test_policy();
+    inact_engine engine = 0;
+    int64_t started, late;
+    if (!in_fresh_process("a_degraded_timer_fires_at_most_a_second_late", 1)) return;
+    policy.idle_timeout_ms = 3000;
+    policy.warning_ms = 1500;
+    policy.tick_ms = 0;
+    recorder_init(&rec);
+    REQUIRE(faults()("timerfd_settime", 1, -1, EINVAL) == 0);
+    REQUIRE_OK(inact_config_init(&config));
+    REQUIRE_OK(inact_engine_create(&config, &policy, recorder_callback, &rec, recorder_free, &engine));
+    started = monotonic_ms();
+    REQUIRE_OK(inact_start(engine));
+    CHECK_SCHEDULER_FAULTS(1, 1, EINVAL, NULL);
+    REQUIRE(recorder_wait(&rec, 2, generous_ms()) >= 2);
+    CHECK_EQ(recorder_at(&rec, 1).event.state, INACT_STATE_WARNING);
+    late = recorder_at(&rec, 1).wall_ns / 1000000 - started - 1500;
+    CHECK(late >= -1);
+    CHECK(late <= 1000 + (harness_slow() ? 2000 : 250));
+    CHECK_SCHEDULER_FAULTS(1, 2, EINVAL, NULL);
+    REQUIRE_OK(inact_destroy(engine));
+    recorder_deinit(&rec);
 }
 
 TEST(thread_engines_work_in_a_forked_child) {

@@ -38,6 +38,54 @@ struct DeadlineTests {
         #expect(rig.recorder.events.allSatisfy { $0.nowMs == $0.timeMs })
     }
 
+    @Test func an_unobserved_countdown_costs_no_stop_per_tick() throws {
+        // A minute of WARNING with a 1 ms tick is 60 000 stops when each tick is one (30 days
+        // would be 2.6e9). Nobody receives this engine's events, so the advance stops only at
+        // WARNING and LOCKED, however long the countdown.
+        let policy = smallPolicy {
+            $0.idleTimeoutMs = 2 * minute; $0.warningMs = 1 * minute; $0.tickMs = 1
+            $0.absoluteTimeoutMs = SessionPolicy.never
+        }
+        let clock = try ManualClock()
+        let silent = try InactivityEngine(policy: policy, clock: .manual(clock), delivery: .host)
+        defer { silent.close() }
+        try silent.start()
+        let before = clock.stops
+        try clock.advance(by: 3 * minute)
+        #expect(clock.stops - before <= 4)
+        #expect(try silent.state() == .locked)
+        #expect(try silent.info().lockedAtMs == 2 * minute)
+    }
+
+    @Test func unobserved_ticks_end_the_same_and_an_observer_gets_every_tick_again() throws {
+        // Two engines on one clock, one recorded, one not: after an advance into WARNING they
+        // are in the same state; an observer added to the silent one then receives the same
+        // ticks, one by one at their times, as the recorded one (the header's advance rule).
+        let policy = smallPolicy { $0.tickMs = 1 }
+        let clock = try ManualClock()
+        let rig = Rig(policy, clock: clock)
+        let silent = try InactivityEngine(policy: policy, clock: .manual(clock), delivery: .host)
+        defer { silent.close() }
+        try rig.engine.start()
+        try silent.start()
+        let before = clock.stops
+        rig.at(8 * second + 500)
+        #expect(clock.stops - before >= 1_500)   // the recorded engine's ticks are each a stop
+        #expect(rig.recorder.ticks.count == 1_500)
+        #expect(try silent.info() == (try rig.engine.info()))
+        let observed = Recorder()
+        silent.addObserver(onEvent: { observed.record($0) })
+        rig.recorder.clear()
+        rig.at(10 * second)
+        #expect(observed.ticks.count == 1_499)
+        #expect(observed.events == rig.recorder.events.map { event in
+            var e = event
+            e.engine = silent.handle
+            return e
+        })
+        #expect(try silent.info() == (try rig.engine.info()))
+    }
+
     @Test func manual_clock_moves_are_checked() throws {
         let rig = Rig(smallPolicy())
         #expect(errorCode { try rig.clock.advance(by: -1) } == .invalidArgument)

@@ -569,6 +569,35 @@ struct RestartTests {
         #expect(try rig.engine.info().lastServerContactMs == 9 * second)
     }
 
+    // Found by fuzz/inact_fuzz.c (model reading of "as if the process had been awake"): a
+    // contact reported in LOADING counted before the catch-up, so an offline expiry (or lock)
+    // that fell due while the process was dead never applied: "restore: LOADING -> LOCKED
+    // (IDLE_TIMEOUT) time 10000; the model expects LOADING -> EXPIRED (OFFLINE_EXPIRY) time 10000".
+    @Test func a_contact_in_loading_does_not_undo_an_offline_deadline_that_fell_due_before_it() throws {
+        let policy = smallPolicy { $0.offlineExpiryMs = 10 * second; $0.backgroundTimeoutMs = SessionPolicy.never }
+        let bytes = try RestartTests.snapshot(policy)   // started and taken at 0
+        for contactFirst in [true, false] {
+            let rig = Rig(policy, clock: try ManualClock(monotonicMs: 20 * second))
+            if contactFirst { try rig.engine.serverContact() }
+            try rig.engine.restore(bytes)
+            if !contactFirst { try rig.engine.serverContact() }
+            #expect(rig.state == .expired && rig.reason == .offlineExpiry, "contact first: \(contactFirst)")
+            #expect(rig.recorder.transitions.last == Transition(.expired, .offlineExpiry, 10 * second))
+        }
+        // A contact before the deadline still counts from its instant: no offline lock at 5 s.
+        let locking = smallPolicy { $0.offlineTimeoutMs = 5 * second; $0.backgroundTimeoutMs = SessionPolicy.never;
+                                     $0.idleTimeoutMs = SessionPolicy.never; $0.warningMs = 0 }
+        let snap = try RestartTests.snapshot(locking)
+        let rig = Rig(locking, clock: try ManualClock(monotonicMs: 4 * second))
+        try rig.engine.serverContact()
+        rig.at(8 * second)
+        try rig.engine.restore(snap)
+        #expect(rig.state == .active && rig.reason == .restored)
+        rig.at(9 * second)
+        #expect(rig.state == .locked && rig.reason == .offlineTimeout)
+        #expect(rig.recorder.transitions.last == Transition(.locked, .offlineTimeout, 9 * second))
+    }
+
     @Test func times_outside_the_session_are_invalid() throws {
         var bytes = try RestartTests.snapshot(smallPolicy())
         SnapshotTests.put(5_000, at: 72, in: &bytes)   // credential after the snapshot clock (0)

@@ -97,6 +97,57 @@ def test_token_generations(manual_engine: ManualFactory) -> None:
     assert engine.reason() is Reason.REVOKED
 
 
+
+def test_generations_keep_their_whole_uint64_range_and_order(manual_engine: ManualFactory) -> None:
+    # The same extremes as the Kotlin binding's UnsignedRangeTest: where a signed 64-bit or
+    # 32-bit integer would turn negative.
+    engine = manual_engine(delivery=inactivity.Delivery.HOST)
+    engine.start()
+    assert engine.info().token_generation == 0
+    for generation in (2**31, 2**63):
+        engine.token_rotated(generation)
+        assert engine.info().token_generation == generation
+    # 2**63 - 1 is INT64_MAX: below 2**63 only when compared unsigned.
+    assert engine.refresh_result(400, "invalid_grant", generation=2**63 - 1) is RefreshOutcome.STALE
+    with pytest.raises(InvalidArgumentError, match="older than the newest"):
+        engine.token_rotated(2**63 - 1)
+    assert engine.refresh_result(200, generation=2**64 - 1) is RefreshOutcome.OK
+    engine.token_rotated(2**64 - 1)
+    assert engine.info().token_generation == 2**64 - 1
+    assert engine.refresh_result(400, "invalid_grant", generation=2**63) is RefreshOutcome.STALE
+    for bad in (-1, 2**64):
+        with pytest.raises(InvalidArgumentError, match=r"generation \(%d\) is outside" % bad):
+            engine.token_rotated(bad)
+        with pytest.raises(InvalidArgumentError, match=r"generation \(%d\) is outside" % bad):
+            engine.refresh_result(400, "invalid_grant", generation=bad)
+    assert engine.state() is State.ACTIVE and engine.info().token_generation == 2**64 - 1
+    # Generation 0 is "not tracked": never stale, an invalid_grant revokes.
+    assert engine.refresh_result(400, "invalid_grant", generation=0) is RefreshOutcome.REVOKED
+    assert engine.state() is State.EXPIRED
+
+
+def test_max_unlock_failures_keeps_its_whole_uint32_range(manual_engine: ManualFactory) -> None:
+    for limit in (0, 2**31, 2**32 - 1):
+        policy = TEST_POLICY.replace(max_unlock_failures=limit)
+        policy.validate()
+        engine = manual_engine(policy, delivery=inactivity.Delivery.HOST)
+        assert engine.policy() == policy and engine.policy().max_unlock_failures == limit
+        engine.start()
+        engine.lock()
+        assert engine.unlock_failed() == 1 and engine.info().unlock_failures == 1
+        assert engine.state() is State.LOCKED
+    with pytest.raises(InvalidArgumentError, match=r"max_unlock_failures \(4294967296\) must be in \[0, 4294967295\]"):
+        Policy(max_unlock_failures=2**32)
+    engine = manual_engine(TEST_POLICY.replace(max_unlock_failures=2**31))
+    engine.set_ceilings(Ceilings(max_unlock_failures=2**32 - 1))
+    assert engine.ceilings().max_unlock_failures == 2**32 - 1
+    engine.set_ceilings(Ceilings(max_unlock_failures=2**31))
+    assert engine.ceilings().max_unlock_failures == 2**31
+    with pytest.raises(CeilingError, match=r"policy.max_unlock_failures \(2147483649\) exceeds the managed ceiling \(2147483648;"):
+        engine.set_policy(TEST_POLICY.replace(max_unlock_failures=2**31 + 1))
+    assert engine.policy().max_unlock_failures == 2**31
+
+
 def test_offline_limits(manual_engine: ManualFactory, recorder: Recorder) -> None:
     engine = manual_engine(TEST_POLICY.replace(offline_timeout=40, offline_expiry=50), on_event=recorder)
     engine.start()

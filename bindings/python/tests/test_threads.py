@@ -7,6 +7,7 @@ from typing import Callable, List
 
 from conftest import TEST_POLICY, Recorder
 
+import inactivity
 from inactivity import ActivityKind, Engine, EngineClosedError, EventKind, InactivityError, ManualClock, State
 
 THREADS = 4
@@ -127,3 +128,22 @@ def test_close_while_other_threads_call() -> None:
 
     assert run_threads(work) == []
     assert closed.is_set() and engine.closed
+
+
+def test_scheduler_faults_are_reported_and_none_on_a_healthy_timer() -> None:
+    # A THREAD engine on the system clock: the scheduler thread sets its timer for the
+    # warning and the lock. The C suite injects the fault (timerfd_settime failing); here the
+    # binding passes the library's report through: nothing failed.
+    events: List[inactivity.Event] = []
+    done = threading.Event()
+
+    def on_event(event: inactivity.Event) -> None:
+        events.append(event)
+        if event.state is inactivity.State.LOCKED:
+            done.set()
+
+    policy = inactivity.Policy(idle_timeout=0.3, warning=0.1, tick=0)
+    with inactivity.Engine(policy, on_event=on_event) as engine:
+        engine.start()
+        assert done.wait(10), events
+    assert inactivity.scheduler_faults() == inactivity.SchedulerFaults(degraded=False, failures=0, last_errno=0)

@@ -36,6 +36,7 @@ from inactivity import (
 )
 from inactivity import _lib
 from inactivity._time import duration_to_ms
+from inactivity._version import HEADER_VERSION_NUMBER
 
 needs_header = pytest.mark.skipif(HEADER is None, reason="not run from a source checkout")
 
@@ -255,7 +256,10 @@ def test_durations_round_to_the_nearest_ms_halves_away_from_zero() -> None:
 
 
 def test_versions() -> None:
-    assert inactivity.__version__ == "1.0.0"
+    # In this repository the binding, the header it was written against and the library are
+    # one version (scripts/test-packaging's versions_agree checks the files themselves).
+    assert inactivity.__version__ == inactivity.LIBRARY_VERSION
+    assert HEADER_VERSION_NUMBER == inactivity.LIBRARY_VERSION_NUMBER
     assert inactivity.LIBRARY_VERSION_NUMBER // 10000 == 1
     number = inactivity.LIBRARY_VERSION_NUMBER
     assert inactivity.LIBRARY_VERSION == f"{number // 10000}.{number // 100 % 100}.{number % 100}"

@@ -19,7 +19,17 @@ from __future__ import annotations
 from ._lib import LIBRARY_PATH, LIBRARY_VERSION, LIBRARY_VERSION_NUMBER
 from ._time import NEVER, Duration
 from ._version import __version__
-from .engine import ClockReading, Engine, Event, EventCallback, Info, ManualClock, SNAPSHOT_MAX_SIZE
+from .engine import (
+    SNAPSHOT_MAX_SIZE,
+    ClockReading,
+    Engine,
+    Event,
+    EventCallback,
+    Info,
+    ManualClock,
+    SchedulerFaults,
+    scheduler_faults,
+)
 from .enums import (
     ActivityKind,
     Auth,
@@ -82,12 +92,14 @@ __all__ = [
     "Preset",
     "Reason",
     "RefreshOutcome",
+    "SchedulerFaults",
     "SnapshotError",
     "State",
     "Status",
     "WeakAuthError",
     "WrongClockError",
     "__version__",
+    "scheduler_faults",
 ]
 
 # `from __future__ import annotations` binds the name `annotations` here; it is not API.

@@ -170,6 +170,7 @@ _TABLE: Sequence[Tuple[str, Sequence[Any], Any]] = (
         _STATUS,
     ),
     ("inact_destroy", (_engine,), _STATUS),
+    ("inact_scheduler_faults", (_P(c_int32), _P(c_uint64), _P(c_int32)), _STATUS),
     # inputs
     ("inact_start", (_engine,), _STATUS),
     ("inact_restore", (_engine, c_char_p, c_size_t), _STATUS),
@@ -319,7 +320,7 @@ LIB, LIBRARY_PATH = load_library()
 # call hosts make per touch; the table's errcheck wrapper alone costs about as much as the call.
 ACTIVITY_UNCHECKED = ctypes.CFUNCTYPE(c_int32, c_uint64, c_uint32)(("inact_activity", LIB))
 
-#: The loaded library's version number (e.g. 10000) and string (e.g. "1.0.0").
+#: The loaded library's version number (e.g. 10100) and string (e.g. "1.1.0").
 LIBRARY_VERSION_NUMBER: int = int(LIB.inact_version_number())
 LIBRARY_VERSION: str = (LIB.inact_version_string() or b"").decode("ascii", "replace")
 

@@ -172,6 +172,25 @@ class Info:
 
 
 @dataclasses.dataclass(frozen=True)
+class SchedulerFaults:
+    """A platform fault the scheduler thread survives (inact_scheduler_faults): setting its
+    timer failed after it had one. While ``degraded`` (the last attempt failed) a THREAD
+    engine's deadlines may fire up to 1 s late, never early; ``failures`` counts the failed
+    attempts since the process started, ``last_errno`` is the latest one's errno (0 if none)."""
+
+    degraded: bool
+    failures: int
+    last_errno: int
+
+
+def scheduler_faults() -> SchedulerFaults:
+    """The scheduler thread's timer faults, for a health check or a log line."""
+    degraded, failures, last_errno = c_int32(), c_uint64(), c_int32()
+    _lib.LIB.inact_scheduler_faults(byref(degraded), byref(failures), byref(last_errno))
+    return SchedulerFaults(degraded.value != 0, failures.value, last_errno.value)
+
+
+@dataclasses.dataclass(frozen=True)
 class ClockReading:
     """The engine's clock: monotonic time, wall time (aware, UTC) and boot id."""
 

@@ -361,6 +361,16 @@ static jstring n_library_version_string(JNIEnv *env, jclass cls) {
     return (*env)->NewStringUTF(env, inact_version_string());
 }
 
+/* inact_scheduler_faults into out[3]: degraded (0/1), failures (uint64_t bits), last errno. */
+static void n_scheduler_faults(JNIEnv *env, jclass cls, jlongArray out) {
+    (void)cls;
+    int32_t degraded = 0, last_errno = 0;
+    uint64_t failures = 0;
+    if (throw_if_error(env, inact_scheduler_faults(&degraded, &failures, &last_errno))) return;
+    jlong v[3] = {(jlong)degraded, (jlong)failures, (jlong)last_errno};
+    write_longs(env, out, v, 3);
+}
+
 static jstring n_status_string(JNIEnv *env, jclass cls, jint status) {
     (void)cls;
     return (*env)->NewStringUTF(env, inact_status_string((int32_t)status));
@@ -736,6 +746,7 @@ static const JNINativeMethod k_natives[] = {
     NATIVE("libraryVersionNumber", "()I", n_library_version_number),
     NATIVE("headerVersionNumber", "()I", n_header_version_number),
     NATIVE("libraryVersionString", "()Ljava/lang/String;", n_library_version_string),
+    NATIVE("schedulerFaults", "([J)V", n_scheduler_faults),
     NATIVE("statusString", "(I)Ljava/lang/String;", n_status_string),
     NATIVE("policyPreset", "(I[J)V", n_policy_preset),
     NATIVE("policyValidate", "([J)V", n_policy_validate),

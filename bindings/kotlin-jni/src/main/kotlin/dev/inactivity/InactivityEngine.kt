@@ -67,9 +67,22 @@ class InactivityEngine private constructor(
             return InactivityEngine(handle, dispatcher)
         }
 
-        /** The library's version string ("1.0.0"). */
+        /** The library's version string ("1.1.0"). */
         @JvmStatic
         val libraryVersion: String get() = NativeBridge.libraryVersionString()
+
+        /** This binding's version ("1.1.0"): the header version it was written against. */
+        @JvmStatic
+        val bindingVersion: String get() = NativeBridge.BINDING_VERSION
+
+        /** The scheduler thread's timer faults (inact_scheduler_faults), for a health check or a log. */
+        @JvmStatic
+        val schedulerFaults: SchedulerFaults
+            get() {
+                val v = LongArray(3)
+                NativeBridge.schedulerFaults(v)
+                return SchedulerFaults(v[0] != 0L, v[1].toULong(), v[2].toInt())
+            }
 
         private fun printListenerError(t: Throwable) {
             System.err.println("inactivity: a listener threw; the engine carries on")
@@ -147,8 +160,8 @@ class InactivityEngine private constructor(
      * this call. A method the lock does not accept throws [WeakAuthException] and is not counted.
      */
     @JvmOverloads
-    fun unlockFailed(method: AuthStrength = AuthStrength.CREDENTIAL): Int =
-        call { NativeBridge.unlockFailedWith(it, method.code) }
+    fun unlockFailed(method: AuthStrength = AuthStrength.CREDENTIAL): UInt =
+        call { NativeBridge.unlockFailedWith(it, method.code) }.toUInt()
 
     /** The enrolled biometrics changed: until the next credential unlock an unlock needs the credential. */
     fun biometricsChanged() = call { NativeBridge.biometricsChanged(it) }
@@ -169,8 +182,11 @@ class InactivityEngine private constructor(
     /** A successful online check: the offline deadlines restart and a refused unlock is allowed again. */
     fun serverContact() = call { NativeBridge.serverContact(it) }
 
-    /** The host stored a new refresh token of [generation]; an invalid_grant for an older one is then STALE. */
-    fun tokenRotated(generation: Long) = call { NativeBridge.tokenRotated(it, generation) }
+    /**
+     * The host stored a new refresh token of [generation] (any uint64_t, compared unsigned); an
+     * invalid_grant for an older one is then STALE.
+     */
+    fun tokenRotated(generation: ULong) = call { NativeBridge.tokenRotated(it, generation.toLong()) }
 
     /**
      * The administrator's limits; setting them makes the current policy as strict as them, and
@@ -198,10 +214,10 @@ class InactivityEngine private constructor(
      * older generation than the newest seen is [RefreshOutcome.STALE]; a 2xx is a server contact.
      */
     @JvmOverloads
-    fun refreshResult(httpStatus: Int, oauthError: String? = null, generation: Long = 0): RefreshOutcome {
+    fun refreshResult(httpStatus: Int, oauthError: String? = null, generation: ULong = 0u): RefreshOutcome {
         require(oauthError == null || oauthError.indexOf('\u0000') < 0) { "oauthError must not contain NUL" }
         val utf8 = oauthError?.toByteArray(Charsets.UTF_8)
-        return RefreshOutcome.of(call { NativeBridge.refreshResult(it, httpStatus, utf8, generation) })
+        return RefreshOutcome.of(call { NativeBridge.refreshResult(it, httpStatus, utf8, generation.toLong()) })
     }
 
     /** The app went to background. */
@@ -352,6 +368,14 @@ class Hold internal constructor(private val engine: InactivityEngine, val id: Lo
 data class ClockReading(val monotonicMs: Long, val wallMs: Long, val bootId: Long)
 
 /**
+ * A platform fault the scheduler thread survives (inact_scheduler_faults): setting its timer
+ * failed after it had one. While [degraded] (the last attempt failed) the deadlines of THREAD
+ * engines may fire up to 1 s late, never early; [failures] counts the failed attempts since the
+ * process started; [lastErrno] is the latest one's errno, 0 if none.
+ */
+data class SchedulerFaults(val degraded: Boolean, val failures: ULong, val lastErrno: Int)
+
+/**
  * A full view of an engine (inact_info). Instants are engine-clock ms, null when none;
  * durations are [Duration.INFINITE] when nothing is scheduled.
  */
@@ -364,7 +388,7 @@ data class EngineInfo(
     val visibleWindows: Int,
     val openScopes: Int,
     val openHolds: Int,
-    val unlockFailures: Int,
+    val unlockFailures: UInt,
     val nowMs: Long,
     val remaining: Duration,
     /** The next engine-clock instant the engine must be evaluated at; null if none. */
@@ -383,7 +407,7 @@ data class EngineInfo(
     val strongAuthDeadlineMs: Long?,
     val lastServerContactMs: Long?,
     /** The newest refresh-token generation seen; 0 if none. */
-    val tokenGeneration: Long,
+    val tokenGeneration: ULong,
     /** The end of an announced expected interruption; null if none. */
     val interruptionUntilMs: Long?,
 ) {
@@ -397,7 +421,7 @@ data class EngineInfo(
             visibleWindows = v[NativeBridge.I_VISIBLE_WINDOWS].toInt(),
             openScopes = v[NativeBridge.I_OPEN_SCOPES].toInt(),
             openHolds = v[NativeBridge.I_OPEN_HOLDS].toInt(),
-            unlockFailures = v[NativeBridge.I_UNLOCK_FAILURES].toInt(),
+            unlockFailures = v[NativeBridge.I_UNLOCK_FAILURES].toUInt(),
             nowMs = v[NativeBridge.I_NOW_MS],
             remaining = v[NativeBridge.I_REMAINING_MS].wireMsToDuration(),
             nextDeadlineAtMs = v[NativeBridge.I_NEXT_DEADLINE_MS].wireInstantOrNull(),
@@ -411,7 +435,7 @@ data class EngineInfo(
             lastCredentialMs = v[NativeBridge.I_LAST_CREDENTIAL_MS].wireInstantOrNull(),
             strongAuthDeadlineMs = v[NativeBridge.I_STRONG_AUTH_DEADLINE_MS].wireInstantOrNull(),
             lastServerContactMs = v[NativeBridge.I_LAST_SERVER_CONTACT_MS].wireInstantOrNull(),
-            tokenGeneration = v[NativeBridge.I_TOKEN_GENERATION],
+            tokenGeneration = v[NativeBridge.I_TOKEN_GENERATION].toULong(),
             interruptionUntilMs = v[NativeBridge.I_INTERRUPTION_UNTIL_MS].wireInstantOrNull(),
         )
     }

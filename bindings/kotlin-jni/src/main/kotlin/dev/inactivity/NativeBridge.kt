@@ -18,6 +18,9 @@ internal object NativeBridge {
     /** The C ABI major version this Kotlin code was written for. */
     const val BINDING_ABI_MAJOR = 1
 
+    /** This binding's version: the header's INACT_VERSION_STRING it was written against. */
+    const val BINDING_VERSION = "1.1.0"
+
     /** INACT_NEVER: "never" for a timeout, "no deadline" for a query. */
     const val NEVER: Long = Long.MAX_VALUE
 
@@ -125,6 +128,7 @@ internal object NativeBridge {
     @JvmStatic external fun libraryVersionNumber(): Int
     @JvmStatic external fun headerVersionNumber(): Int
     @JvmStatic external fun libraryVersionString(): String
+    @JvmStatic external fun schedulerFaults(out: LongArray)
     @JvmStatic external fun statusString(status: Int): String
     @JvmStatic external fun policyPreset(preset: Int, out: LongArray)
     @JvmStatic external fun policyValidate(policy: LongArray)

@@ -10,6 +10,11 @@ import kotlin.time.Duration
  *
  * The library validates a policy when an engine is created or [InactivityEngine.policy] is
  * set, or on [validate]; its error message names the field and the rule.
+ *
+ * The C ABI's unsigned numbers are Kotlin's unsigned types, so their whole range is written
+ * and read back as is: [maxUnlockFailures] is a [UInt] (uint32_t), refresh-token generations
+ * are [ULong] (uint64_t). Opaque ids (scope and hold ids, boot ids) stay [Long]: they are only
+ * compared for equality, and the Long carries the uint64_t's bits.
  */
 data class Policy(
     /** No counted activity this long -> [idleAction]. */
@@ -23,8 +28,8 @@ data class Policy(
     val absoluteTimeout: Duration,
     /** LOCKED this long -> EXPIRED; INFINITE = off. */
     val lockedTimeout: Duration,
-    /** This many failed unlocks in a row -> EXPIRED; 0 = unlimited. */
-    val maxUnlockFailures: Int,
+    /** This many failed unlocks in a row -> EXPIRED; 0 = unlimited; up to [UInt.MAX_VALUE]. */
+    val maxUnlockFailures: UInt,
     /** Countdown tick period while in WARNING; zero = no ticks. */
     val tick: Duration,
     /** All windows hidden this long -> background (activity transitions, rotation). */
@@ -48,10 +53,6 @@ data class Policy(
     /** No server contact this long -> EXPIRED (OFFLINE_EXPIRY); INFINITE = off. */
     val offlineExpiry: Duration,
 ) {
-    init {
-        require(maxUnlockFailures >= 0) { "maxUnlockFailures ($maxUnlockFailures) must be >= 0" }
-    }
-
     /** Asks the library to check this policy; throws [InvalidArgumentException] naming the field. */
     fun validate(): Policy {
         NativeBridge.policyValidate(toWire())
@@ -101,7 +102,7 @@ data class Policy(
             backgroundTimeout = v[NativeBridge.P_BACKGROUND_TIMEOUT_MS].wireMsToDuration(),
             absoluteTimeout = v[NativeBridge.P_ABSOLUTE_TIMEOUT_MS].wireMsToDuration(),
             lockedTimeout = v[NativeBridge.P_LOCKED_TIMEOUT_MS].wireMsToDuration(),
-            maxUnlockFailures = v[NativeBridge.P_MAX_UNLOCK_FAILURES].toInt(),
+            maxUnlockFailures = v[NativeBridge.P_MAX_UNLOCK_FAILURES].toUInt(),
             tick = v[NativeBridge.P_TICK_MS].wireMsToDuration(),
             backgroundGrace = v[NativeBridge.P_BACKGROUND_GRACE_MS].wireMsToDuration(),
             activityKinds = ActivityKind.setOf(v[NativeBridge.P_ACTIVITY_KINDS].toInt()),
@@ -133,14 +134,10 @@ data class Ceilings(
     val expectedInterruptionMax: Duration = Duration.INFINITE,
     val offlineTimeout: Duration = Duration.INFINITE,
     val offlineExpiry: Duration = Duration.INFINITE,
-    val maxUnlockFailures: Int = 0,
+    val maxUnlockFailures: UInt = 0u,
     val lockOnDeviceLock: Boolean = false,
     val lockOnRestart: Boolean = false,
 ) {
-    init {
-        require(maxUnlockFailures >= 0) { "maxUnlockFailures ($maxUnlockFailures) must be >= 0" }
-    }
-
     internal fun toWire(): LongArray {
         val v = LongArray(NativeBridge.CEILING_FIELDS)
         v[NativeBridge.L_IDLE_TIMEOUT_MS] = idleTimeout.toWireMs()
@@ -175,7 +172,7 @@ data class Ceilings(
             expectedInterruptionMax = v[NativeBridge.L_EXPECTED_INTERRUPTION_MAX_MS].wireMsToDuration(),
             offlineTimeout = v[NativeBridge.L_OFFLINE_TIMEOUT_MS].wireMsToDuration(),
             offlineExpiry = v[NativeBridge.L_OFFLINE_EXPIRY_MS].wireMsToDuration(),
-            maxUnlockFailures = v[NativeBridge.L_MAX_UNLOCK_FAILURES].toInt(),
+            maxUnlockFailures = v[NativeBridge.L_MAX_UNLOCK_FAILURES].toUInt(),
             lockOnDeviceLock = v[NativeBridge.L_LOCK_ON_DEVICE_LOCK] != 0L,
             lockOnRestart = v[NativeBridge.L_LOCK_ON_RESTART] != 0L,
         )

@@ -44,7 +44,7 @@ object ConformanceRunner {
             backgroundTimeout = msIn(v.getValue("background_timeout_ms")),
             absoluteTimeout = msIn(v.getValue("absolute_timeout_ms")),
             lockedTimeout = msIn(v.getValue("locked_timeout_ms")),
-            maxUnlockFailures = v.getValue("max_unlock_failures").toInt(),
+            maxUnlockFailures = v.getValue("max_unlock_failures").toUInt(),
             tick = msIn(v.getValue("tick_ms")),
             backgroundGrace = msIn(v.getValue("background_grace_ms")),
             activityKinds = ActivityKind.entries.filter { v.getValue("activity_kinds").toInt() and it.bit != 0 }.toSet(),
@@ -71,7 +71,7 @@ object ConformanceRunner {
             expectedInterruptionMax = msIn(v.getValue("expected_interruption_max_ms")),
             offlineTimeout = msIn(v.getValue("offline_timeout_ms")),
             offlineExpiry = msIn(v.getValue("offline_expiry_ms")),
-            maxUnlockFailures = v.getValue("max_unlock_failures").toInt(),
+            maxUnlockFailures = v.getValue("max_unlock_failures").toUInt(),
             lockOnDeviceLock = v.getValue("lock_on_device_lock") != 0L,
             lockOnRestart = v.getValue("lock_on_restart") != 0L,
         )
@@ -156,13 +156,13 @@ object ConformanceRunner {
                 "unlock" -> e.unlock(AuthStrength.entries.first { it.code == a[0].toInt() })
                 "unlock-failed" -> return "ok failures=${e.unlockFailed(AuthStrength.entries.first { it.code == a[0].toInt() })}"
                 "biometrics-changed" -> e.biometricsChanged()
-                "token-rotated" -> e.tokenRotated(a[0].toLong())
+                "token-rotated" -> e.tokenRotated(a[0].toULong())
                 "server-contact" -> e.serverContact()
                 "expect-interruption" -> e.expectInterruption(a[0].toLong().milliseconds)
                 "device-locked" -> e.deviceLocked()
                 "set-ceilings" -> e.ceilings = ceilings(a)
                 "end" -> e.end(Reason.entries.first { it.code == a[0].toInt() })
-                "refresh" -> return "ok outcome=${e.refreshResult(a[0].toInt(), a.getOrNull(2), a[1].toLong()).code}"
+                "refresh" -> return "ok outcome=${e.refreshResult(a[0].toInt(), a.getOrNull(2), a[1].toULong()).code}"
                 "background" -> e.background()
                 "foreground" -> e.foreground()
                 "window-shown" -> e.windowShown()

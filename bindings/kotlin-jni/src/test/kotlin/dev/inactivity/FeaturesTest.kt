@@ -76,13 +76,13 @@ class FeaturesTest {
     fun token_generations_make_a_rotation_race_stale() {
         manualEngine(base).use { e ->
             e.start()
-            assertEquals(RefreshOutcome.OK, e.refreshResult(200, generation = 1))
-            e.tokenRotated(2)
-            assertEquals(RefreshOutcome.STALE, e.refreshResult(400, "invalid_grant", 1))
+            assertEquals(RefreshOutcome.OK, e.refreshResult(200, generation = 1u))
+            e.tokenRotated(2u)
+            assertEquals(RefreshOutcome.STALE, e.refreshResult(400, "invalid_grant", 1u))
             assertEquals(SessionState.ACTIVE, e.state)
-            assertThrows(InvalidArgumentException::class.java) { e.tokenRotated(1) }
-            assertEquals(2L, e.info().tokenGeneration)
-            assertEquals(RefreshOutcome.REVOKED, e.refreshResult(400, "invalid_grant", 2))
+            assertThrows(InvalidArgumentException::class.java) { e.tokenRotated(1u) }
+            assertEquals(2uL, e.info().tokenGeneration)
+            assertEquals(RefreshOutcome.REVOKED, e.refreshResult(400, "invalid_grant", 2u))
         }
     }
 
@@ -106,7 +106,7 @@ class FeaturesTest {
         manualEngine(base).use { e ->
             e.start()
             assertEquals(Ceilings(), Ceilings.none())
-            val limits = Ceilings(idleTimeout = 30.seconds, maxUnlockFailures = 5)
+            val limits = Ceilings(idleTimeout = 30.seconds, maxUnlockFailures = 5u)
             e.ceilings = limits
             assertEquals(limits, e.ceilings)
             assertEquals(30.seconds, e.policy.idleTimeout)
@@ -121,7 +121,7 @@ class FeaturesTest {
         val policy = base.copy(lockOnRestart = true)
         val bytes = manualEngine(policy).use { e ->
             e.start()
-            e.tokenRotated(7)
+            e.tokenRotated(7u)
             e.snapshot()
         }
         assertEquals(104, bytes.size)
@@ -130,7 +130,7 @@ class FeaturesTest {
         manualEngine(policy, rec).use { e ->
             e.restore(bytes)
             assertEquals(SessionStatus(SessionState.LOCKED, Reason.RESTART), e.status)
-            assertEquals(7L, e.info().tokenGeneration)
+            assertEquals(7uL, e.info().tokenGeneration)
         }
     }
 
@@ -138,7 +138,7 @@ class FeaturesTest {
     fun presets_with_sources() {
         val psd2 = Policy.preset(Preset.PSD2)
         assertEquals(5.minutes, psd2.idleTimeout)
-        assertEquals(5, psd2.maxUnlockFailures)
+        assertEquals(5u, psd2.maxUnlockFailures)
         val enterprise = Policy.preset(Preset.ENTERPRISE)
         assertEquals(30.minutes, enterprise.strongAuthTimeout)
         assertEquals(720.minutes, enterprise.offlineTimeout)

@@ -110,11 +110,11 @@ class FullSessionTest {
             assertEquals(Reason.BACKGROUND_TIMEOUT, engine.reason)
 
             // unlock: one failure, then success
-            assertEquals(1, engine.unlockFailed())
-            assertEquals(1, engine.info().unlockFailures)
+            assertEquals(1u, engine.unlockFailed())
+            assertEquals(1u, engine.info().unlockFailures)
             engine.unlock()
             assertEquals(SessionStatus(SessionState.ACTIVE, Reason.UNLOCKED), engine.status)
-            assertEquals(0, engine.info().unlockFailures)
+            assertEquals(0u, engine.info().unlockFailures)
 
             // manual lock and unlock
             engine.lock()
@@ -226,7 +226,7 @@ class FullSessionTest {
         manualEngine(Policy.preset(Preset.BANKING)).use { engine ->
             engine.start()
             engine.lock()
-            repeat(4) { assertEquals(it + 1, engine.unlockFailed()) }
+            repeat(4) { assertEquals((it + 1).toUInt(), engine.unlockFailed()) }
             assertEquals(SessionState.LOCKED, engine.state)
             engine.unlockFailed()
             assertEquals(SessionStatus(SessionState.EXPIRED, Reason.UNLOCK_FAILURES), engine.status)

@@ -20,7 +20,7 @@ class PolicyTest {
         assertEquals(60.seconds, p.backgroundTimeout)
         assertEquals(12.hours, p.absoluteTimeout)
         assertEquals(Duration.INFINITE, p.lockedTimeout) // INACT_NEVER
-        assertEquals(0, p.maxUnlockFailures)
+        assertEquals(0u, p.maxUnlockFailures)
         assertEquals(1.seconds, p.tick)
         assertEquals(700.milliseconds, p.backgroundGrace)
         assertEquals(ActivityKind.USER, p.activityKinds)
@@ -42,7 +42,7 @@ class PolicyTest {
         assertEquals(30.seconds, banking.backgroundTimeout)
         assertEquals(8.hours, banking.absoluteTimeout)
         assertEquals(15.minutes, banking.lockedTimeout)
-        assertEquals(5, banking.maxUnlockFailures)
+        assertEquals(5u, banking.maxUnlockFailures)
         assertFalse(banking.activityDismissesWarning)
         Preset.entries.forEach { Policy.preset(it).validate() }
     }
@@ -56,7 +56,7 @@ class PolicyTest {
             backgroundTimeout = Duration.ZERO,
             absoluteTimeout = Duration.INFINITE,
             lockedTimeout = 10.minutes,
-            maxUnlockFailures = 3,
+            maxUnlockFailures = 3u,
             tick = 500.milliseconds,
             backgroundGrace = 1.seconds,
             activityKinds = setOf(ActivityKind.KEY, ActivityKind.PROGRAMMATIC),
@@ -84,6 +84,12 @@ class PolicyTest {
         assertTrue(InactivityEngine.libraryVersion.startsWith("1."))
         assertEquals(1, NativeBridge.libraryVersionNumber() / 10000)
         assertEquals(NativeBridge.headerVersionNumber() / 10000, NativeBridge.libraryVersionNumber() / 10000)
+        // In this repository the binding, the glue's header and the library are one version.
+        assertEquals(InactivityEngine.libraryVersion, InactivityEngine.bindingVersion)
+        assertEquals(NativeBridge.headerVersionNumber(), NativeBridge.libraryVersionNumber())
+        val (major, minor, patch) = InactivityEngine.bindingVersion.split(".").map { it.toInt() }
+        assertEquals(NativeBridge.BINDING_ABI_MAJOR, major)
+        assertEquals(major * 10000 + minor * 100 + patch, NativeBridge.libraryVersionNumber())
         assertEquals("success", Status.OK.description)
         assertEquals("unknown status", Status.UNKNOWN.description)
     }

@@ -48,6 +48,8 @@ class SchedulerThreadTest {
         assertEquals(startedAt + 100, warning.timeMs)
         val states = rec.changes().map { it.state }
         assertEquals(listOf(SessionState.ACTIVE, SessionState.WARNING, SessionState.LOCKED), states)
+        // The timer was set at every deadline: no fault to report (the C suite injects one).
+        assertEquals(SchedulerFaults(degraded = false, failures = 0uL, lastErrno = 0), InactivityEngine.schedulerFaults)
 
         // a second engine on the same scheduler thread does not attach again
         val rec2 = Recorder()
