@@ -451,8 +451,8 @@ static void rd_policy(reader *r, inact_policy *p) {
         small_policy(p);
     else if (base % 8 == 5)
         inact_policy_init(p);
-    else if (inact_policy_preset(p, (int32_t)(base >> 3) % 5) != INACT_OK)
-        fail("preset %d refused", (base >> 3) % 5);
+    else if (inact_policy_preset(p, (int32_t)(base >> 3) % 7) != INACT_OK)
+        fail("preset %d refused", (base >> 3) % 7);
     uint8_t edits = rd8(r) % 6;
     for (int i = 0; i < edits; i++) {
         uint8_t f = rd8(r);
@@ -1002,6 +1002,25 @@ static int op_offline_ceilings(reader *r, slot *s, int op, int32_t *rc, int32_t 
     }
 }
 
+/* "a laxer one is refused with an error that names the field and the limit": the message of a
+ * CEILING refusal names one of the fields the model finds laxer, with its limit. */
+static void check_ceiling_message(const slot *s, const inact_policy *given) {
+    inact_policy q;
+    if (!s->modeled || m_policy_read(given, &q) != INACT_OK) return;
+    const char *names[12];
+    int64_t limits[12];
+    int32_t n = m_ceilings_laxer(&s->m.ceilings, &q, names, limits, 12);
+    const char *msg = inact_last_error();
+    for (int32_t i = 0; i < n; i++) {
+        char field[64], limit[32];
+        snprintf(field, sizeof field, "policy.%s", names[i]);
+        snprintf(limit, sizeof limit, "%" PRId64, limits[i]);
+        if (strstr(msg, field) && strstr(msg, limit)) return;
+    }
+    fail("set_policy refused with CEILING: \"%s\" names none of the %d laxer field(s) with its limit%s%s", msg, n,
+         n ? ", e.g. " : "", n ? names[0] : "");
+}
+
 /* After every modeled step: the offline fields of inact_info. */
 static void compare_offline(const slot *s, const inact_info *info, const char *what) {
     const model *m = &s->m;
@@ -1191,6 +1210,7 @@ static void op_on_live(reader *r, int op) {
         char desc[400];
         describe_policy(&p, desc, sizeof desc);
         rc = inact_set_policy(s->h, &p); ex = m_set_policy(m, &p);
+        if (rc == INACT_E_CEILING) check_ceiling_message(s, &p);
         snprintf(what, sizeof what, "set_policy");
         trace("  policy %s", desc);
         if (rc == INACT_OK) {

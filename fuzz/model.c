@@ -833,7 +833,8 @@ int32_t m_set_policy(model *m, const inact_policy *given) {
     return INACT_OK;
 }
 
-/* A checked policy takes effect: "recomputes every deadline at once". */
+/* A checked policy takes effect: "recomputes every deadline at once". Every policy change goes
+ * through here: inact_set_policy and the tightening of inact_set_ceilings. */
 static void policy_applied(model *m, const inact_policy *p) {
     m->p = *p;
     m->p.size = sizeof(inact_policy);
@@ -856,6 +857,10 @@ static void policy_applied(model *m, const inact_policy *p) {
 
 /* The durations a ceiling limits, as offsets into both structs. */
 #define M_CEIL_FIELD(f) {offsetof(inact_policy, f), offsetof(inact_ceilings, f)}
+static const char *const ceiling_names[] = {
+    "idle_timeout_ms", "background_timeout_ms", "absolute_timeout_ms", "locked_timeout_ms",
+    "strong_auth_timeout_ms", "expected_interruption_max_ms", "offline_timeout_ms", "offline_expiry_ms",
+};
 static const size_t ceiling_durations[][2] = {
     M_CEIL_FIELD(idle_timeout_ms),          M_CEIL_FIELD(background_timeout_ms),
     M_CEIL_FIELD(absolute_timeout_ms),      M_CEIL_FIELD(locked_timeout_ms),
@@ -913,6 +918,31 @@ int32_t m_ceilings_check(const inact_ceilings *c, const inact_policy *p) {
     if (c->lock_on_device_lock && !p->lock_on_device_lock) return INACT_E_CEILING;
     if (c->lock_on_restart && !p->lock_on_restart) return INACT_E_CEILING;
     return INACT_OK;
+}
+
+int32_t m_ceilings_laxer(const inact_ceilings *c, const inact_policy *p, const char **names, int64_t *limits,
+                         int32_t max) {
+    int32_t n = 0;
+    inact_policy q = *p;
+    for (size_t i = 0; i < M_N_CEIL && n < max; i++)
+        if (*policy_field(&q, i) > ceiling_field(c, i)) {
+            names[n] = ceiling_names[i];
+            limits[n++] = ceiling_field(c, i);
+        }
+    if (n < max && c->max_unlock_failures != 0 &&
+        (p->max_unlock_failures == 0 || p->max_unlock_failures > c->max_unlock_failures)) {
+        names[n] = "max_unlock_failures";
+        limits[n++] = c->max_unlock_failures;
+    }
+    if (n < max && c->lock_on_device_lock && !p->lock_on_device_lock) {
+        names[n] = "lock_on_device_lock";
+        limits[n++] = 1;
+    }
+    if (n < max && c->lock_on_restart && !p->lock_on_restart) {
+        names[n] = "lock_on_restart";
+        limits[n++] = 1;
+    }
+    return n;
 }
 
 /* "Sets the administrator's limits (they replace earlier ones) and makes the engine's current
@@ -1165,9 +1195,9 @@ int32_t m_restore(model *m, const m_snapshot *s) {
     } else if (!trusted && is_live(m->state)) {
         set_state(m, INACT_STATE_LOCKED, INACT_REASON_UNTRUSTED_CLOCK, m->now);
     } else if (!trusted && m->state == INACT_STATE_LOCKED) {
-        /* READING (engine): any LOCKED result of an untrusted restore is a lock by the clock,
-         * taking effect at the restore: UNTRUSTED_CLOCK, and locked_at is now. */
-        m->locked_at = m->now;
+        /* "the locked timeout counts from the earliest lock the wall-clock estimate shows":
+         * any LOCKED result of an untrusted restore is a lock by the clock, taking effect at
+         * the restore (UNTRUSTED_CLOCK), but locked_at stays where the estimate put it. */
         m->reason = INACT_REASON_UNTRUSTED_CLOCK;
         m->change_time = m->now;
     }

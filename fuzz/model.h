@@ -123,6 +123,9 @@ int32_t m_ceilings_validate(const inact_ceilings *c);
 /* INACT_OK or INACT_E_CEILING: is `p` (read, valid) at least as strict as `c` everywhere? */
 int32_t m_ceilings_check(const inact_ceilings *c, const inact_policy *p);
 int32_t m_set_ceilings(model *m, const inact_ceilings *c);
+/* The fields of `p` laxer than `c` (at most `max`): their C names and limits (1 for a flag). */
+int32_t m_ceilings_laxer(const inact_ceilings *c, const inact_policy *p, const char **names, int64_t *limits,
+                         int32_t max);
 
 void m_init(model *m, const inact_policy *p, int64_t mono, int64_t wall, uint64_t boot);
 
