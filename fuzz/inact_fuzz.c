@@ -7,15 +7,18 @@
  * THREAD delivery: a manual clock never uses the scheduler thread, so every event arrives
  * inside the call that caused it). After every step the target compares the engine with the
  * model: the status, every state-changed event (previous state, state, reason, time, now,
- * remaining), the countdown ticks, and the engine's info (state, reason, clock, background,
- * windows, scopes, holds, failures, effective idle timeout, remaining). Any difference, any
- * callback after destroy, any user_data_free not run exactly once, and any sanitizer report
- * is a crash.
+ * remaining, required auth), the countdown ticks, and the engine's info (state, reason, clock,
+ * background, windows, scopes, holds, failures, effective idle timeout, remaining, required
+ * auth, last credential verification, strong-auth deadline, announced interruption). Any
+ * difference, any callback after destroy, any user_data_free not run exactly once, and any
+ * sanitizer report is a crash.
  *
  * Operations: every input of the ABI (start, activity of every kind and of bad kinds,
- * continue, lock, unlock, unlock failed, end with good and bad reasons, refresh results with
- * every class of status, background, foreground, windows, scopes, holds, set policy with good
- * and bad policies), queries, poll, manual-clock advances (small, large, huge), wall-clock
+ * continue, lock, unlock, unlock failed, unlock and failed unlock with a method (every int32_t),
+ * biometrics changed, expected interruptions (around the policy cap, and every int64_t), device
+ * lock, token rotations, end with good and bad reasons, refresh results with every class of
+ * status, background, foreground, windows, scopes, holds, set policy with good and bad
+ * policies), queries (get_required_auth included), poll, manual-clock advances (small, large, huge), wall-clock
  * jumps, simulated reboots, snapshot then restore into a new engine on the same boot, after a
  * reboot, with the clock set back, with a wall-clock jump, of intact or mutated bytes
  * (truncated, bit flips, extended, random), destroy, destroy from inside the callback,
@@ -270,6 +273,11 @@ static void get_info(const slot *s, inact_info *info) {
 
 /* ---- the comparison after each step ---------------------------------------------------------- */
 
+static void compare_strength_interruption(const slot *s, const inact_info *info, const char *what);
+/* What the unlock-strength and interruption rules did in checked steps (printed with the
+ * other figures). */
+static uint64_t g_weak_auth_refusals, g_credential_locks, g_interruptions_announced, g_covered_backgrounds;
+
 static void compare_offline(const slot *s, const inact_info *info, const char *what);
 /* What the offline and ceiling rules did in checked steps (printed with the other figures). */
 static uint64_t g_offline_locks, g_offline_expiries, g_offline_refusals, g_ceiling_refusals, g_ceilings_set;
@@ -288,6 +296,7 @@ static void note_offline_ceilings(const slot *s, int32_t rc) {
 static void compare(slot *s, const char *what, int32_t rc, int32_t expected_rc) {
     ctx *c = s->c;
     g_steps++;
+    if (s->modeled && rc == INACT_E_WEAK_AUTH) g_weak_auth_refusals++;
     note_offline_ceilings(s, rc);
     if (s->modeled && rc != expected_rc)
         fail("%s returned %d (%s), the model expects %d (%s)", what, rc, inact_status_string(rc),
@@ -380,13 +389,7 @@ static void compare(slot *s, const char *what, int32_t rc, int32_t expected_rc) 
              m_reason_name(info.reason), m_state_name(m->state), m_reason_name(m->reason));
     if (info.unlock_failures != m->failures)
         fail("%s: unlock_failures %u, model %u", what, info.unlock_failures, m->failures);
-    if (info.required_auth != m_required_auth(m))
-        fail("%s: required_auth %d, model %d", what, info.required_auth, m_required_auth(m));
-    /* GAP: where the model has no verification time (a restored record without one) the
-     * engine reports one; not compared there until the model learns the engine's mapping. */
-    if (m->state != INACT_STATE_LOADING && m->last_credential != M_NEVER && info.strong_auth_deadline_ms != m_strong_auth_deadline(m))
-        fail("%s: strong_auth_deadline_ms %" PRId64 ", model %" PRId64, what, info.strong_auth_deadline_ms,
-             m_strong_auth_deadline(m));
+    compare_strength_interruption(s, &info, what);
     if (info.visible_windows != m->windows) fail("%s: visible_windows %d, model %d", what, info.visible_windows, m->windows);
     if (info.open_scopes != m->n_scopes) fail("%s: open_scopes %d, model %d", what, info.open_scopes, m->n_scopes);
     if (info.open_holds != m->n_holds) fail("%s: open_holds %d, model %d", what, info.open_holds, m->n_holds);
@@ -448,8 +451,8 @@ static void rd_policy(reader *r, inact_policy *p) {
         small_policy(p);
     else if (base % 8 == 5)
         inact_policy_init(p);
-    else if (inact_policy_preset(p, (int32_t)(base >> 3) % 5) != INACT_OK)
-        fail("preset %d refused", (base >> 3) % 5);
+    else if (inact_policy_preset(p, (int32_t)(base >> 3) % 7) != INACT_OK)
+        fail("preset %d refused", (base >> 3) % 7);
     uint8_t edits = rd8(r) % 6;
     for (int i = 0; i < edits; i++) {
         uint8_t f = rd8(r);
@@ -457,7 +460,7 @@ static void rd_policy(reader *r, inact_policy *p) {
             rd_policy_offline_edit(r, p, f % 3);
             continue;
         }
-        switch (f % 18) {
+        switch (f % 20) {
         case 0: p->idle_timeout_ms = rd_duration(r); break;
         case 1: p->warning_ms = rd_duration(r); break;
         case 2: p->background_timeout_ms = rd_duration(r); break;
@@ -483,6 +486,8 @@ static void rd_policy(reader *r, inact_policy *p) {
         /* unlock strength: twice as likely as one other edit, so that finite timeouts (0 =
          * always the credential) meet biometric unlocks often */
         case 16: case 17: p->strong_auth_timeout_ms = rd_duration(r); break;
+        /* expected interruption: the cap (0 refuses every announcement; NEVER is invalid) */
+        case 18: case 19: p->expected_interruption_max_ms = rd_duration(r); break;
         }
     }
 }
@@ -491,11 +496,11 @@ static void describe_policy(const inact_policy *p, char *buf, size_t n) {
     snprintf(buf, n,
              "size=%u idle=%" PRId64 " warn=%" PRId64 " bg=%" PRId64 " abs=%" PRId64 " locked=%" PRId64
              " tick=%" PRId64 " grace=%" PRId64 " action=%d kinds=%#x maxfail=%u dismiss=%d pause=%d"
-             " offline=%" PRId64 " offline_expiry=%" PRId64,
+             " strong=%" PRId64 " intr_max=%" PRId64 " offline=%" PRId64 " offline_expiry=%" PRId64,
              p->size, p->idle_timeout_ms, p->warning_ms, p->background_timeout_ms, p->absolute_timeout_ms,
              p->locked_timeout_ms, p->tick_ms, p->background_grace_ms, p->idle_action, p->activity_kinds,
              p->max_unlock_failures, p->activity_dismisses_warning, p->pause_idle_in_background,
-             p->offline_timeout_ms, p->offline_expiry_ms);
+             p->strong_auth_timeout_ms, p->expected_interruption_max_ms, p->offline_timeout_ms, p->offline_expiry_ms);
 }
 
 /* Creates an engine in slot `s` with a manual clock at (mono, wall, boot). Returns the status. */
@@ -742,8 +747,65 @@ enum {
     OP_ADVANCE3, OP_FREEZE, OP_JUMP_WALL, OP_REBOOT, OP_SNAPSHOT, OP_RESTART, OP_RESTORE, OP_STALE, OP_BAD_ARGS,
     OP_DESTROY_IN_CALLBACK, OP_LOCK_IN_CALLBACK, OP_TOKEN_ROTATED, OP_DEVICE_LOCKED,
     OP_UNLOCK_WITH, OP_UNLOCK_FAILED_WITH, OP_BIOMETRICS_CHANGED,
-    OP_SERVER_CONTACT, OP_SET_CEILINGS, OP_COMPAT_QUERY, OP_COUNT
+    OP_SERVER_CONTACT, OP_SET_CEILINGS, OP_COMPAT_QUERY,
+    OP_EXPECT_INTERRUPTION, OP_REQUIRED_AUTH, OP_COUNT
 };
+
+/* ---- unlock strength and expected interruption (issue 13 sections 1 and 2) ------------------ */
+
+/* OP_EXPECT_INTERRUPTION and OP_REQUIRED_AUTH. Returns 0 when the step was checked here, 1
+ * when the caller compares rc with ex. */
+static int op_strength_interruption(reader *r, slot *s, int op, int32_t *rc, int32_t *ex, char *what, size_t n) {
+    model *m = &s->m;
+    if (op == OP_EXPECT_INTERRUPTION) {
+        /* around the policy cap, short announcements, or any int64_t (its ends included) */
+        int64_t cap = m->p.expected_interruption_max_ms, max_ms;
+        uint8_t b = rd8(r);
+        switch (b % 8) {
+        case 0: max_ms = cap; break;
+        case 1: max_ms = cap - 1; break;
+        case 2: max_ms = sadd(cap, 1); break;
+        case 3: max_ms = 0; break;
+        case 4: case 5: max_ms = cap > 0 ? (int64_t)(rd32(r) % (uint64_t)cap) + 1 : 1; break;
+        case 6: max_ms = rd_duration(r); break;
+        default: max_ms = rd_wide64(r); break;
+        }
+        *rc = inact_expect_interruption(s->h, max_ms);
+        *ex = m_expect_interruption(m, max_ms);
+        if (*rc == INACT_OK && s->modeled && max_ms > 0) g_interruptions_announced++;
+        snprintf(what, n, "expect_interruption(%" PRId64 ")", max_ms);
+        return 1;
+    }
+    /* inact_get_required_auth, or its NULL pointer (refused after the catch-up) */
+    int32_t auth = -9;
+    int use_null = rd8(r) >= 240;
+    *rc = inact_get_required_auth(s->h, use_null ? NULL : &auth);
+    *ex = m_query(m) == INACT_OK && use_null ? INACT_E_NULL_POINTER : INACT_OK;
+    snprintf(what, n, "get_required_auth%s", use_null ? "(NULL)" : "");
+    if (!use_null && s->modeled && auth != m_required_auth(m))
+        fail("get_required_auth %d, the model %d (state %s, last credential %" PRId64 ", required %d)", auth,
+             m_required_auth(m), m_state_name(m->state), m->last_credential, m->credential_required);
+    if (use_null && auth != -9) fail("get_required_auth(NULL) wrote something");
+    return 1;
+}
+
+/* After every modeled step: the unlock-strength and interruption fields of inact_info. */
+static void compare_strength_interruption(const slot *s, const inact_info *info, const char *what) {
+    const model *m = &s->m;
+    if (info->required_auth != m_required_auth(m))
+        fail("%s: required_auth %d, model %d", what, info->required_auth, m_required_auth(m));
+    if (info->last_credential_ms != m->last_credential)
+        fail("%s: last_credential_ms %" PRId64 ", model %" PRId64, what, info->last_credential_ms, m->last_credential);
+    if (info->strong_auth_deadline_ms != m_strong_auth_deadline(m))
+        fail("%s: strong_auth_deadline_ms %" PRId64 ", model %" PRId64, what, info->strong_auth_deadline_ms,
+             m_strong_auth_deadline(m));
+    if (info->interruption_until_ms != m_interruption_until(m))
+        fail("%s: interruption_until_ms %" PRId64 ", model %" PRId64, what, info->interruption_until_ms,
+             m_interruption_until(m));
+    if (info->required_auth == INACT_AUTH_CREDENTIAL) g_credential_locks++;
+    if (info->interruption_until_ms != INACT_NEVER && (info->in_background || info->visible_windows == 0))
+        g_covered_backgrounds++;
+}
 
 /* ---- offline limits, managed ceilings, 1.0-sized structs (fuzz-b) -------------------------- */
 
@@ -940,6 +1002,25 @@ static int op_offline_ceilings(reader *r, slot *s, int op, int32_t *rc, int32_t 
     }
 }
 
+/* "a laxer one is refused with an error that names the field and the limit": the message of a
+ * CEILING refusal names one of the fields the model finds laxer, with its limit. */
+static void check_ceiling_message(const slot *s, const inact_policy *given) {
+    inact_policy q;
+    if (!s->modeled || m_policy_read(given, &q) != INACT_OK) return;
+    const char *names[12];
+    int64_t limits[12];
+    int32_t n = m_ceilings_laxer(&s->m.ceilings, &q, names, limits, 12);
+    const char *msg = inact_last_error();
+    for (int32_t i = 0; i < n; i++) {
+        char field[64], limit[32];
+        snprintf(field, sizeof field, "policy.%s", names[i]);
+        snprintf(limit, sizeof limit, "%" PRId64, limits[i]);
+        if (strstr(msg, field) && strstr(msg, limit)) return;
+    }
+    fail("set_policy refused with CEILING: \"%s\" names none of the %d laxer field(s) with its limit%s%s", msg, n,
+         n ? ", e.g. " : "", n ? names[0] : "");
+}
+
 /* After every modeled step: the offline fields of inact_info. */
 static void compare_offline(const slot *s, const inact_info *info, const char *what) {
     const model *m = &s->m;
@@ -1035,6 +1116,11 @@ static void op_on_live(reader *r, int op) {
     }
     case OP_BIOMETRICS_CHANGED:
         rc = inact_biometrics_changed(s->h); ex = m_biometrics_changed(m); snprintf(what, sizeof what, "biometrics_changed");
+        loading_input = 0; /* the model keeps it in LOADING ("added to what a restore brings") */
+        break;
+    case OP_EXPECT_INTERRUPTION: case OP_REQUIRED_AUTH:
+        if (!op_strength_interruption(r, s, op, &rc, &ex, what, sizeof what)) return;
+        loading_input = 0; /* a query, or refused in LOADING (changes nothing) */
         break;
     case OP_DEVICE_LOCKED:
         rc = inact_device_locked(s->h); ex = m_device_locked(m); snprintf(what, sizeof what, "device_locked");
@@ -1124,6 +1210,7 @@ static void op_on_live(reader *r, int op) {
         char desc[400];
         describe_policy(&p, desc, sizeof desc);
         rc = inact_set_policy(s->h, &p); ex = m_set_policy(m, &p);
+        if (rc == INACT_E_CEILING) check_ceiling_message(s, &p);
         snprintf(what, sizeof what, "set_policy");
         trace("  policy %s", desc);
         if (rc == INACT_OK) {
@@ -1563,10 +1650,13 @@ static void print_stats(void) {
                 "inact_fuzz: %" PRIu64 " inputs, %" PRIu64 " checked steps, %" PRIu64 " events checked, %" PRIu64
                 " modeled restores, %" PRIu64 " corrupt snapshots rejected, %" PRIu64
                 " forged snapshots accepted, %" PRIu64 " stale/forged handle calls, %" PRIu64 " bad-argument calls"
+                "; %" PRIu64 " WEAK_AUTH refusals, %" PRIu64 " checks of a lock needing the credential, %" PRIu64
+                " interruptions announced, %" PRIu64 " checks of a covered background"
                 "; %" PRIu64 " offline locks, %" PRIu64 " offline expiries, %" PRIu64 " OFFLINE refusals, %" PRIu64
                 " ceilings set, %" PRIu64 " CEILING refusals\n",
                 g_inputs, g_steps, g_events_checked, g_restores_modeled, g_corrupt_rejected, g_forged_accepted, g_stale_calls,
-                g_bad_arg_calls, g_offline_locks, g_offline_expiries, g_offline_refusals, g_ceilings_set, g_ceiling_refusals);
+                g_bad_arg_calls, g_weak_auth_refusals, g_credential_locks, g_interruptions_announced, g_covered_backgrounds,
+                g_offline_locks, g_offline_expiries, g_offline_refusals, g_ceilings_set, g_ceiling_refusals);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);

@@ -18,13 +18,15 @@ import struct
  SNAPSHOT, RESTART, RESTORE, STALE, BAD_ARGS, DESTROY_IN_CALLBACK, LOCK_IN_CALLBACK, TOKEN_ROTATED,
  DEVICE_LOCKED, UNLOCK_WITH, UNLOCK_FAILED_WITH, BIOMETRICS_CHANGED, SERVER_CONTACT, SET_CEILINGS,
  COMPAT_QUERY) = range(41)
+EXPECT_INTERRUPTION, REQUIRED_AUTH = 41, 42
+BIOMETRIC, CREDENTIAL = b"\x00", b"\x96"  # the method bytes of UNLOCK_WITH / UNLOCK_FAILED_WITH
 
 DURATIONS = [0, 1, 2, 3, 5, 10, 100, 250, 500, 700, 999, 1000, 1001, 2000, 3000, 3500, 5000,
              7000, 10000, 30000, 60000, 900000, 3600000, -1, "NEVER", "100Y", "100Y+1"]
 ADVANCES = [0, 1, 10, 100, 250, 299, 300, 500, 699, 700, 999, 1000, 2000, 2500, 3000, 4999,
             5000, 7000, 10000, 60000, 3600000]
 FIELDS = {"idle": 0, "warn": 1, "bg": 2, "abs": 3, "locked": 4, "tick": 5, "grace": 6,
-          "action": 7, "kinds": 8, "maxfail": 9, "dismiss": 10, "pause": 11,
+          "action": 7, "kinds": 8, "maxfail": 9, "dismiss": 10, "pause": 11, "strong": 16, "intr": 18,
           # the edits at the top of the byte (rd_policy_offline_edit): f % 3
           "offline": 234, "offline_expiry": 232, "size10": 233}
 
@@ -46,7 +48,7 @@ def policy(base="small", **edits):
     for name, value in edits.items():
         f = FIELDS[name]
         out += bytes([f])
-        if f <= 6 or f in (232, 234):
+        if f <= 6 or f in (16, 18, 232, 234):
             out += dur(value)
         elif f == 8:
             out += bytes([0, value])
@@ -208,6 +210,41 @@ SEEDS = {
     "lock_in_callback_refused_advance": create() + op(START) + op(FREEZE, 0, adv(7000))
     + bytes([LOCK_IN_CALLBACK, 0, 0xfe, 0x0c]) + op(FREEZE, 0, adv(3600000))
     + bytes([LOCK_IN_CALLBACK, 0, 0xfe, 0x0c]),
+    # unlock strength: the credential after the strong-auth timeout, after a biometrics change
+    # and after an untrusted restore; a weaker method is WEAK_AUTH and not counted
+    "unlock_strength": create(policy(strong=5000, maxfail=3)) + op(START) + op(LOCK) + op(UNLOCK_WITH, 0, BIOMETRIC)
+    + op(LOCK) + op(ADVANCE, 0, adv(5000)) + op(REQUIRED_AUTH, 0, b"\x00") + op(UNLOCK_WITH, 0, BIOMETRIC)
+    + op(UNLOCK_FAILED_WITH, 0, BIOMETRIC) + op(UNLOCK_FAILED_WITH, 0, CREDENTIAL) + op(UNLOCK_WITH, 0, CREDENTIAL)
+    + op(BIOMETRICS_CHANGED) + op(LOCK) + op(UNLOCK_WITH, 0, BIOMETRIC) + op(UNLOCK_WITH, 0, b"\xf5")
+    + op(UNLOCK, 0) + op(LOCK) + op(UNLOCK_FAILED_WITH, 0, CREDENTIAL) + op(UNLOCK_FAILED_WITH, 0, BIOMETRIC)
+    + op(UNLOCK_FAILED_WITH, 0, CREDENTIAL),
+    "unlock_strength_after_untrusted_restore": create(policy(strong=60000)) + op(START) + op(BIOMETRICS_CHANGED)
+    + restart(0, 100) + op(UNLOCK_WITH, 0, CREDENTIAL) + restart(2, 500, b"\x05") + op(REQUIRED_AUTH, 0, b"\x00")
+    + op(UNLOCK_WITH, 0, BIOMETRIC) + op(UNLOCK_WITH, 0, CREDENTIAL),
+    # expected interruption: a covered background that ends in time does not count; one still
+    # in background at the window's end locks at max(start + timeout, end); used once
+    "interruption_covers_a_short_background": create(policy(idle=900000)) + op(EXPECT_INTERRUPTION, 0, b"\x00")
+    + op(START) + op(EXPECT_INTERRUPTION, 0, b"\x00") + op(BACKGROUND) + op(ADVANCE, 0, adv(10000))
+    + op(FOREGROUND) + op(BACKGROUND) + op(ADVANCE, 0, adv(10000)) + op(FOREGROUND) + op(UNLOCK),
+    "interruption_still_in_background_at_its_end": create(policy(idle=900000, intr=10000)) + op(START)
+    + op(EXPECT_INTERRUPTION, 0, b"\x00") + op(ADVANCE, 0, adv(2000)) + op(BACKGROUND) + op(ADVANCE, 0, adv(60000))
+    + op(FOREGROUND) + op(UNLOCK) + op(EXPECT_INTERRUPTION, 0, b"\x00") + op(ADVANCE, 0, adv(10000))
+    + op(ADVANCE, 0, adv(1)) + op(BACKGROUND) + op(ADVANCE, 0, adv(60000)),
+    "interruption_windows_grace_and_lapse": create(policy(idle=900000)) + op(START) + op(WINDOW_SHOWN)
+    + op(EXPECT_INTERRUPTION, 0, b"\x00") + op(WINDOW_HIDDEN) + op(EXPECT_INTERRUPTION, 0, b"\x00")
+    + op(ADVANCE, 0, adv(10000)) + op(WINDOW_SHOWN) + op(EXPECT_INTERRUPTION, 0, b"\x00") + op(FREEZE, 0, adv(60000))
+    + op(ADVANCE, 0, adv(1)) + op(WINDOW_HIDDEN) + op(ADVANCE, 0, adv(10000)),
+    # a window back within the grace ends a covered background: it consumes the announcement
+    "interruption_window_back_within_grace": create(policy(idle=900000)) + op(START) + op(WINDOW_SHOWN)
+    + op(EXPECT_INTERRUPTION, 0, b"\x00") + op(WINDOW_HIDDEN) + op(ADVANCE, 0, adv(300)) + op(WINDOW_SHOWN)
+    + op(WINDOW_HIDDEN) + op(ADVANCE, 0, adv(10000)),
+    "interruption_refused_dropped_shortened": create(policy(idle=900000)) + op(START)
+    + op(EXPECT_INTERRUPTION, 0, b"\x02") + op(EXPECT_INTERRUPTION, 0, b"\x07\x00")
+    + op(EXPECT_INTERRUPTION, 0, b"\x07\x0c") + op(EXPECT_INTERRUPTION, 0, b"\x00") + op(DEVICE_LOCKED)
+    + op(ADVANCE, 0, adv(10000)) + op(FOREGROUND) + op(UNLOCK) + op(EXPECT_INTERRUPTION, 0, b"\x00")
+    + op(SET_POLICY, 0, policy(idle=900000, intr=1000)) + op(ADVANCE, 0, adv(500)) + op(BACKGROUND)
+    + op(ADVANCE, 0, adv(60000)) + op(FOREGROUND) + op(UNLOCK) + op(EXPECT_INTERRUPTION, 0, b"\x03")
+    + op(EXPECT_INTERRUPTION, 0, b"\x00") + op(LOCK) + op(UNLOCK),
     "three_engines_thread_delivery": create(thread=True) + create(policy(base="default")) + create(thread=True)
     + op(START, 0) + op(START, 1) + op(START, 2) + op(ADVANCE, 1, adv(3600000)) + op(DESTROY, 2)
     + op(LOCK, 0),

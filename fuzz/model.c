@@ -164,6 +164,58 @@ int64_t m_warning_deadline(const model *m) {
     return idle - m->p.warning_ms;
 }
 
+/* ---- expected interruption (docs/session-features.md section 2, inact_expect_interruption) -- */
+
+/* When the current background began: explicit or confirmed by the windows, or the instant the
+ * last window was hidden while the grace runs ("a background (explicit, by the window count,
+ * or its grace)"); M_NEVER in foreground. Not tested on the window count: a window shown
+ * ends the grace's background (leave_background) after the count went up. */
+static int64_t background_began(const model *m) {
+    if (m_in_background(m)) return m_background_since(m);
+    return m->windows_zero_since;
+}
+
+/* "A background that begins within max_ms from now does not lock before the end of that
+ * window": the end when the current background began inside [announcement, end] (both
+ * instants included: "within"), else M_NEVER. */
+static int64_t interruption_cover(const model *m) {
+    int64_t b = background_began(m);
+    if (m->intr_end == M_NEVER || b == M_NEVER || b < m->intr_start || b > m->intr_end) return M_NEVER;
+    return m->intr_end;
+}
+
+/* "... then the background timeout counts from the background start as usual": the lock
+ * takes effect at max(background start + timeout, end). No background deadline stays none. */
+static int64_t interruption_delays(const model *m, int64_t d) {
+    int64_t cover = interruption_cover(m);
+    return d == M_NEVER || cover == M_NEVER ? d : max64(d, cover);
+}
+
+static void interruption_drop(model *m) { m->intr_start = m->intr_end = M_NEVER; }
+
+/* "unused, it lapses at its end" (no event): past its end with no background it covers. */
+static void interruption_lapse(model *m) {
+    if (m->intr_end != M_NEVER && m->intr_end < m->now && interruption_cover(m) == M_NEVER) interruption_drop(m);
+}
+
+/* "Single use: a foreground after such a background consumes it." */
+static void interruption_foreground(model *m) {
+    if (interruption_cover(m) != M_NEVER) interruption_drop(m);
+}
+
+/* "dropped when the session leaves ACTIVE/WARNING" */
+static void interruption_state(model *m) {
+    if (!is_live(m->state)) interruption_drop(m);
+}
+
+/* "A policy change that lowers the cap shortens a pending announcement at once." */
+static void interruption_policy(model *m) {
+    if (m->intr_end != M_NEVER && m->intr_end - m->intr_start > m->p.expected_interruption_max_ms)
+        m->intr_end = m->intr_start + m->p.expected_interruption_max_ms;
+}
+
+int64_t m_interruption_until(const model *m) { return m->intr_end; }
+
 static int64_t background_deadline(const model *m) {
     if (!is_live(m->state)) return M_NEVER;
     int64_t d = M_NEVER;
@@ -176,7 +228,7 @@ static int64_t background_deadline(const model *m) {
          * grace acts at the end of the grace" */
         d = min64(d, sat_add(m->windows_zero_since, max64(m->p.background_timeout_ms, m->p.background_grace_ms)));
     }
-    return d;
+    return interruption_delays(m, d);
 }
 
 /* ---- offline limits (docs/session-features.md section 5) ---------------------------------- */
@@ -263,6 +315,7 @@ static void set_state(model *m, int32_t state, int32_t reason, int64_t t) {
     m->reason = reason;
     m->change_time = t;
     m->changed = 1;
+    interruption_state(m);
 }
 
 /* Keeps the idle pause in line with the policy and the background. `pause_from` is when a
@@ -342,6 +395,7 @@ static void evaluate(model *m, int64_t floor) {
         apply(m, kind, t);
         floor = t;
     }
+    interruption_lapse(m);
     m->evaluated_at = m->now;
 }
 
@@ -439,6 +493,7 @@ void m_init(model *m, const inact_policy *p, int64_t mono, int64_t wall, uint64_
     m->reason = INACT_REASON_NONE;
     m->started_at = m->last_activity = m->locked_at = M_NEVER;
     m->last_credential = M_NEVER;
+    interruption_drop(m);
     m->explicit_bg_since = M_NEVER;
     m->windows_zero_since = M_NEVER;
 }
@@ -577,6 +632,26 @@ int32_t m_biometrics_changed(model *m) {
     return INACT_OK;
 }
 
+/* inact_expect_interruption: "max_ms: 1 .. policy.expected_interruption_max_ms, or 0 to
+ * withdraw"; INVALID_STATE "not ACTIVE or WARNING, or already in background or its grace"; a
+ * new announcement replaces an unused one. READING (engine; the header does not order two
+ * errors): max_ms < 0 (the value alone) first, then the state, then the policy cap, then the
+ * background. Nothing is delivered: in foreground it moves no deadline. */
+int32_t m_expect_interruption(model *m, int64_t max_ms) {
+    enter(m);
+    if (max_ms < 0) return INACT_E_INVALID_ARGUMENT;
+    if (!is_live(m->state)) return INACT_E_INVALID_STATE;
+    if (max_ms > m->p.expected_interruption_max_ms) return INACT_E_INVALID_ARGUMENT;
+    if (background_began(m) != M_NEVER) return INACT_E_INVALID_STATE;
+    if (max_ms == 0) {
+        interruption_drop(m);
+    } else {
+        m->intr_start = m->now;
+        m->intr_end = m->now + max_ms;
+    }
+    return INACT_OK;
+}
+
 int32_t m_end(model *m, int32_t reason) {
     enter(m);
     if (reason != INACT_REASON_LOGOUT && reason != INACT_REASON_REVOKED &&
@@ -628,6 +703,7 @@ int32_t m_token_rotated(model *m, uint64_t generation) {
  * WARNING session is LOCKED (DEVICE_LOCKED) at once." */
 int32_t m_device_locked(model *m) {
     enter(m);
+    interruption_drop(m); /* "an announced interruption no longer applies" */
     if (!m_in_background(m)) {
         m->explicit_bg = 1;
         m->explicit_bg_since = m->windows == 0 && m->windows_zero_since != M_NEVER ? m->windows_zero_since : m->now;
@@ -654,6 +730,7 @@ int32_t m_background(model *m) {
 
 /* Background ends (foreground, or a window shown). */
 static void leave_background(model *m) {
+    interruption_foreground(m);
     m->explicit_bg = 0;
     m->explicit_bg_since = M_NEVER;
     m->windows_bg = 0;
@@ -756,10 +833,12 @@ int32_t m_set_policy(model *m, const inact_policy *given) {
     return INACT_OK;
 }
 
-/* A checked policy takes effect: "recomputes every deadline at once". */
+/* A checked policy takes effect: "recomputes every deadline at once". Every policy change goes
+ * through here: inact_set_policy and the tightening of inact_set_ceilings. */
 static void policy_applied(model *m, const inact_policy *p) {
     m->p = *p;
     m->p.size = sizeof(inact_policy);
+    interruption_policy(m);
     /* READING (engine): "deadlines are recomputed at once" as if the new policy had always
      * applied: pausing now pauses from the background's start; no longer pausing counts the
      * whole background. */
@@ -778,6 +857,10 @@ static void policy_applied(model *m, const inact_policy *p) {
 
 /* The durations a ceiling limits, as offsets into both structs. */
 #define M_CEIL_FIELD(f) {offsetof(inact_policy, f), offsetof(inact_ceilings, f)}
+static const char *const ceiling_names[] = {
+    "idle_timeout_ms", "background_timeout_ms", "absolute_timeout_ms", "locked_timeout_ms",
+    "strong_auth_timeout_ms", "expected_interruption_max_ms", "offline_timeout_ms", "offline_expiry_ms",
+};
 static const size_t ceiling_durations[][2] = {
     M_CEIL_FIELD(idle_timeout_ms),          M_CEIL_FIELD(background_timeout_ms),
     M_CEIL_FIELD(absolute_timeout_ms),      M_CEIL_FIELD(locked_timeout_ms),
@@ -835,6 +918,31 @@ int32_t m_ceilings_check(const inact_ceilings *c, const inact_policy *p) {
     if (c->lock_on_device_lock && !p->lock_on_device_lock) return INACT_E_CEILING;
     if (c->lock_on_restart && !p->lock_on_restart) return INACT_E_CEILING;
     return INACT_OK;
+}
+
+int32_t m_ceilings_laxer(const inact_ceilings *c, const inact_policy *p, const char **names, int64_t *limits,
+                         int32_t max) {
+    int32_t n = 0;
+    inact_policy q = *p;
+    for (size_t i = 0; i < M_N_CEIL && n < max; i++)
+        if (*policy_field(&q, i) > ceiling_field(c, i)) {
+            names[n] = ceiling_names[i];
+            limits[n++] = ceiling_field(c, i);
+        }
+    if (n < max && c->max_unlock_failures != 0 &&
+        (p->max_unlock_failures == 0 || p->max_unlock_failures > c->max_unlock_failures)) {
+        names[n] = "max_unlock_failures";
+        limits[n++] = c->max_unlock_failures;
+    }
+    if (n < max && c->lock_on_device_lock && !p->lock_on_device_lock) {
+        names[n] = "lock_on_device_lock";
+        limits[n++] = 1;
+    }
+    if (n < max && c->lock_on_restart && !p->lock_on_restart) {
+        names[n] = "lock_on_restart";
+        limits[n++] = 1;
+    }
+    return n;
 }
 
 /* "Sets the administrator's limits (they replace earlier ones) and makes the engine's current
@@ -1001,6 +1109,11 @@ int32_t m_snapshot_take(model *m, m_snapshot *s) {
     int64_t start = m->started_at != M_NEVER ? m->started_at : m->now;
     s->last_contact = m->last_contact == M_NEVER ? start : min64(max64(m->last_contact, start), m->now);
     s->last_credential = m->last_credential;
+    /* READING (engine; the header says "INACT_NEVER if none"): the snapshot has no "none" for
+     * the verification time; a session never started (EXPIRED from LOADING) stores its start,
+     * which is the snapshot's own instant. Only an EXPIRED session can have none, and a start
+     * sets it anew. */
+    if (s->last_credential == M_NEVER) s->last_credential = m->started_at != M_NEVER ? m->started_at : m->now;
     s->credential_required = m->credential_required;
     return INACT_OK;
 }
@@ -1082,9 +1195,9 @@ int32_t m_restore(model *m, const m_snapshot *s) {
     } else if (!trusted && is_live(m->state)) {
         set_state(m, INACT_STATE_LOCKED, INACT_REASON_UNTRUSTED_CLOCK, m->now);
     } else if (!trusted && m->state == INACT_STATE_LOCKED) {
-        /* READING (engine): any LOCKED result of an untrusted restore is a lock by the clock,
-         * taking effect at the restore: UNTRUSTED_CLOCK, and locked_at is now. */
-        m->locked_at = m->now;
+        /* "the locked timeout counts from the earliest lock the wall-clock estimate shows":
+         * any LOCKED result of an untrusted restore is a lock by the clock, taking effect at
+         * the restore (UNTRUSTED_CLOCK), but locked_at stays where the estimate put it. */
         m->reason = INACT_REASON_UNTRUSTED_CLOCK;
         m->change_time = m->now;
     }

@@ -90,6 +90,9 @@ typedef struct model {
      * time (biometrics changed; an untrusted restore under a finite strong-auth timeout) */
     int64_t last_credential;
     int32_t credential_required;
+    /* an announced expected interruption (docs/session-features.md section 2): a background
+     * that begins in [intr_start, intr_end] does not lock before intr_end; M_NEVER: none */
+    int64_t intr_start, intr_end;
     /* the events the last step must have delivered */
     m_event events[M_MAX_EVENTS];
     int32_t n_events;
@@ -120,6 +123,9 @@ int32_t m_ceilings_validate(const inact_ceilings *c);
 /* INACT_OK or INACT_E_CEILING: is `p` (read, valid) at least as strict as `c` everywhere? */
 int32_t m_ceilings_check(const inact_ceilings *c, const inact_policy *p);
 int32_t m_set_ceilings(model *m, const inact_ceilings *c);
+/* The fields of `p` laxer than `c` (at most `max`): their C names and limits (1 for a flag). */
+int32_t m_ceilings_laxer(const inact_ceilings *c, const inact_policy *p, const char **names, int64_t *limits,
+                         int32_t max);
 
 void m_init(model *m, const inact_policy *p, int64_t mono, int64_t wall, uint64_t boot);
 
@@ -133,6 +139,7 @@ int32_t m_unlock_failed(model *m, uint32_t *out_failures);
 int32_t m_unlock_with(model *m, int32_t method);
 int32_t m_unlock_failed_with(model *m, int32_t method, uint32_t *out_failures);
 int32_t m_biometrics_changed(model *m);
+int32_t m_expect_interruption(model *m, int64_t max_ms);
 int32_t m_end(model *m, int32_t reason);
 int32_t m_refresh(model *m, int32_t http_status, const char *oauth_error, uint64_t generation,
                   int32_t *out_outcome);
@@ -173,6 +180,7 @@ int64_t m_background_since(const model *m);
 int32_t m_needs_server_contact(const model *m);
 int32_t m_required_auth(const model *m);      /* inact_auth an unlock needs at m->now */
 int64_t m_strong_auth_deadline(const model *m);
+int64_t m_interruption_until(const model *m); /* inact_info.interruption_until_ms */
 
 const char *m_state_name(int32_t s);
 const char *m_reason_name(int32_t r);

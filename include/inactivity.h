@@ -571,7 +571,8 @@ INACT_EXPORT int32_t inact_start(inact_engine engine);
  * outcome becomes LOCKED (RESTART). The time since the snapshot counts as background time. Elapsed time is trusted only on
  * the same boot with a clock that did not go back; otherwise the engine is LOCKED
  * (UNTRUSTED_CLOCK) at least, EXPIRED when the absolute lifetime passed by the wall clock
- * or the wall clock went back. Any expiry deadline (absolute, locked timeout, idle action
+ * or the wall clock went back. A lock in the snapshot, or one due on the wall-clock estimate,
+ * keeps its locked-at time: the locked timeout counts from it, never afresh from the restore. Any expiry deadline (absolute, locked timeout, idle action
  * EXPIRE) that is due on the wall-clock estimate expires the session (fail secure: moving
  * the wall clock forward only makes the outcome stricter); its event time then lies on this
  * clock's timeline extended backwards and may precede this boot (even be negative). A

@@ -233,8 +233,9 @@ private final class Waiter {
         var spec = itimerspec()
         if let at {
             let ms = max(at, 0)
-            spec.it_value.tv_sec = Int(ms / 1000)
-            spec.it_value.tv_nsec = Int(ms % 1000) * 1_000_000
+            // .init: time_t is Int64 on 32-bit ARM too (64-bit time_t, scripts/build-embedded).
+            spec.it_value.tv_sec = .init(ms / 1000)
+            spec.it_value.tv_nsec = .init(ms % 1000 * 1_000_000)
             if ms == 0 { spec.it_value.tv_nsec = 1 }   // 0 would disarm; 1 ns is in the past
         }
         return timerfd_settime(timerFD, Int32(TFD_TIMER_ABSTIME), &spec, nil) == 0 ? 0 : inactivity_errno()
@@ -340,8 +341,8 @@ private final class Waiter {
         var until = timespec()
         clock_gettime(CLOCK_MONOTONIC, &until)
         let ns = Int64(until.tv_nsec) + (ms % 1000) * 1_000_000
-        until.tv_sec += Int(ms / 1000) + Int(ns / 1_000_000_000)
-        until.tv_nsec = Int(ns % 1_000_000_000)
+        until.tv_sec += .init(ms / 1000 + ns / 1_000_000_000)
+        until.tv_nsec = .init(ns % 1_000_000_000)
         return pthread_cond_timedwait(condition, mutex, &until) == ETIMEDOUT
         #endif
     }

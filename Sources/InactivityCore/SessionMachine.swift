@@ -1224,7 +1224,8 @@ struct SessionMachine {
     }
 
     /// Unknown elapsed time: never ACTIVE. LOCKED at least, by the clock (a lock is never
-    /// attributed to a deadline judged on the wall-clock estimate), taking effect now; EXPIRED
+    /// attributed to a deadline judged on the wall-clock estimate), taking effect now, with the
+    /// locked timeout counted from the earliest lock the estimate shows; EXPIRED
     /// when the wall clock went back (elapsed cannot even be estimated). Returns true when it
     /// decided the outcome.
     private mutating func failSecure(_ clock: RestoreClock, now: Int64) -> Bool {
@@ -1233,7 +1234,17 @@ struct SessionMachine {
         // it, the next unlock needs the credential.
         if policy.strongAuthTimeoutMs != SessionPolicy.never { credentialRequired = true }
         guard state != .expired else { return false }
-        transition(to: clock.wallWentBack ? .expired : .locked, .untrustedClock, at: now)
+        if state == .locked && !clock.wallWentBack {
+            // Already LOCKED on the estimate (a lock in the snapshot, or a lock deadline due on
+            // the estimate): the estimate may shorten the locked time left, never lengthen it,
+            // so the locked timeout keeps counting from that lock. A fresh lock here would let
+            // a reboot stretch the locked timeout to almost twice its length.
+            let since = lockedAt ?? now
+            transition(to: .locked, .untrustedClock, at: now)
+            lockedAt = since
+        } else {
+            transition(to: clock.wallWentBack ? .expired : .locked, .untrustedClock, at: now)
+        }
         return true
     }
 

@@ -1,8 +1,9 @@
 /*
  * fault_preload.c -- libinact_faults.so, an LD_PRELOAD interposer for the platform-fault
  * tests (test_platform_faults.c). It stands in front of the libc functions the scheduler
- * thread needs (pthread_create, timerfd_create, timerfd_settime, eventfd) and passes every
- * call through to libc, except the ones a test asked to fail:
+ * thread needs (pthread_create, timerfd_create, timerfd_settime and on 32-bit glibc its 64-bit
+ * time twin, eventfd) and passes every call through to libc, except the ones a test asked to
+ * fail:
  *
  *   inact_test_fault_set("pthread_create", skip, count, EAGAIN)
  *
@@ -107,6 +108,26 @@ int timerfd_settime(int fd, int flags, const struct itimerspec *value, struct it
         return real(fd, flags, value, old);
     }
 }
+
+#if __SIZEOF_LONG__ == 4 && defined(__GLIBC__) && !defined(__USE_TIME_BITS64)
+/* 32-bit glibc: a library built with 64-bit time_t (scripts/build-embedded on armv7) calls the
+ * 64-bit-time twin instead; the same fault applies to both. Its struct itimerspec64 is opaque
+ * here: it is only passed on. (This file is compiled with the default 32-bit time_t: with
+ * -D_TIME_BITS=64 glibc's header would rename the timerfd_settime above to this one.) */
+int __timerfd_settime64(int fd, int flags, const void *value, void *old);
+int __timerfd_settime64(int fd, int flags, const void *value, void *old) {
+    typedef int (*real_t)(int, int, const void *, void *);
+    int error = injected(TIMERFD_SETTIME);
+    if (error) {
+        errno = error;
+        return -1;
+    }
+    {
+        NEXT(real_t, "__timerfd_settime64", real);
+        return real(fd, flags, value, old);
+    }
+}
+#endif
 
 int eventfd(unsigned int initial, int flags) {
     typedef int (*real_t)(unsigned int, int);

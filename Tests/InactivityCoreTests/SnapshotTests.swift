@@ -213,8 +213,52 @@ struct SnapshotDetailTests {
         let rig = Rig(smallPolicy(), clock: try ManualClock(monotonicMs: r.monotonicMs, wallMs: r.wallMs, bootID: r.bootID))
         try rig.engine.restore(bytes)
         let info = try rig.engine.info()
-        #expect(info.lockedAtMs == rig.recorder.changes.last?.timeMs)
-        #expect(info.lockedAtMs == r.monotonicMs)
+        #expect(rig.recorder.changes.last?.timeMs == r.monotonicMs)
+        // The lock itself dates from the background deadline on the estimate (5 s into the two
+        // minutes): the locked timeout counts from there, as it would have without the reboot.
+        #expect(info.lockedAtMs == r.monotonicMs - 2 * minute + 5 * second)
+    }
+
+    @Test func a_reboot_does_not_stretch_the_locked_timeout() throws {
+        let policy = smallPolicy { $0.lockedTimeoutMs = 10 * minute }
+        let rig0 = Rig(policy)
+        try rig0.engine.start()
+        rig0.at(2 * second)
+        try rig0.engine.lock()
+        let bytes = try rig0.engine.snapshot()
+        try rig0.clock.reboot(downtimeMs: 6 * minute)
+        let r = rig0.clock.now()
+        let rig = Rig(policy, clock: try ManualClock(monotonicMs: r.monotonicMs, wallMs: r.wallMs, bootID: r.bootID))
+        try rig.engine.restore(bytes)
+        #expect(rig.state == .locked && rig.reason == .untrustedClock)
+        #expect(try rig.engine.remainingMs() == 4 * minute)   // not a fresh 10 minutes
+        rig.at(r.monotonicMs + 4 * minute)
+        #expect(rig.state == .expired && rig.reason == .lockedTimeout)
+    }
+
+    @Test func a_lock_due_on_the_estimate_counts_its_locked_timeout_from_that_lock() throws {
+        let policy = smallPolicy { $0.lockedTimeoutMs = 10 * minute }
+        let (source, bytes) = SnapshotTests.activeSnapshot()   // background at 2 s, 5 s timeout
+        try source.clock.reboot(downtimeMs: 3 * minute)
+        let r = source.clock.now()
+        let rig = Rig(policy, clock: try ManualClock(monotonicMs: r.monotonicMs, wallMs: r.wallMs, bootID: r.bootID))
+        try rig.engine.restore(bytes)
+        #expect(rig.state == .locked && rig.reason == .untrustedClock)
+        #expect(try rig.engine.remainingMs() == 10 * minute - 3 * minute + 5 * second)
+    }
+
+    @Test func a_wall_clock_behind_the_snapshot_still_expires_a_locked_session() throws {
+        let policy = smallPolicy { $0.lockedTimeoutMs = 10 * minute }
+        let rig0 = Rig(policy)
+        try rig0.engine.start()
+        try rig0.engine.lock()
+        let bytes = try rig0.engine.snapshot()
+        try rig0.clock.reboot()
+        try rig0.clock.jumpWall(by: -1 * hour)
+        let r = rig0.clock.now()
+        let rig = Rig(policy, clock: try ManualClock(monotonicMs: r.monotonicMs, wallMs: r.wallMs, bootID: r.bootID))
+        try rig.engine.restore(bytes)
+        #expect(rig.state == .expired && rig.reason == .untrustedClock)
     }
 
     @Test func a_snapshot_with_an_open_hold_counts_idle_from_the_snapshot() throws {
