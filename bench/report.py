@@ -348,6 +348,8 @@ def main() -> int:
                             ("swiftpm_dynamic", "SwiftPM library + Swift runtime .so files"),
                             ("swiftpm_static_stdlib", "SwiftPM library, -static-stdlib"),
                             ("embedded", "Embedded library"),
+                            ("embedded_dlopen", "Embedded library, loaded by path (dlopen, as the bindings)"),
+                            ("embedded_dlopen_loaded", "Embedded, dlopen by path, stopped once loaded"),
                             ("embedded_loaded", "Embedded, stopped at main (library loaded)"),
                             ("embedded_host", "Embedded, stopped after create (HOST delivery)"),
                             ("embedded_thread", "Embedded, stopped after create (scheduler thread)")):

@@ -16,6 +16,8 @@
  *                               loaded and relocated, nothing else), `host` (after creating an
  *                               engine with HOST delivery: no thread) or `thread` (after
  *                               creating one with the defaults: the scheduler thread starts)
+ *   cold_start_dlopen LIBRARY [STAGE] FILE
+ *                               (-DCOLD_DLOPEN) the same, loading LIBRARY by path with dlopen
  *   cold_driver (-DCOLD_DRIVER, not linked with it)
  *     cold_driver RUNS [LABEL PROGRAM ARGS... ;]...
  *                               runs each command RUNS times, round-robin (so drift hits all of
@@ -43,6 +45,39 @@
 
 #ifndef COLD_DRIVER
 #include "inactivity.h"
+
+#ifdef COLD_DLOPEN
+/* cold_start_dlopen (-DCOLD_DLOPEN, not linked with the library): the same program, with the
+ * library path as its first argument, loaded with dlopen the way the Python (ctypes.CDLL) and
+ * Kotlin (System.load) bindings load it: by path, so the dynamic loader searches no directory.
+ * Every function is resolved before main goes on, as a linked program's are (BIND_NOW). */
+#include <dlfcn.h>
+#define COLD_FUNCTIONS(X)                                                                          \
+    X(inact_status_string) X(inact_last_error) X(inact_policy_init) X(inact_config_init)          \
+    X(inact_engine_create) X(inact_start) X(inact_snapshot_write) X(inact_destroy) X(inact_restore) \
+    X(inact_get_state) X(inact_get_reason)
+#define COLD_POINTER(name) static __typeof__(name) *cold_##name;
+COLD_FUNCTIONS(COLD_POINTER)
+static int load_library(const char *path) {
+    void *library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!library) return fprintf(stderr, "cold_start: %s\n", dlerror()), 1;
+#define COLD_RESOLVE(name) \
+    if (!(*(void **)&cold_##name = dlsym(library, #name))) return fprintf(stderr, "cold_start: no %s\n", #name), 1;
+    COLD_FUNCTIONS(COLD_RESOLVE)
+    return 0;
+}
+#define inact_status_string cold_inact_status_string
+#define inact_last_error cold_inact_last_error
+#define inact_policy_init cold_inact_policy_init
+#define inact_config_init cold_inact_config_init
+#define inact_engine_create cold_inact_engine_create
+#define inact_start cold_inact_start
+#define inact_snapshot_write cold_inact_snapshot_write
+#define inact_destroy cold_inact_destroy
+#define inact_restore cold_inact_restore
+#define inact_get_state cold_inact_get_state
+#define inact_get_reason cold_inact_get_reason
+#endif
 
 static int fail(const char *what, int32_t status) {
     fprintf(stderr, "cold_start: %s: %s (%s)\n", what, inact_status_string(status), inact_last_error());
@@ -75,8 +110,14 @@ int main(int argc, char **argv) {
     uint8_t bytes[256];
     size_t n = 0;
     int32_t rc, state = -1, reason = -1;
-    const char *stage = argc == 3 ? argv[1] : "full";
+    const char *stage;
     FILE *f;
+#ifdef COLD_DLOPEN
+    if (argc < 2 || load_library(argv[1]) != 0) return 1;
+    argc--;
+    argv++;
+#endif
+    stage = argc == 3 ? argv[1] : "full";
     if (argc == 3 && strcmp(stage, "loaded") == 0) return decided();
     policy = app_policy();
     if (argc == 3 && strcmp(argv[1], "write") == 0) {
