@@ -364,7 +364,14 @@ static void compare(slot *s, const char *what, int32_t rc, int32_t expected_rc) 
     /* info (a query: right after an evaluation nothing is due, so it delivers nothing) */
     inact_info info;
     get_info(s, &info);
-    if (c->n_ev != 0) fail("get_info after %s delivered %d event(s)", what, c->n_ev);
+    if (c->n_ev != 0) {
+        if (s->modeled) fail("get_info after %s delivered %d event(s)", what, c->n_ev);
+        /* An engine the model lost track of may have a clock ahead of the model's (after a
+         * reboot under a session the model refuses a 1000-year freeze the engine accepts): the
+         * query delivered the catch-up of that freeze. Invariants only. */
+        for (int i = 0; i < c->n_ev; i++) check_event_shape(s, &c->ev[i], c->ev[i].now_ms);
+        c->n_ev = 0;
+    }
     if (!reason_fits_state(info.state, info.reason))
         fail("info: %s with reason %s", m_state_name(info.state), m_reason_name(info.reason));
     if (info.now_ms != now) fail("info.now_ms %" PRId64 " != clock %" PRId64, info.now_ms, now);

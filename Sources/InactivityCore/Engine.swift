@@ -72,9 +72,12 @@ public final class InactivityEngine: @unchecked Sendable {
 
     /// This engine's slot in the registry's gate memory. Set once, during init.
     private(set) var gate: UnsafeMutablePointer<ActivityGate> = InactivityEngine.placeholderGate
-    private let core: Locked<Core>
     private let onEvent: (@Sendable (SessionEvent) -> Void)?
     private let onClose: (@Sendable () -> Void)?
+    /// The engine's fields, inside the object (one allocation per engine): touched only under
+    /// `coreLock`, through `withCore`. Exclusivity is the lock's job, so no run-time access check.
+    @exclusivity(unchecked) private var core: Core
+    private let coreLock = WordLock()
     private let finalized = Atomic<Bool>(false)
     /// Timer-caused events come from the scheduler thread (system clock, thread delivery).
     private let usesScheduler: Bool
@@ -132,7 +135,7 @@ public final class InactivityEngine: @unchecked Sendable {
         self.onEvent = onEvent
         self.onClose = onClose
         self.usesScheduler = delivery == .thread && !clock.isManual
-        self.core = Locked(Core(machine: SessionMachine(policy: policy, now: now)))
+        self.core = Core(machine: SessionMachine(policy: policy, now: now))
         // The scheduler first: an engine that cannot get its thread is never created. Then the
         // registration, which needs `self`, so the handle and gate are assigned after it.
         do throws(InactivityError) {
@@ -147,7 +150,7 @@ public final class InactivityEngine: @unchecked Sendable {
             finalized.store(true, ordering: .releasing)   // a failed init never runs onClose
             throw error
         }
-        core.withLock { c in publishGate(c.machine) }
+        withCore { c in publishGate(c.machine) }
         if case .manual(let manual) = clock { manual.attach(handle) }
     }
 
@@ -175,6 +178,14 @@ public final class InactivityEngine: @unchecked Sendable {
 
 extension InactivityEngine {
 
+    /// Runs `body` on the engine's fields under its lock.
+    @inline(__always)
+    private func withCore<R, E: Error>(_ body: (inout Core) throws(E) -> R) throws(E) -> R {
+        coreLock.lock()
+        defer { coreLock.unlock() }
+        return try body(&core)
+    }
+
     /// Publishes the machine's gate view; the gate is closed while this runs. A manual clock
     /// sends every call through the lock: the gate reads the system clock.
     private func publishGate(_ m: SessionMachine) {
@@ -190,7 +201,7 @@ extension InactivityEngine {
     func perform<R>(_ body: (inout SessionMachine, ClockReading) throws(InactivityError) -> R) throws(InactivityError) -> R {
         var outcome: Result<R, InactivityError>? = nil
         var arm: (at: Int64, seq: UInt64)? = nil
-        let deliver = core.withLock { c -> Bool in
+        let deliver = withCore { c -> Bool in
             guard !c.closed else {
                 outcome = .failure(InactivityEngine.invalidHandle(handle))
                 return false
@@ -252,7 +263,7 @@ extension InactivityEngine {
         var finalizeNow = false
         var wakeClosers = false
         while true {
-            let next = core.withLock { c -> (SessionEvent, [(id: UInt64, observer: EventObserver)])? in
+            let next = withCore { c -> (SessionEvent, [(id: UInt64, observer: EventObserver)])? in
                 if c.closed || c.queue.isEmpty {
                     c.queue = []   // events are rare: give the buffer back
                     c.delivering = false
@@ -275,7 +286,7 @@ extension InactivityEngine {
     /// Called by the scheduler (or a manual clock) when a deadline may be due.
     func timerFired(seq: UInt64? = nil) {
         if let seq {
-            core.withLock { c in if c.armedSeq == seq { c.armedAt = nil } }
+            withCore { c in if c.armedSeq == seq { c.armedAt = nil } }
         }
         _ = try? perform { _, _ in }
     }
@@ -286,7 +297,7 @@ extension InactivityEngine {
     /// would only make a long advance in WARNING cost one stop per tick (30 days of a 1 ms
     /// tick: 2.6e9), and the next stop covers them as the catch-up after a deep sleep does.
     func peekNextWake() -> Int64? {
-        core.withLock { c in
+        withCore { c in
             if c.closed { return nil }
             return onEvent == nil && c.observers.isEmpty ? c.machine.nextWakeIgnoringTicks : c.machine.nextWake
         }
@@ -298,7 +309,7 @@ extension InactivityEngine {
         Registry.shared.release(handle)
         if usesScheduler { Scheduler.shared.engineRemoved() }
         if case .manual(let manual) = clock { manual.detach(handle) }
-        let observers = core.withLock { c -> [(id: UInt64, observer: EventObserver)] in
+        let observers = withCore { c -> [(id: UInt64, observer: EventObserver)] in
             let o = c.observers
             c.observers = []
             return o
@@ -311,28 +322,15 @@ extension InactivityEngine {
 /// Where `close()` waits for a callback running on another thread. One process-wide condition:
 /// closes that wait are rare, and engines stay small.
 enum CloseWait {
-    nonisolated(unsafe) static let mutex: UnsafeMutablePointer<pthread_mutex_t> = {
-        let m = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-        pthread_mutex_init(m, nil)
-        return m
-    }()
-    nonisolated(unsafe) static let condition: UnsafeMutablePointer<pthread_cond_t> = {
-        let c = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-        pthread_cond_init(c, nil)
-        return c
-    }()
+    static let parking = Parking()
 
     static func wait(while busy: () -> Bool) {
-        pthread_mutex_lock(mutex)
-        while busy() { pthread_cond_wait(condition, mutex) }
-        pthread_mutex_unlock(mutex)
+        pthread_mutex_lock(parking.mutex)
+        while busy() { pthread_cond_wait(parking.condition, parking.mutex) }
+        pthread_mutex_unlock(parking.mutex)
     }
 
-    static func broadcast() {
-        pthread_mutex_lock(mutex)
-        pthread_cond_broadcast(condition)
-        pthread_mutex_unlock(mutex)
-    }
+    static func broadcast() { parking.broadcast() }
 }
 
 // MARK: - Lifecycle and observers
@@ -343,7 +341,7 @@ extension InactivityEngine {
     @discardableResult
     public func close() -> Bool {
         enum Action { case already, deferred, wait, now }
-        let action = core.withLock { c -> Action in
+        let action = withCore { c -> Action in
             if c.closed { return .already }
             c.closed = true
             // The lock-free activity path must see the close now, not when a wait for a running
@@ -367,8 +365,8 @@ extension InactivityEngine {
             Registry.shared.release(handle)
             return true
         case .wait:
-            CloseWait.wait { core.withLock { $0.delivering } }
-            core.withLock { $0.closeWaiters -= 1 }
+            CloseWait.wait { withCore { $0.delivering } }
+            withCore { $0.closeWaiters -= 1 }
             finalize()
             return true
         case .now:
@@ -377,7 +375,7 @@ extension InactivityEngine {
         }
     }
 
-    public var isClosed: Bool { core.withLock { $0.closed } }
+    public var isClosed: Bool { withCore { $0.closed } }
 
     /// Adds an observer that receives every event after the engine's own `onEvent` (same thread,
     /// same order, never under the lock) and `onClose` once when the engine closes. Returns its
@@ -386,7 +384,7 @@ extension InactivityEngine {
     @discardableResult
     public func addObserver(onEvent: @escaping @Sendable (SessionEvent) -> Void,
                             onClose: @escaping @Sendable () -> Void = {}) -> UInt64? {
-        let id = core.withLock { c -> UInt64? in
+        let id = withCore { c -> UInt64? in
             if c.closed { return nil }
             let id = c.nextObserver
             c.nextObserver += 1
@@ -398,7 +396,7 @@ extension InactivityEngine {
     }
 
     public func removeObserver(_ id: UInt64) {
-        core.withLock { c in c.observers.removeAll { $0.id == id } }
+        withCore { c in c.observers.removeAll { $0.id == id } }
     }
 }
 

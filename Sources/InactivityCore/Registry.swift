@@ -39,10 +39,14 @@ final class Registry: @unchecked Sendable {
     // Both the chunk table (128 KiB for the most engines a process may have) and each chunk of
     // gates come zero-filled from the kernel: all-zero bytes are `Atomic(0)` and `ActivityGate()`,
     // so nothing is written until a slot is used, and a process with one engine touches two pages
-    // instead of 168 KiB (cold start). Where the kernel refuses, ordinary memory is initialized.
+    // instead of 168 KiB (cold start). The table and the first chunk are one mapping (one system
+    // call at the first engine, not two). Where the kernel refuses, ordinary memory is initialized.
     private init() {
-        if let zeroed = inactivity_map_zeroed(Registry.maxChunks * MemoryLayout<Atomic<UInt>>.stride) {
+        let tableBytes = Registry.maxChunks * MemoryLayout<Atomic<UInt>>.stride   // a page multiple
+        if let zeroed = inactivity_map_zeroed(tableBytes + Registry.chunkSize * MemoryLayout<ActivityGate>.stride) {
             chunks = zeroed.bindMemory(to: Atomic<UInt>.self, capacity: Registry.maxChunks)
+            let first = (zeroed + tableBytes).bindMemory(to: ActivityGate.self, capacity: Registry.chunkSize)
+            chunks[0].store(UInt(bitPattern: first), ordering: .releasing)
         } else {
             chunks = .allocate(capacity: Registry.maxChunks)
             for i in 0..<Registry.maxChunks { (chunks + i).initialize(to: Atomic<UInt>(0)) }
@@ -81,8 +85,10 @@ final class Registry: @unchecked Sendable {
                 if index % Registry.chunkSize == 0 {
                     let c = index / Registry.chunkSize
                     guard c < Registry.maxChunks else { return nil }
-                    let chunk = Registry.newChunk()
-                    chunks[c].store(UInt(bitPattern: chunk), ordering: .releasing)
+                    if chunks[c].load(ordering: .relaxed) == 0 {   // the first came with the table
+                        let chunk = Registry.newChunk()
+                        chunks[c].store(UInt(bitPattern: chunk), ordering: .releasing)
+                    }
                 }
                 t.entries.append(Entry())
             }

@@ -6,16 +6,34 @@
  *
  *   cold_start (linked with a libinactivity)
  *     cold_start write FILE     writes a snapshot of a started session to FILE (setup)
- *     cold_start FILE           the measured process: create, restore FILE, read the state;
- *                               exits 0 only when the restore was trusted (ACTIVE, RESTORED)
+ *     cold_start FILE           the measured process: create, restore FILE, read the state and
+ *                               check it (ACTIVE, RESTORED), then signal the decision: one byte
+ *                               written to the file descriptor named by COLD_DECISION_FD (the
+ *                               driver's pipe; unset: run by hand, nobody to tell). Exits 0 only
+ *                               when the restore was trusted; no byte is written otherwise.
+ *     cold_start STAGE FILE     the same program stopped earlier, to see where the time goes:
+ *                               STAGE is `loaded` (the byte at the top of main: the library is
+ *                               loaded and relocated, nothing else), `host` (after creating an
+ *                               engine with HOST delivery: no thread) or `thread` (after
+ *                               creating one with the defaults: the scheduler thread starts)
+ *   cold_start_dlopen LIBRARY [STAGE] FILE
+ *                               (-DCOLD_DLOPEN) the same, loading LIBRARY by path with dlopen
  *   cold_driver (-DCOLD_DRIVER, not linked with it)
  *     cold_driver RUNS [LABEL PROGRAM ARGS... ;]...
  *                               runs each command RUNS times, round-robin (so drift hits all of
- *                               them alike), each from posix_spawn to waitpid, and prints JSON:
- *                               per label the median, p10 and p90 in ms
- * A command that exits non-zero stops the driver: a figure measured on a failed restore is a lie.
+ *                               them alike), each with a fresh pipe as its fd 3 (and
+ *                               COLD_DECISION_FD=3 in its environment), and times two
+ *                               intervals from posix_spawn: to the decision byte (the figure)
+ *                               and to waitpid (the whole process, teardown included, for
+ *                               transparency). Prints JSON: per label the median, p10 and p90
+ *                               of each in ms, and the load average before and after.
+ * A command that exits non-zero or ends without its byte stops the driver: a figure measured on
+ * a failed restore is a lie. The empty baseline (scripts/bench writes it) is a C program that
+ * writes the byte first thing in main: the process floor measured the same way.
  */
 #define _GNU_SOURCE 1
+#include <errno.h>
+#include <fcntl.h>
 #include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,12 +41,55 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #ifndef COLD_DRIVER
 #include "inactivity.h"
 
+#ifdef COLD_DLOPEN
+/* cold_start_dlopen (-DCOLD_DLOPEN, not linked with the library): the same program, with the
+ * library path as its first argument, loaded with dlopen the way the Python (ctypes.CDLL) and
+ * Kotlin (System.load) bindings load it: by path, so the dynamic loader searches no directory.
+ * Every function is resolved before main goes on, as a linked program's are (BIND_NOW). */
+#include <dlfcn.h>
+#define COLD_FUNCTIONS(X)                                                                          \
+    X(inact_status_string) X(inact_last_error) X(inact_policy_init) X(inact_config_init)          \
+    X(inact_engine_create) X(inact_start) X(inact_snapshot_write) X(inact_destroy) X(inact_restore) \
+    X(inact_get_state) X(inact_get_reason)
+#define COLD_POINTER(name) static __typeof__(name) *cold_##name;
+COLD_FUNCTIONS(COLD_POINTER)
+static int load_library(const char *path) {
+    void *library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!library) return fprintf(stderr, "cold_start: %s\n", dlerror()), 1;
+#define COLD_RESOLVE(name) \
+    if (!(*(void **)&cold_##name = dlsym(library, #name))) return fprintf(stderr, "cold_start: no %s\n", #name), 1;
+    COLD_FUNCTIONS(COLD_RESOLVE)
+    return 0;
+}
+#define inact_status_string cold_inact_status_string
+#define inact_last_error cold_inact_last_error
+#define inact_policy_init cold_inact_policy_init
+#define inact_config_init cold_inact_config_init
+#define inact_engine_create cold_inact_engine_create
+#define inact_start cold_inact_start
+#define inact_snapshot_write cold_inact_snapshot_write
+#define inact_destroy cold_inact_destroy
+#define inact_restore cold_inact_restore
+#define inact_get_state cold_inact_get_state
+#define inact_get_reason cold_inact_get_reason
+#endif
+
 static int fail(const char *what, int32_t status) {
     fprintf(stderr, "cold_start: %s: %s (%s)\n", what, inact_status_string(status), inact_last_error());
+    return 1;
+}
+
+/* The decision is known: tell the driver. Run by hand there is nobody to tell. */
+static int decided(void) {
+    const char *fd = getenv("COLD_DECISION_FD");
+    char byte = 'D';
+    if (!fd || write(atoi(fd), &byte, 1) == 1) return 0;
+    perror("cold_start: write to COLD_DECISION_FD");
     return 1;
 }
 
@@ -43,12 +104,22 @@ static inact_policy app_policy(void) {
 }
 
 int main(int argc, char **argv) {
-    inact_policy policy = app_policy();
+    inact_policy policy;
+    inact_config config;
     inact_engine engine = 0;
     uint8_t bytes[256];
     size_t n = 0;
     int32_t rc, state = -1, reason = -1;
+    const char *stage;
     FILE *f;
+#ifdef COLD_DLOPEN
+    if (argc < 2 || load_library(argv[1]) != 0) return 1;
+    argc--;
+    argv++;
+#endif
+    stage = argc == 3 ? argv[1] : "full";
+    if (argc == 3 && strcmp(stage, "loaded") == 0) return decided();
+    policy = app_policy();
     if (argc == 3 && strcmp(argv[1], "write") == 0) {
         if ((rc = inact_engine_create(NULL, &policy, NULL, NULL, NULL, &engine)) != INACT_OK) return fail("create", rc);
         if ((rc = inact_start(engine)) != INACT_OK) return fail("start", rc);
@@ -58,11 +129,21 @@ int main(int argc, char **argv) {
         if (!f || fwrite(bytes, 1, n, f) != n || fclose(f) != 0) return 1;
         return 0;
     }
-    if (argc != 2) {
-        fprintf(stderr, "usage: cold_start write FILE | cold_start FILE\n");
+    if (argc == 3 && strcmp(stage, "host") == 0) {
+        inact_config_init(&config);
+        config.delivery = INACT_DELIVERY_HOST;
+        if ((rc = inact_engine_create(&config, &policy, NULL, NULL, NULL, &engine)) != INACT_OK) return fail("create", rc);
+        return decided();
+    }
+    if (argc == 3 && strcmp(stage, "thread") == 0) {
+        if ((rc = inact_engine_create(NULL, &policy, NULL, NULL, NULL, &engine)) != INACT_OK) return fail("create", rc);
+        return decided();
+    }
+    if (argc < 2 || argc > 3 || strcmp(stage, "full") != 0) {
+        fprintf(stderr, "usage: cold_start write FILE | cold_start [loaded|host|thread|full] FILE\n");
         return 2;
     }
-    f = fopen(argv[1], "rb");
+    f = fopen(argv[argc - 1], "rb");
     if (!f) return 1;
     n = fread(bytes, 1, sizeof bytes, f);
     fclose(f);
@@ -71,15 +152,17 @@ int main(int argc, char **argv) {
     if ((rc = inact_restore(engine, bytes, n)) != INACT_OK) return fail("restore", rc);
     if ((rc = inact_get_state(engine, &state)) != INACT_OK) return fail("state", rc);
     if ((rc = inact_get_reason(engine, &reason)) != INACT_OK) return fail("reason", rc);
-    /* The decision is made here. Tearing down is not part of it, but the process still exits. */
     if (state != INACT_STATE_ACTIVE || reason != INACT_REASON_RESTORED) {
         fprintf(stderr, "cold_start: restored state %d reason %d, expected ACTIVE/RESTORED\n", state, reason);
         return 1;
     }
-    return 0;
+    /* The decision is made here; tearing down is not part of it (the driver times it apart). */
+    return decided();
 }
 #else
 extern char **environ;
+enum { DECISION_FD = 3 };          /* the child's end of the driver's pipe */
+static char **child_environment;   /* environ + COLD_DECISION_FD=3 */
 
 static int64_t now_ns(void) {
     struct timespec ts;
@@ -92,13 +175,63 @@ static int cmp(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+static void print_stats(const char *name, double *samples, int runs) {
+    qsort(samples, (size_t)runs, sizeof(double), cmp);
+    printf("\"%s\": {\"median\": %.4f, \"p10\": %.4f, \"p90\": %.4f}", name, samples[runs / 2],
+           samples[runs / 10], samples[runs - 1 - runs / 10]);
+}
+
+static void print_load(const char *name) {
+    double load[3] = {-1, -1, -1};
+    if (getloadavg(load, 3) != 3) load[0] = load[1] = load[2] = -1;
+    printf("\"%s\": [%.2f, %.2f, %.2f]", name, load[0], load[1], load[2]);
+}
+
 enum { MAX_COMMANDS = 16 };
+
+/* One run of `command`: fd 3 of the child is the write end of a fresh pipe. Returns 0 and the two
+ * intervals in ms, or -1 (reported) when it failed or never decided. */
+static int run_once(const char *label, char **command, double *decision_ms, double *exit_ms) {
+    int fds[2], status = 0, low[2];
+    pid_t pid;
+    char byte;
+    ssize_t got;
+    int64_t start, decided_at;
+    posix_spawn_file_actions_t actions;
+    if (pipe2(fds, O_CLOEXEC) != 0) return perror("pipe2"), -1;
+    /* Both ends above 3, so that the dup2 below always makes a new, inheritable fd 3. */
+    low[0] = fcntl(fds[0], F_DUPFD_CLOEXEC, 10);
+    low[1] = fcntl(fds[1], F_DUPFD_CLOEXEC, 10);
+    close(fds[0]);
+    close(fds[1]);
+    if (low[0] < 0 || low[1] < 0) return perror("fcntl"), -1;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, low[1], DECISION_FD);
+    start = now_ns();
+    if (posix_spawn(&pid, command[0], &actions, NULL, command, child_environment) != 0) {
+        perror(command[0]);
+        return -1;
+    }
+    close(low[1]);   /* the child holds the only write end: EOF when it ends without deciding */
+    while ((got = read(low[0], &byte, 1)) < 0 && errno == EINTR) {}
+    decided_at = now_ns();
+    close(low[0]);
+    posix_spawn_file_actions_destroy(&actions);
+    if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || got != 1) {
+        fprintf(stderr, "cold_driver: %s failed (status %#x, %s)\n", label, status,
+                got == 1 ? "decided" : "no decision byte");
+        return -1;
+    }
+    *decision_ms = (double)(decided_at - start) / 1e6;
+    *exit_ms = (double)(now_ns() - start) / 1e6;
+    return 0;
+}
 
 int main(int argc, char **argv) {
     char **commands[MAX_COMMANDS];
     const char *labels[MAX_COMMANDS];
     int count = 0, runs, i, r;
-    double *samples[MAX_COMMANDS];
+    double *decision[MAX_COMMANDS], *whole[MAX_COMMANDS];
     if (argc < 3 || (runs = atoi(argv[1])) <= 0) {
         fprintf(stderr, "usage: cold_driver RUNS [LABEL PROGRAM ARGS... ;]...\n");
         return 2;
@@ -108,30 +241,30 @@ int main(int argc, char **argv) {
         commands[count] = &argv[i + 1];
         while (i < argc && strcmp(argv[i], ";") != 0) i++;
         if (i < argc) argv[i++] = NULL;   /* the command's argv ends here */
-        samples[count] = calloc((size_t)runs, sizeof(double));
+        decision[count] = calloc((size_t)runs, sizeof(double));
+        whole[count] = calloc((size_t)runs, sizeof(double));
+        if (!decision[count] || !whole[count]) return 2;
         count++;
     }
-    for (r = 0; r < runs; r++) {
-        for (i = 0; i < count; i++) {
-            pid_t pid;
-            int status = 0;
-            int64_t start = now_ns();
-            if (posix_spawn(&pid, commands[i][0], NULL, NULL, commands[i], environ) != 0) {
-                perror(commands[i][0]);
-                return 2;
-            }
-            if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-                fprintf(stderr, "cold_driver: %s failed (status %#x)\n", labels[i], status);
-                return 2;
-            }
-            samples[i][r] = (double)(now_ns() - start) / 1e6;
-        }
-    }
-    printf("{\"runs\": %d, \"cold_start_ms\": {", runs);
+    for (i = 0; environ[i]; i++) {}
+    child_environment = calloc((size_t)i + 2, sizeof(char *));
+    if (!child_environment) return 2;
+    for (i = 0; environ[i]; i++) child_environment[i] = environ[i];
+    child_environment[i] = "COLD_DECISION_FD=3";
+    printf("{\"runs\": %d, ", runs);
+    print_load("load_before");
+    for (r = 0; r < runs; r++)
+        for (i = 0; i < count; i++)
+            if (run_once(labels[i], commands[i], &decision[i][r], &whole[i][r]) != 0) return 2;
+    printf(", ");
+    print_load("load_after");
+    printf(",\n\"cold_start_ms\": {");
     for (i = 0; i < count; i++) {
-        qsort(samples[i], (size_t)runs, sizeof(double), cmp);
-        printf("%s\n  \"%s\": {\"median\": %.4f, \"p10\": %.4f, \"p90\": %.4f}", i ? "," : "", labels[i],
-               samples[i][runs / 2], samples[i][runs / 10], samples[i][runs - 1 - runs / 10]);
+        printf("%s\n  \"%s\": {", i ? "," : "", labels[i]);
+        print_stats("decision", decision[i], runs);
+        printf(", ");
+        print_stats("exit", whole[i], runs);
+        printf("}");
     }
     printf("\n}}\n");
     return 0;
