@@ -67,13 +67,15 @@ public final class InactivityEngine: @unchecked Sendable {
 
     /// The engine's handle (the C ABI's `inact_engine`). Set once, during init.
     public private(set) var handle: UInt64 = 0
-    public let delivery: Delivery
     public let clock: EngineClock
 
     /// This engine's slot in the registry's gate memory. Set once, during init.
     private(set) var gate: UnsafeMutablePointer<ActivityGate> = InactivityEngine.placeholderGate
-    private let onEvent: (@Sendable (SessionEvent) -> Void)?
-    private let onClose: (@Sendable () -> Void)?
+    /// The host's callbacks, in their own allocation only when there is one (most engines of a
+    /// process with many have none: 8 bytes here instead of two closures' 32).
+    private let hooks: Hooks?
+    private var onEvent: (@Sendable (SessionEvent) -> Void)? { hooks?.onEvent }
+    private var onClose: (@Sendable () -> Void)? { hooks?.onClose }
     /// The engine's fields, inside the object (one allocation per engine): touched only under
     /// `coreLock`, through `withCore`. Exclusivity is the lock's job, so no run-time access check.
     @exclusivity(unchecked) private var core: Core
@@ -81,21 +83,41 @@ public final class InactivityEngine: @unchecked Sendable {
     private let finalized = Atomic<Bool>(false)
     /// Timer-caused events come from the scheduler thread (system clock, thread delivery).
     private let usesScheduler: Bool
+    // Here rather than first: the one-byte fields together, after the lock word (no padding).
+    public let delivery: Delivery
 
     // Fields in this order on purpose: each one-byte field fills a byte of an Optional's
     // padding (an `Int64?` is 9 bytes followed by 7 unused ones).
     private struct Core {
         var machine: SessionMachine
         var queue: [SessionEvent] = []
-        var closeWaiters = 0
         var armedSeq: UInt64 = 0
-        var observers: [(id: UInt64, observer: EventObserver)] = []
-        var nextObserver: UInt64 = 1
         var armedAt: Int64?
         var delivering = false
         var closed = false
         var finalizeAfterDelivery = false
         var deliverer: pthread_t?
+        /// Observers and waiting closes, in a side allocation made at the first (Storage.swift).
+        var rare = Side<CoreRare>()
+
+        var observers: [(id: UInt64, observer: EventObserver)] {
+            get { rare.value.observers }
+            set { if !newValue.isEmpty || rare.isAllocated { rare.value.observers = newValue } }
+        }
+        var nextObserver: UInt64 {
+            get { rare.value.nextObserver }
+            _modify { yield &rare.value.nextObserver }
+        }
+        var closeWaiters: Int {
+            get { rare.value.closeWaiters }
+            set { if newValue != 0 || rare.isAllocated { rare.value.closeWaiters = newValue } }
+        }
+    }
+
+    private struct CoreRare: SideFields {
+        var observers: [(id: UInt64, observer: EventObserver)] = []
+        var nextObserver: UInt64 = 1
+        var closeWaiters = 0
     }
 
     #if !hasFeature(Embedded)
@@ -132,8 +154,7 @@ public final class InactivityEngine: @unchecked Sendable {
         let now = clock.monotonicMs()
         self.delivery = delivery
         self.clock = clock
-        self.onEvent = onEvent
-        self.onClose = onClose
+        self.hooks = onEvent == nil && onClose == nil ? nil : Hooks(onEvent: onEvent, onClose: onClose)
         self.usesScheduler = delivery == .thread && !clock.isManual
         self.core = Core(machine: SessionMachine(policy: policy, now: now))
         // The scheduler first: an engine that cannot get its thread is never created. Then the
@@ -397,6 +418,16 @@ extension InactivityEngine {
 
     public func removeObserver(_ id: UInt64) {
         withCore { c in c.observers.removeAll { $0.id == id } }
+    }
+}
+
+final class Hooks: Sendable {
+    let onEvent: (@Sendable (SessionEvent) -> Void)?
+    let onClose: (@Sendable () -> Void)?
+
+    init(onEvent: (@Sendable (SessionEvent) -> Void)?, onClose: (@Sendable () -> Void)?) {
+        self.onEvent = onEvent
+        self.onClose = onClose
     }
 }
 

@@ -271,7 +271,7 @@ struct GateView: Equatable {
 
 struct SessionMachine {
     /// The policy in force, shared with the engines that use an equal one (Storage.swift).
-    private var sharedPolicy: Shared<SessionPolicy>
+    private(set) var sharedPolicy: Shared<SessionPolicy>
     var policy: SessionPolicy {
         @inline(__always) get { sharedPolicy.value }
     }
@@ -309,12 +309,15 @@ struct SessionMachine {
         set { rawLastContactAt = present.store(newValue, .lastContactAt) ?? 0 }
     }
     /// The newest refresh-token generation seen (0: none). A sign-in starts a new family.
-    private(set) var newestGeneration: UInt64 = 0
+    private(set) var newestGeneration: UInt64 {
+        get { rare.value.newestGeneration }
+        set { if newValue != 0 || rare.isAllocated { rare.value.newestGeneration = newValue } }
+    }
     /// An announced expected interruption: a background beginning in [start, end] does not lock
     /// before `end`. Single use; dropped when it lapses, is used, or the session leaves ACTIVE/WARNING.
     private(set) var interruption: (start: Int64, end: Int64)? {
-        get { present.contains(.interruption) ? rawInterruption : nil }
-        set { rawInterruption = present.store(newValue, .interruption) ?? (0, 0) }
+        get { rare.value.interruption }
+        set { if newValue != nil || rare.isAllocated { rare.value.interruption = newValue } }
     }
     /// The administrator's limits; every policy applied must be within them. Shared like the
     /// policy.
@@ -334,22 +337,34 @@ struct SessionMachine {
         set { rawHiddenSince = present.store(newValue, .hiddenSince) ?? 0 }
     }
 
-    private(set) var scopes: [(id: UInt64, idleMs: Int64)] = []
-    private(set) var holds: [UInt64] = []
-    private var nextScopeID: UInt64 = 1
-    private var nextHoldID: UInt64 = 1
+    private(set) var scopes: [(id: UInt64, idleMs: Int64)] {
+        get { rare.value.scopes }
+        _modify { yield &rare.value.scopes }
+    }
+    private(set) var holds: [UInt64] {
+        get { rare.value.holds }
+        _modify { yield &rare.value.holds }
+    }
+    private var nextScopeID: UInt64 {
+        get { rare.value.nextScopeID }
+        _modify { yield &rare.value.nextScopeID }
+    }
+    private var nextHoldID: UInt64 {
+        get { rare.value.nextHoldID }
+        _modify { yield &rare.value.nextHoldID }
+    }
 
     /// The latest instant evaluated; deadlines are never applied before it.
     private(set) var cursor: Int64
     /// The countdown tick already covered in WARNING (remaining = k * tick).
     private var tickIndex: Int64? {
-        get { present.contains(.tickIndex) ? rawTickIndex : nil }
-        set { rawTickIndex = present.store(newValue, .tickIndex) ?? 0 }
+        get { rare.value.tickIndex }
+        set { if newValue != nil || rare.isAllocated { rare.value.tickIndex = newValue } }
     }
     /// A tick due since the last collect, to deliver if the state did not change.
     private var pendingTick: (index: Int64, time: Int64)? {
-        get { present.contains(.pendingTick) ? rawPendingTick : nil }
-        set { rawPendingTick = present.store(newValue, .pendingTick) ?? (0, 0) }
+        get { rare.value.pendingTick }
+        set { if newValue != nil || rare.isAllocated { rare.value.pendingTick = newValue } }
     }
     /// The time of the last change.
     private var changedAt: Int64
@@ -366,10 +381,11 @@ struct SessionMachine {
     private var rawLastContactAt: Int64 = 0
     private var rawBackgroundSince: Int64 = 0
     private var rawHiddenSince: Int64 = 0
-    private var rawTickIndex: Int64 = 0
     private var rawLastBootID: UInt64 = 0
-    private var rawInterruption: (start: Int64, end: Int64) = (0, 0)
-    private var rawPendingTick: (index: Int64, time: Int64) = (0, 0)
+    /// The fields few sessions use (scopes, holds, an announced interruption, the countdown of
+    /// WARNING, refresh-token generations): in a side allocation made when one of them first takes a value (Storage.swift).
+    /// Setting an Optional of them to nil before then allocates nothing.
+    private var rare = Side<MachineRare>()
 
     /// `policy` must be valid (the engine checks it).
     init(policy: SessionPolicy, now: Int64) {

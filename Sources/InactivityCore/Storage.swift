@@ -31,7 +31,7 @@ enum Interned {
 }
 
 /// Which Optional fields of a `SessionMachine` hold a value, one bit each: an `Int64?` takes 9
-/// bytes, 16 with its padding; its value alone takes 8, and the bits of all ten share 2 bytes.
+/// bytes, 16 with its padding; its value alone takes 8, and the bits of all of them share 2 bytes.
 /// No sentinel value stands for nil, so every value stays possible (a crafted snapshot may give
 /// any start time, and `Int64.min` must not turn into "no start").
 struct Present: OptionSet {
@@ -41,12 +41,9 @@ struct Present: OptionSet {
     static let lockedAt = Present(rawValue: 1 << 1)
     static let lastCredentialAt = Present(rawValue: 1 << 2)
     static let lastContactAt = Present(rawValue: 1 << 3)
-    static let interruption = Present(rawValue: 1 << 4)
-    static let backgroundSince = Present(rawValue: 1 << 5)
-    static let hiddenSince = Present(rawValue: 1 << 6)
-    static let tickIndex = Present(rawValue: 1 << 7)
-    static let pendingTick = Present(rawValue: 1 << 8)
-    static let lastBootID = Present(rawValue: 1 << 9)
+    static let backgroundSince = Present(rawValue: 1 << 4)
+    static let hiddenSince = Present(rawValue: 1 << 5)
+    static let lastBootID = Present(rawValue: 1 << 6)
 
     /// Sets `field`'s bit when `value` is not nil, clears it otherwise; returns `value`.
     @inline(__always)
@@ -54,4 +51,49 @@ struct Present: OptionSet {
         if value == nil { remove(field) } else { insert(field) }
         return value
     }
+}
+
+/// Fields an engine may never use, kept out of it until it does: `Side` holds them in a
+/// separate allocation, made at their first change (a million engines that never open a scope
+/// pay 8 bytes each for it, not the fields' size). The allocation is kept from then on, so
+/// counters such as the next scope id keep counting.
+protocol SideFields { init() }
+
+final class SideBox<Value>: @unchecked Sendable {
+    var value: Value
+    init(_ value: Value) { self.value = value }
+}
+
+/// A value of fields in a side allocation, with value semantics (copied on write when shared:
+/// the machine is a value type). Reads before the first change see the fields' defaults.
+struct Side<Value: SideFields> {
+    private var box: SideBox<Value>?
+
+    init() {}
+
+    var isAllocated: Bool { box != nil }
+
+    var value: Value {
+        get { box?.value ?? Value() }
+        _modify {
+            if box == nil {
+                box = SideBox(Value())
+            } else if !isKnownUniquelyReferenced(&box!) {
+                box = SideBox(box!.value)
+            }
+            yield &box!.value
+        }
+    }
+}
+
+/// `SessionMachine`'s rarely used fields (see `SessionMachine.rare`).
+struct MachineRare: SideFields {
+    var scopes: [(id: UInt64, idleMs: Int64)] = []
+    var holds: [UInt64] = []
+    var nextScopeID: UInt64 = 1
+    var nextHoldID: UInt64 = 1
+    var interruption: (start: Int64, end: Int64)?
+    var tickIndex: Int64?
+    var pendingTick: (index: Int64, time: Int64)?
+    var newestGeneration: UInt64 = 0
 }
