@@ -536,9 +536,12 @@ INACT_EXPORT int32_t inact_destroy(inact_engine engine);
  * least once a second and decides on the clock it reads, so a THREAD engine's deadline may
  * fire up to 1 s late, never early, until the timer can be set again. Each pointer may be
  * NULL:
- *   out_degraded    1 while the scheduler's last attempt to set its timer failed, else 0
+ *   out_degraded    1 while the scheduler's last attempt to set its timer failed, else 0;
+ *                   it stays 1 until an attempt succeeds, also while nothing is armed or
+ *                   after the last THREAD engine is gone (no attempt is made then)
  *   out_failures    failed attempts since the process started (a degraded thread retries
- *                   at every wake-up, so this grows about once a second while it lasts)
+ *                   at every wake-up, so this grows about once a second while a THREAD
+ *                   deadline is pending, and not at all while none is)
  *   out_last_errno  the errno of the most recent failure; 0 if none
  * Poll it from a health check or log it; MANUAL-clock and HOST-delivery engines never use
  * the scheduler thread. Returns INACT_OK. Thread: any. Ownership: nothing is kept.
