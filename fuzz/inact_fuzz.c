@@ -280,7 +280,8 @@ static uint64_t g_weak_auth_refusals, g_credential_locks, g_interruptions_announ
 
 static void compare_offline(const slot *s, const inact_info *info, const char *what);
 /* What the offline and ceiling rules did in checked steps (printed with the other figures). */
-static uint64_t g_offline_locks, g_offline_expiries, g_offline_refusals, g_ceiling_refusals, g_ceilings_set;
+static uint64_t g_offline_locks, g_offline_expiries, g_offline_refusals, g_ceiling_refusals, g_ceilings_set,
+    g_ceiling_messages;
 
 static void note_offline_ceilings(const slot *s, int32_t rc) {
     if (!s->modeled) return;
@@ -959,6 +960,40 @@ static void check_compat_outputs(slot *s, reader *r) {
     compare(s, v & 1 ? "get_info(104)" : "get_policy(80)", INACT_OK, INACT_OK);
 }
 
+/* "Bad input gets a clear error naming the argument and the rule": a refused set_ceilings names
+ * the struct's size, one of the fields the model finds invalid with its value, or (a tightened
+ * policy that is invalid) says so and names the policy field. */
+static void check_set_ceilings_message(const slot *s, const inact_ceilings *c, int32_t rc) {
+    if (!s->modeled) return;
+    const char *msg = inact_last_error();
+    char want[96];
+    if (rc == INACT_E_STRUCT_SIZE) {
+        snprintf(want, sizeof want, "inact_ceilings->size (%u)", c->size);
+        if (!strstr(msg, want)) fail("set_ceilings refused with STRUCT_SIZE: \"%s\" does not name %s", msg, want);
+        g_ceiling_messages++;
+        return;
+    }
+    if (rc != INACT_E_INVALID_ARGUMENT) return;
+    const char *names[12];
+    int64_t values[12];
+    int32_t n = m_ceilings_invalid(c, names, values, 12);
+    for (int32_t i = 0; i < n; i++) {
+        snprintf(want, sizeof want, "ceilings.%s (%" PRId64 ")", names[i], values[i]);
+        if (strstr(msg, want)) {
+            g_ceiling_messages++;
+            return;
+        }
+    }
+    if (n > 0)
+        fail("set_ceilings refused with INVALID_ARGUMENT: \"%s\" names none of the %d invalid field(s), e.g. "
+             "ceilings.%s (%" PRId64 ")", msg, n, names[0], values[0]);
+    /* valid ceilings, and the current policy made as strict as them is invalid */
+    if (strncmp(msg, "ceilings", 8) != 0 || !strstr(msg, "policy."))
+        fail("set_ceilings refused a tightened policy: \"%s\" does not say that the ceilings make a policy field "
+             "invalid", msg);
+    g_ceiling_messages++;
+}
+
 /* OP_SERVER_CONTACT, OP_SET_CEILINGS, OP_COMPAT_QUERY. Returns 0 when the step was checked
  * here (or skipped), 1 when the caller compares rc with ex. */
 static int op_offline_ceilings(reader *r, slot *s, int op, int32_t *rc, int32_t *ex, char *what, size_t n) {
@@ -984,6 +1019,7 @@ static int op_offline_ceilings(reader *r, slot *s, int op, int32_t *rc, int32_t 
         describe_ceilings(&b.c, desc, sizeof desc);
         *rc = inact_set_ceilings(s->h, &b.c);
         *ex = m_set_ceilings(m, &b.c);
+        if (*rc == *ex && *rc != INACT_OK) check_set_ceilings_message(s, &b.c, *rc);
         if (*rc == INACT_OK && s->modeled) g_ceilings_set++;
         trace("  ceilings %s", desc);
         snprintf(what, n, "set_ceilings");
@@ -1660,10 +1696,11 @@ static void print_stats(void) {
                 "; %" PRIu64 " WEAK_AUTH refusals, %" PRIu64 " checks of a lock needing the credential, %" PRIu64
                 " interruptions announced, %" PRIu64 " checks of a covered background"
                 "; %" PRIu64 " offline locks, %" PRIu64 " offline expiries, %" PRIu64 " OFFLINE refusals, %" PRIu64
-                " ceilings set, %" PRIu64 " CEILING refusals\n",
+                " ceilings set, %" PRIu64 " CEILING refusals, %" PRIu64 " set_ceilings refusal messages checked\n",
                 g_inputs, g_steps, g_events_checked, g_restores_modeled, g_corrupt_rejected, g_forged_accepted, g_stale_calls,
                 g_bad_arg_calls, g_weak_auth_refusals, g_credential_locks, g_interruptions_announced, g_covered_backgrounds,
-                g_offline_locks, g_offline_expiries, g_offline_refusals, g_ceilings_set, g_ceiling_refusals);
+                g_offline_locks, g_offline_expiries, g_offline_refusals, g_ceilings_set, g_ceiling_refusals,
+                g_ceiling_messages);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);

@@ -905,6 +905,27 @@ int32_t m_ceilings_validate(const inact_ceilings *c) {
     return INACT_OK;
 }
 
+/* The fields m_ceilings_validate refuses (flags first, then durations), with their values. */
+int32_t m_ceilings_invalid(const inact_ceilings *c, const char **names, int64_t *values, int32_t max) {
+    int32_t n = 0;
+    if (n < max && c->lock_on_device_lock != 0 && c->lock_on_device_lock != 1) {
+        names[n] = "lock_on_device_lock";
+        values[n++] = c->lock_on_device_lock;
+    }
+    if (n < max && c->lock_on_restart != 0 && c->lock_on_restart != 1) {
+        names[n] = "lock_on_restart";
+        values[n++] = c->lock_on_restart;
+    }
+    for (size_t i = 0; i < M_N_CEIL && n < max; i++) {
+        int64_t v = ceiling_field(c, i);
+        if (v < 0 || (v > M_100_YEARS && v != M_NEVER)) {
+            names[n] = ceiling_names[i];
+            values[n++] = v;
+        }
+    }
+    return n;
+}
+
 /* "at least as strict in every limited field": durations at most the limit (NEVER, off, exceeds
  * every finite limit; a NEVER limit is no limit); max_unlock_failures 1..limit when the limit is
  * not 0; a flag the ceilings set must be set. */

@@ -120,6 +120,8 @@ int32_t m_policy_read(const inact_policy *p, inact_policy *out);
 void m_ceilings_none(inact_ceilings *c);
 /* INACT_OK, INACT_E_STRUCT_SIZE or INACT_E_INVALID_ARGUMENT (the ceilings on their own). */
 int32_t m_ceilings_validate(const inact_ceilings *c);
+/* The fields of `c` that m_ceilings_validate refuses (at most `max`): their C names and values. */
+int32_t m_ceilings_invalid(const inact_ceilings *c, const char **names, int64_t *values, int32_t max);
 /* INACT_OK or INACT_E_CEILING: is `p` (read, valid) at least as strict as `c` everywhere? */
 int32_t m_ceilings_check(const inact_ceilings *c, const inact_policy *p);
 int32_t m_set_ceilings(model *m, const inact_ceilings *c);
