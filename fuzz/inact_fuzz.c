@@ -207,7 +207,7 @@ static int g_n_stale;
 
 /* Figures for RELIABILITY.md (printed at exit by scripts/fuzz through -print_final_stats is not
  * enough: these are the target's own counters). */
-static uint64_t g_inputs, g_steps, g_restores_modeled, g_corrupt_rejected, g_forged_accepted,
+static uint64_t g_inputs, g_steps, g_restores_modeled, g_never_started_restores, g_corrupt_rejected, g_forged_accepted,
     g_events_checked, g_stale_calls, g_bad_arg_calls;
 
 static ctx *new_ctx(void) {
@@ -410,7 +410,7 @@ static void compare(slot *s, const char *what, int32_t rc, int32_t expected_rc) 
         fail("%s: remaining_ms %" PRId64 ", model %" PRId64, what, info.remaining_ms, m_remaining(m));
     if (m->state == INACT_STATE_LOCKED && info.locked_at_ms != m->locked_at)
         fail("%s: locked_at_ms %" PRId64 ", model %" PRId64, what, info.locked_at_ms, m->locked_at);
-    if (m->state != INACT_STATE_LOADING && m->state != INACT_STATE_EXPIRED && info.started_at_ms != m->started_at)
+    if (m->state != INACT_STATE_LOADING && info.started_at_ms != m->started_at)
         fail("%s: started_at_ms %" PRId64 ", model %" PRId64, what, info.started_at_ms, m->started_at);
     compare_offline(s, &info, what);
 }
@@ -638,8 +638,10 @@ static void restore_into(slot *s, const snap *sn, const uint8_t *bytes, size_t l
         return;
     }
     if (intact) {
+        int never_started = m_snapshot_never_started(&sn->rec);
         expected = m_restore(&s->m, &sn->rec);
         if (expected == INACT_OK) g_restores_modeled++;
+        if (expected == INACT_OK && never_started) g_never_started_restores++;
     } else if (rc == INACT_OK) {
         /* Mutated bytes that the engine accepted: a forged snapshot with a valid checksum.
          * The model cannot know what it holds: invariants only from here on. */
@@ -1691,13 +1693,13 @@ static void print_stats(void) {
     if (g_stats)
         fprintf(stderr,
                 "inact_fuzz: %" PRIu64 " inputs, %" PRIu64 " checked steps, %" PRIu64 " events checked, %" PRIu64
-                " modeled restores, %" PRIu64 " corrupt snapshots rejected, %" PRIu64
+                " modeled restores (%" PRIu64 " of a session never started), %" PRIu64 " corrupt snapshots rejected, %" PRIu64
                 " forged snapshots accepted, %" PRIu64 " stale/forged handle calls, %" PRIu64 " bad-argument calls"
                 "; %" PRIu64 " WEAK_AUTH refusals, %" PRIu64 " checks of a lock needing the credential, %" PRIu64
                 " interruptions announced, %" PRIu64 " checks of a covered background"
                 "; %" PRIu64 " offline locks, %" PRIu64 " offline expiries, %" PRIu64 " OFFLINE refusals, %" PRIu64
                 " ceilings set, %" PRIu64 " CEILING refusals, %" PRIu64 " set_ceilings refusal messages checked\n",
-                g_inputs, g_steps, g_events_checked, g_restores_modeled, g_corrupt_rejected, g_forged_accepted, g_stale_calls,
+                g_inputs, g_steps, g_events_checked, g_restores_modeled, g_never_started_restores, g_corrupt_rejected, g_forged_accepted, g_stale_calls,
                 g_bad_arg_calls, g_weak_auth_refusals, g_credential_locks, g_interruptions_announced, g_covered_backgrounds,
                 g_offline_locks, g_offline_expiries, g_offline_refusals, g_ceilings_set, g_ceiling_refusals,
                 g_ceiling_messages);

@@ -1107,7 +1107,9 @@ int32_t m_snapshot_take(model *m, m_snapshot *s) {
     memset(s, 0, sizeof *s);
     s->state = m->state;
     s->reason = m->reason;
-    s->started_at = m->started_at;
+    /* "A session that never started (EXPIRED from LOADING) is written with its start, last
+     * activity and last credential verification at the snapshot's clock" (docs/design.md 4) */
+    s->started_at = m->started_at != M_NEVER ? m->started_at : m->now;
     s->last_activity = m->last_activity;
     /* READING (engine): holds are not kept; an open hold suspends the idle countdown, so the
      * snapshot counts idle from its own instant, as a release now would. */
@@ -1129,14 +1131,15 @@ int32_t m_snapshot_take(model *m, m_snapshot *s) {
     /* "the last server contact (between the session start and the snapshot's clock)" */
     int64_t start = m->started_at != M_NEVER ? m->started_at : m->now;
     s->last_contact = m->last_contact == M_NEVER ? start : min64(max64(m->last_contact, start), m->now);
-    s->last_credential = m->last_credential;
-    /* READING (engine; the header says "INACT_NEVER if none"): the snapshot has no "none" for
-     * the verification time; a session never started (EXPIRED from LOADING) stores its start,
-     * which is the snapshot's own instant. Only an EXPIRED session can have none, and a start
-     * sets it anew. */
-    if (s->last_credential == M_NEVER) s->last_credential = m->started_at != M_NEVER ? m->started_at : m->now;
+    /* Only a session that never started has none (a start sets it): the snapshot's clock. */
+    s->last_credential = m->last_credential != M_NEVER ? m->last_credential : s->started_at;
     s->credential_required = m->credential_required;
     return INACT_OK;
+}
+
+int32_t m_snapshot_never_started(const m_snapshot *s) {
+    /* the last activity lies between the start and the clock: at both when they are equal */
+    return s->state == INACT_STATE_EXPIRED && s->started_at == s->mono && s->last_credential == s->started_at;
 }
 
 static int64_t rebase(int64_t t, int64_t off) { return t == M_NEVER ? M_NEVER : sat_add(t, off); }
@@ -1179,10 +1182,14 @@ int32_t m_restore(model *m, const m_snapshot *s) {
     m->reason = INACT_REASON_RESTORED;
     /* a rotation reported in LOADING adds to what the snapshot kept */
     if (s->generation > m->generation) m->generation = s->generation;
-    m->started_at = rebase(s->started_at, off);
+    /* "A snapshot of a session that never started (EXPIRED from LOADING) restores with no
+     * session start and no credential verification ..., as one that signed in, ended and was
+     * saved within the same millisecond" (header): the written times all at the snapshot's clock. */
+    int never_started = m_snapshot_never_started(s);
+    m->started_at = never_started ? M_NEVER : rebase(s->started_at, off);
     int64_t loading_contact = m->last_contact; /* a contact reported in LOADING */
     m->last_contact = rebase(s->last_contact, off);
-    m->last_credential = rebase(s->last_credential, off);
+    m->last_credential = never_started ? M_NEVER : rebase(s->last_credential, off);
     /* "The biometrics flag is kept in the snapshot; reported in LOADING it is added" */
     m->credential_required = m->credential_required || s->credential_required;
     /* "An untrusted restore ... with a finite strong-auth timeout requires the credential"

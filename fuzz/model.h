@@ -164,6 +164,9 @@ int32_t m_freeze(model *m, int64_t ms);  /* nothing delivered; the next call cat
 int32_t m_jump_wall(model *m, int64_t delta);
 int32_t m_reboot(model *m, int64_t downtime, uint64_t new_boot);
 int32_t m_snapshot_take(model *m, m_snapshot *out);
+/* The snapshot of a session that never started: EXPIRED, its start, last activity and last
+ * credential verification at its own clock (a restore has no start and no verification). */
+int32_t m_snapshot_never_started(const m_snapshot *s);
 /* Restore of an intact snapshot. Returns INACT_OK or INACT_E_INVALID_STATE. */
 int32_t m_restore(model *m, const m_snapshot *s);
 /* Restore of corrupt bytes: EXPIRED (RESTORE_FAILED) unless not LOADING. */

@@ -1192,12 +1192,13 @@ struct SessionMachine {
 
     /// Puts the snapshot's session in place as it was at its instant.
     private mutating func load(_ s: Snapshot, at clock: RestoreClock) {
-        startedAt = clock.map(s.startedAt)
+        // A session that never started keeps having no start and no credential verification.
+        startedAt = s.neverStarted ? nil : clock.map(s.startedAt)
         lastActivity = clock.map(s.lastActivity)
         unlockFailures = s.unlockFailures
         // What the host reported in LOADING (a biometrics change, a rotation) adds to what the
         // snapshot kept; an online check counts from its own instant (`catchUpAfterRestore`).
-        lastCredentialAt = clock.map(s.lastCredentialAt)
+        lastCredentialAt = s.neverStarted ? nil : clock.map(s.lastCredentialAt)
         credentialRequired = credentialRequired || s.credentialRequired
         lastContactAt = clock.map(s.lastContactAt)
         newestGeneration = max(newestGeneration, s.newestGeneration)

@@ -24,6 +24,13 @@
 // its checksum at 72. It did not keep the three later fields; a restore reads them as the
 // strictest values the snapshot allows: the credential and the server last seen at the session
 // start, no token generation.
+// A session that never started (EXPIRED from LOADING: an end, a revocation or a failed restore
+// before any sign-in) has no start and no credential verification, and the format has no
+// "none" for them: it is written EXPIRED with the session start, the last activity and the
+// last credential verification at the snapshot's own clock. A restore reads exactly that as
+// "never started" (`neverStarted`). A session that signed in, ended and was saved within one
+// millisecond reads the same: no credential time is the stricter reading, and an EXPIRED
+// session needs a sign-in, which sets them anew.
 // Scopes and holds are not kept: the screens that own them push them again.
 
 public struct Snapshot: Sendable, Equatable {
@@ -66,6 +73,12 @@ public struct Snapshot: Sendable, Equatable {
         self.credentialRequired = credentialRequired
         self.lastContactAt = lastContactAt ?? startedAt
         self.newestGeneration = newestGeneration
+    }
+
+    /// The snapshot of a session that never started (the top of this file): its restore has
+    /// no session start and no credential verification.
+    var neverStarted: Bool {
+        state == .expired && startedAt == monotonicMs && lastActivity == startedAt && lastCredentialAt == startedAt
     }
 
     public func encode() -> [UInt8] {

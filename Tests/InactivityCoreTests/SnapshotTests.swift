@@ -273,4 +273,50 @@ struct SnapshotDetailTests {
         #expect(rig.state == .active)            // not locked at once for the video's minute
         #expect(try rig.engine.remainingMs() == 9 * second)
     }
+
+    /// Regression (fuzz): a session that never started (EXPIRED from LOADING) restored with its
+    /// snapshot's instant as session start and last credential verification, where its info
+    /// said INACT_NEVER before the snapshot. A session that signed in keeps both.
+    @Test func a_session_that_never_started_restores_with_no_start_and_no_credential_time() throws {
+        let source = Rig(smallPolicy())
+        source.at(1 * second)
+        try source.engine.end(reason: .revoked)
+        #expect(try source.engine.info().startedAtMs == SessionPolicy.never)
+        #expect(try source.engine.info().lastCredentialMs == SessionPolicy.never)
+        let bytes = try source.engine.snapshot()
+        #expect(try Snapshot.decode(bytes).neverStarted)
+        let rig = SnapshotTests.restarted(from: source, laterMs: 2 * second)
+        try rig.engine.restore(bytes)
+        #expect(rig.state == .expired && rig.reason == .restored)
+        var info = try rig.engine.info()
+        #expect(info.startedAtMs == SessionPolicy.never && info.lastCredentialMs == SessionPolicy.never)
+        // Its own snapshot is again one of a session that never started.
+        #expect(try Snapshot.decode(try rig.engine.snapshot()).neverStarted)
+
+        // Format 1 the same: EXPIRED (REVOKED), start, activity at the snapshot's clock (5 s).
+        var v1 = [UInt8]()
+        func put<T: FixedWidthInteger>(_ v: T) { withUnsafeBytes(of: v.littleEndian) { v1.append(contentsOf: $0) } }
+        v1.append(contentsOf: Array("INAS".utf8))
+        put(UInt16(1)); put(UInt8(SessionState.expired.rawValue)); put(UInt8(Reason.revoked.rawValue))
+        put(UInt32(0)); put(UInt32(0))
+        put(Int64(5_000)); put(Int64(5_000)); put(Int64(0)); put(Int64(0))
+        put(UInt64(1)); put(Int64(5_000)); put(Int64(1_700_000_005_000))
+        put(Snapshot.checksum(v1[...]))
+        let rig1 = Rig(smallPolicy(), clock: try ManualClock(monotonicMs: 6_000, wallMs: 1_700_000_006_000))
+        try rig1.engine.restore(v1)
+        info = try rig1.engine.info()
+        #expect(rig1.state == .expired && info.startedAtMs == SessionPolicy.never && info.lastCredentialMs == SessionPolicy.never)
+
+        // A session that signed in at 0 and ended at 1 s keeps its start and verification.
+        let started = Rig(smallPolicy())
+        try started.engine.start()
+        started.at(1 * second)
+        try started.engine.end(reason: .logout)
+        let kept = try started.engine.snapshot()
+        #expect(try !Snapshot.decode(kept).neverStarted)
+        let rig2 = SnapshotTests.restarted(from: started, laterMs: 2 * second)
+        try rig2.engine.restore(kept)
+        info = try rig2.engine.info()
+        #expect(rig2.state == .expired && info.startedAtMs == 0 && info.lastCredentialMs == 0)
+    }
 }
