@@ -20,8 +20,11 @@
  * status, background, foreground, windows, scopes, holds, set policy with good and bad
  * policies), queries (get_required_auth included), poll, manual-clock advances (small, large, huge), wall-clock
  * jumps, simulated reboots, snapshot then restore into a new engine on the same boot, after a
- * reboot, with the clock set back, with a wall-clock jump, of intact or mutated bytes
- * (truncated, bit flips, extended, random), destroy, destroy from inside the callback,
+ * reboot, with the clock set back, with a wall-clock jump, of intact or mutated bytes in format 2
+ * or rewritten in format 1 (truncated, bit flips, extended, random, fields set to the ends of
+ * their type with the checksum made right; the target's own decoder of the documented format
+ * predicts the status, and the model restores what accepted bytes hold; every written snapshot
+ * is checked field by field against the model), destroy, destroy from inside the callback,
  * re-entrant calls from the callback, stale handles, forged handles, NULL pointers, wrong
  * struct sizes, undersized buffers, bad configs, and a SYSTEM-clock engine (WRONG_CLOCK).
  *
@@ -182,8 +185,6 @@ typedef struct snap {
     int used;
     uint8_t bytes[INACT_SNAPSHOT_MAX_SIZE];
     size_t len;
-    m_snapshot rec;
-    int modeled;  /* the model knows what this snapshot holds */
 } snap;
 
 typedef struct slot {
@@ -191,7 +192,8 @@ typedef struct slot {
     inact_engine h;
     ctx *c;
     model m;
-    int modeled;      /* 0: the model lost track (a forged snapshot was accepted): invariants only */
+    int modeled;      /* 0: the model lost track (inputs in LOADING before a restore, a reboot
+                       * under a session): invariants only until a restore into a new engine */
     int inputs_in_loading; /* lifecycle inputs before restore: restore is then not modeled */
     uint64_t scope_ids[M_MAX_SCOPES];
     int n_scope_ids;
@@ -579,7 +581,152 @@ static void sync_clock(slot *s) {
     s->m.boot = boot;
 }
 
+/* ---- the snapshot's bytes ------------------------------------------------------------------
+ * Written from the format's description (docs/design.md section 4, docs/session-features.md
+ * "Snapshot format 2", the layout table at the top of Sources/InactivityCore/Snapshot.swift),
+ * not from its code: little-endian; "INAS", version u16, state u8, reason u8, unlock failures
+ * u32, flags u32 (bit 0 background start present, bit 1 locked-at present, bit 2 the credential
+ * is required: format 2 only), then i64 session start, last activity, background start and
+ * locked-at (0 when absent), boot id u64, monotonic and wall clock i64; format 2 adds the last
+ * credential verification, the last server contact (i64) and the newest token generation
+ * (u64). The last 8 bytes are the FNV-1a 64 of the bytes before them: 80 bytes in format 1,
+ * 104 in format 2. */
+#define SNAP_V1_SIZE 80u
+#define SNAP_V2_SIZE 104u
+
+static uint64_t fnv1a64(const uint8_t *b, size_t n) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ull;
+    return h;
+}
+static void put_le(uint8_t *p, uint64_t v, int n) {
+    for (int i = 0; i < n; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+static uint64_t get_le(const uint8_t *p, int n) {
+    uint64_t v = 0;
+    for (int i = 0; i < n; i++) v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+static int64_t get_i64(const uint8_t *p) { return (int64_t)get_le(p, 8); }
+/* Sets the checksum of `len` bytes of format `len`'s version (the last 8 bytes). */
+static void snap_seal(uint8_t *b, size_t len) { put_le(b + len - 8, fnv1a64(b, len - 8), 8); }
+
+/* Encodes `rec` (times as a snapshot holds them: see snap_decode) in format `version`; returns
+ * the length. Format 1 has no place for the credential flag and the three later fields. */
+static size_t snap_encode(const m_snapshot *rec, int version, uint8_t *b) {
+    size_t len = version == 1 ? SNAP_V1_SIZE : SNAP_V2_SIZE;
+    memset(b, 0, len);
+    memcpy(b, "INAS", 4);
+    put_le(b + 4, (uint64_t)version, 2);
+    b[6] = (uint8_t)rec->state;
+    b[7] = (uint8_t)rec->reason;
+    put_le(b + 8, rec->failures, 4);
+    uint32_t flags = (rec->background_since != M_NEVER ? 1u : 0u) | (rec->locked_at != M_NEVER ? 2u : 0u) |
+                     (version >= 2 && rec->credential_required ? 4u : 0u);
+    put_le(b + 12, flags, 4);
+    put_le(b + 16, (uint64_t)rec->started_at, 8);
+    put_le(b + 24, (uint64_t)rec->last_activity, 8);
+    put_le(b + 32, rec->background_since != M_NEVER ? (uint64_t)rec->background_since : 0, 8);
+    put_le(b + 40, rec->locked_at != M_NEVER ? (uint64_t)rec->locked_at : 0, 8);
+    put_le(b + 48, rec->boot, 8);
+    put_le(b + 56, (uint64_t)rec->mono, 8);
+    put_le(b + 64, (uint64_t)rec->wall, 8);
+    if (version >= 2) {
+        put_le(b + 72, (uint64_t)rec->last_credential, 8);
+        put_le(b + 80, (uint64_t)rec->last_contact, 8);
+        put_le(b + 88, rec->generation, 8);
+    }
+    snap_seal(b, len);
+    return len;
+}
+
+/* What inact_restore in LOADING must return for `len` bytes (header, inact_restore: "_TRUNCATED
+ * when shorter, _INVALID when longer, _VERSION for another format version whatever the length";
+ * docs/design.md 4: a bad checksum, "impossible values"), and on INACT_OK the record it holds.
+ * Format 1's missing fields "read as the credential and the server last seen at the session
+ * start", generation 0, no credential flag. Impossible values: anything no session can have
+ * had, as the format states it: a state other than ACTIVE..EXPIRED, a reason the header does
+ * not give that state, an unknown flag bit, a time written for an absent field, locked-at
+ * present other than exactly in LOCKED, a negative clock, boot id 0 (no clock has it), times
+ * out of order (start <= last activity <= clock; background start <= clock; locked-at, the last
+ * credential verification and the last server contact between the start and the clock). */
+static int32_t snap_decode(const uint8_t *b, size_t len, m_snapshot *rec) {
+    if (len < 6) return INACT_E_SNAPSHOT_TRUNCATED;   /* not even the magic and the version */
+    if (memcmp(b, "INAS", 4) != 0) return INACT_E_SNAPSHOT_INVALID;
+    uint64_t version = get_le(b + 4, 2);
+    if (version != 1 && version != 2) return INACT_E_SNAPSHOT_VERSION;
+    size_t size = version == 1 ? SNAP_V1_SIZE : SNAP_V2_SIZE;
+    if (len < size) return INACT_E_SNAPSHOT_TRUNCATED;
+    if (len > size) return INACT_E_SNAPSHOT_INVALID;
+    if (get_le(b + size - 8, 8) != fnv1a64(b, size - 8)) return INACT_E_SNAPSHOT_CHECKSUM;
+    m_snapshot r;
+    memset(&r, 0, sizeof r);
+    r.state = b[6];
+    r.reason = b[7];
+    if (r.state < INACT_STATE_ACTIVE || r.state > INACT_STATE_EXPIRED || !reason_fits_state(r.state, r.reason))
+        return INACT_E_SNAPSHOT_INVALID;
+    uint32_t flags = (uint32_t)get_le(b + 12, 4);
+    if (flags & ~(version == 1 ? 3u : 7u)) return INACT_E_SNAPSHOT_INVALID;
+    if ((!(flags & 1) && get_i64(b + 32) != 0) || (!(flags & 2) && get_i64(b + 40) != 0)) return INACT_E_SNAPSHOT_INVALID;
+    r.failures = (uint32_t)get_le(b + 8, 4);
+    r.started_at = get_i64(b + 16);
+    r.last_activity = get_i64(b + 24);
+    r.background_since = flags & 1 ? get_i64(b + 32) : M_NEVER;
+    r.locked_at = flags & 2 ? get_i64(b + 40) : M_NEVER;
+    r.boot = get_le(b + 48, 8);
+    r.mono = get_i64(b + 56);
+    r.wall = get_i64(b + 64);
+    r.credential_required = (flags & 4) != 0;
+    r.last_credential = version >= 2 ? get_i64(b + 72) : r.started_at;
+    r.last_contact = version >= 2 ? get_i64(b + 80) : r.started_at;
+    r.generation = version >= 2 ? get_le(b + 88, 8) : 0;
+    if (r.mono < 0 || r.boot == 0) return INACT_E_SNAPSHOT_INVALID;
+    if (!(r.started_at <= r.last_activity && r.last_activity <= r.mono)) return INACT_E_SNAPSHOT_INVALID;
+    if (r.background_since != M_NEVER && r.background_since > r.mono) return INACT_E_SNAPSHOT_INVALID;
+    if ((r.state == INACT_STATE_LOCKED) != (r.locked_at != M_NEVER)) return INACT_E_SNAPSHOT_INVALID;
+    const int64_t between[] = {r.locked_at != M_NEVER ? r.locked_at : r.started_at, r.last_credential, r.last_contact};
+    for (int i = 0; i < 3; i++)
+        if (between[i] < r.started_at || between[i] > r.mono) return INACT_E_SNAPSHOT_INVALID;
+    if (rec) *rec = r;
+    return INACT_OK;
+}
+
 /* ---- snapshot / restore ------------------------------------------------------------------- */
+
+/* The bytes an engine wrote are a format-2 snapshot that restores (an invariant), and hold what
+ * the model's record says (docs/design.md 4: "holds the state, reason, unlock failures, session
+ * start, last activity, background start and locked-at, the last credential verification, the
+ * last server contact, the newest refresh-token generation and whether a credential is
+ * required, and for its own instant the boot id, the monotonic clock and the wall clock"). */
+static uint64_t g_snapshots_checked;
+static void check_snapshot_bytes(const slot *s, const uint8_t *b, size_t len, const m_snapshot *rec) {
+    m_snapshot got;
+    int32_t rc = snap_decode(b, len, &got);
+    if (rc != INACT_OK || len != SNAP_V2_SIZE || get_le(b + 4, 2) != 2)
+        fail("the engine wrote a snapshot of %zu bytes that its format refuses (%d)", len, rc);
+    if (!s->modeled) return;
+    m_snapshot want = *rec;
+    /* READING (engine): a session not ACTIVE or WARNING has no running idle countdown; its
+     * snapshot's last activity is its start. */
+    if (want.state != INACT_STATE_ACTIVE && want.state != INACT_STATE_WARNING) want.last_activity = want.started_at;
+    struct { const char *name; int64_t got, want; } f[] = {
+        {"state", got.state, want.state}, {"reason", got.reason, want.reason},
+        {"unlock failures", got.failures, want.failures}, {"session start", got.started_at, want.started_at},
+        {"last activity", got.last_activity, want.last_activity},
+        {"background start", got.background_since, want.background_since},
+        {"locked-at", got.locked_at, want.locked_at}, {"boot id", (int64_t)got.boot, (int64_t)want.boot},
+        {"monotonic clock", got.mono, want.mono}, {"wall clock", got.wall, want.wall},
+        {"last credential verification", got.last_credential, want.last_credential},
+        {"last server contact", got.last_contact, want.last_contact},
+        {"token generation", (int64_t)got.generation, (int64_t)want.generation},
+        {"credential required", got.credential_required, want.credential_required},
+    };
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+        if (f[i].got != f[i].want)
+            fail("snapshot (%s): %s %" PRId64 ", the model %" PRId64, m_state_name(want.state), f[i].name, f[i].got,
+                 f[i].want);
+    g_snapshots_checked++;
+}
 
 /* `capacity`: the buffer's size as the caller states it (any size_t at least the snapshot's;
  * the buffer itself has INACT_SNAPSHOT_MAX_SIZE + 8 bytes). */
@@ -616,47 +763,46 @@ static snap *take_snapshot(slot *s, size_t capacity) {
     for (size_t i = 0; i < sizeof small; i++)
         if (small[i] != 0x5A) fail("snapshot_write wrote into a buffer that was too small");
     if (s->c->n_ev) fail("snapshot_write delivered events");
+    check_snapshot_bytes(s, buf, written, &rec);
     sn->used = 1;
     memcpy(sn->bytes, buf, written);
     sn->len = written;
-    sn->rec = rec;
-    sn->modeled = s->modeled;
     return sn;
 }
 
-/* Restores `bytes` into the LOADING engine of slot `s`; `intact` says the bytes are a snapshot
- * the model knows. */
-static void restore_into(slot *s, const snap *sn, const uint8_t *bytes, size_t len, int intact) {
+/* Restores `bytes` into the LOADING engine of slot `s`. The model learns what they hold from the
+ * bytes themselves (snap_decode): an engine's snapshot, a format-1 one, or mutated bytes, which
+ * must be refused with the status the format gives, or restore what they say. */
+static uint64_t g_v1_restores, g_resealed_accepted;
+static void restore_into(slot *s, const uint8_t *bytes, size_t len, int intact, int v1, int resealed) {
+    m_snapshot rec;
+    int32_t predicted = snap_decode(bytes, len, &rec);
     int32_t rc = inact_restore(s->h, bytes, len);
-    trace("restore %zu bytes (%s) -> %d", len, intact ? "intact" : "mutated", rc);
-    int32_t expected;
-    if (!s->modeled || s->inputs_in_loading || (intact && !sn->modeled)) {
-        /* Not modeled: the engine went through inputs in LOADING first, or the snapshot came
-         * from an engine the model had lost track of. Invariants only from here on. */
+    trace("restore %zu bytes (%s%s%s) -> %d, the format says %d", len, v1 ? "format 1, " : "",
+          intact ? "intact" : "mutated", resealed ? ", resealed" : "", rc, predicted);
+    if (!s->modeled || s->inputs_in_loading) {
+        /* Not modeled: the engine went through inputs in LOADING first. Invariants only from
+         * here on. */
         s->modeled = 0;
         compare(s, "restore (unmodeled)", rc, rc);
         return;
     }
-    if (intact) {
-        int never_started = m_snapshot_never_started(&sn->rec);
-        expected = m_restore(&s->m, &sn->rec);
-        if (expected == INACT_OK) g_restores_modeled++;
-        if (expected == INACT_OK && never_started) g_never_started_restores++;
-    } else if (rc == INACT_OK) {
-        /* Mutated bytes that the engine accepted: a forged snapshot with a valid checksum.
-         * The model cannot know what it holds: invariants only from here on. */
-        g_forged_accepted++;
-        s->modeled = 0;
-        compare(s, "restore (forged, accepted)", rc, rc);
-        return;
+    int32_t expected;
+    if (predicted == INACT_OK) {
+        int never_started = m_snapshot_never_started(&rec);
+        expected = m_restore(&s->m, &rec);
+        if (expected == INACT_OK) {
+            g_restores_modeled++;
+            g_never_started_restores += never_started;
+            g_v1_restores += v1;
+            g_forged_accepted += !intact;
+            g_resealed_accepted += resealed && !intact;
+        }
     } else {
-        if (s->m.state == INACT_STATE_LOADING &&
-            (rc < INACT_E_SNAPSHOT_INVALID || rc > INACT_E_SNAPSHOT_TRUNCATED))
-            fail("restore of corrupt bytes returned %d, not a snapshot error", rc);
-        expected = m_restore_corrupt(&s->m, rc);
-        if (expected == rc && rc != INACT_E_INVALID_STATE) g_corrupt_rejected++;
+        expected = m_restore_corrupt(&s->m, predicted);
+        if (expected == predicted) g_corrupt_rejected++;
     }
-    compare(s, "restore", rc, expected);
+    compare(s, intact ? "restore" : "restore (mutated bytes)", rc, expected);
 }
 
 /* A snapshot buffer's stated capacity: mostly its real size, sometimes "big enough" at the
@@ -667,39 +813,81 @@ static size_t rd_capacity(reader *r) {
     return b < 192 ? INACT_SNAPSHOT_MAX_SIZE : PICK(menu, b);
 }
 
-/* Bytes derived from a snapshot: intact, or mutated in one of several ways. */
-static int mutate(reader *r, const snap *sn, uint8_t *out, size_t *len) {
-    memcpy(out, sn->bytes, sn->len);
-    *len = sn->len;
+/* Bytes derived from a snapshot: as written, or rewritten in format 1 (what a 1.0 library wrote
+ * for the same session: its later fields dropped), then intact or mutated in one of several
+ * ways. Returns 1 when the bytes are the snapshot (in its format) unchanged; *v1 and *resealed
+ * say what was done. */
+static int mutate(reader *r, const snap *sn, uint8_t *out, size_t *len, int *v1, int *resealed) {
+    uint8_t base[INACT_SNAPSHOT_MAX_SIZE];
+    size_t base_len = sn->len;
+    memcpy(base, sn->bytes, sn->len);
     uint8_t how = rd8(r);
+    *v1 = (how & 0x60) == 0x60;
+    *resealed = 0;
+    if (*v1) {
+        m_snapshot rec;
+        if (snap_decode(sn->bytes, sn->len, &rec) != INACT_OK) fail("a stored snapshot no longer decodes");
+        base_len = snap_encode(&rec, 1, base);
+    }
+    memcpy(out, base, base_len);
+    *len = base_len;
     switch (how % 8) {
     case 0: case 1: case 2: case 3:
         return 1;
     case 4: /* truncated */
-        *len = rd8(r) % sn->len;
+        *len = rd8(r) % base_len;
         break;
-    case 5: { /* bit flips */
-        uint8_t n = 1 + rd8(r) % 4;
-        for (int i = 0; i < n; i++) {
-            uint8_t pos = rd8(r);
-            uint8_t bit = rd8(r);
-            out[pos % sn->len] ^= (uint8_t)(1u << (bit % 8));
+    case 5:
+        if (how & 0x30) { /* one field set to an end of its type, a neighbour of another field or any
+                           * value, with the checksum made right: every validity rule at its edge */
+            static const uint8_t offsets[] = {4, 6, 7, 8, 12, 16, 24, 32, 40, 48, 56, 64, 72, 80, 88};
+            static const uint8_t widths[] = {2, 1, 1, 4, 4, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8};
+            uint8_t n = 1 + rd8(r) % 3;
+            for (int k = 0; k < n; k++) {
+                uint8_t fi = rd8(r) % sizeof offsets;
+                if (offsets[fi] + widths[fi] > base_len - 8) continue;
+                uint8_t vb = rd8(r);
+                uint64_t v;
+                if (vb < 64) v = (uint64_t)rd_wide64(r);
+                else if (vb < 192) { /* another 8-byte field's value, or one off it */
+                    uint8_t o = offsets[5 + rd8(r) % 10];
+                    v = o + 8 <= base_len - 8 ? get_le(out + o, 8) : 0;
+                    v += (uint64_t)((int64_t)(vb % 3) - 1);
+                } else if (vb < 224) v = (uint64_t)rd_wide32(r);
+                else v = rd64(r);
+                put_le(out + offsets[fi], v, widths[fi]);
+            }
+            snap_seal(out, base_len);
+            *resealed = 1;
+            break;
+        }
+        { /* bit flips */
+            uint8_t n = 1 + rd8(r) % 4;
+            for (int i = 0; i < n; i++) {
+                uint8_t pos = rd8(r);
+                uint8_t bit = rd8(r);
+                out[pos % base_len] ^= (uint8_t)(1u << (bit % 8));
+            }
+        }
+        break;
+    case 6: /* extended by a few bytes, or a length anywhere in size_t (the library reads at
+             * most INACT_SNAPSHOT_MAX_SIZE + 1 bytes, all of them set here) */
+        for (size_t i = base_len; i < INACT_SNAPSHOT_MAX_SIZE + 8; i++) out[i] = 0;
+        *len = base_len + 1 + rd8(r) % 8;
+        if (*len > INACT_SNAPSHOT_MAX_SIZE + 8) *len = INACT_SNAPSHOT_MAX_SIZE + 8;
+        for (size_t i = base_len; i < *len; i++) out[i] = rd8(r);
+        if (rd8(r) >= 192) *len = PICK(wide_sizes, rd8(r));
+        break;
+    case 7: /* overwritten from the input (lets libFuzzer forge fields), the checksum made right
+             * or not */
+        for (size_t i = 0; i < base_len; i++) out[i] = rd8(r);
+        if (how & 0x10) {
+            snap_seal(out, base_len);
+            *resealed = 1;
         }
         break;
     }
-    case 6: /* extended by a few bytes, or a length anywhere in size_t (the library reads at
-             * most INACT_SNAPSHOT_MAX_SIZE + 1 bytes, all of them set here) */
-        for (size_t i = sn->len; i < INACT_SNAPSHOT_MAX_SIZE + 8; i++) out[i] = 0;
-        *len = sn->len + 1 + rd8(r) % 8;
-        if (*len > INACT_SNAPSHOT_MAX_SIZE + 8) *len = INACT_SNAPSHOT_MAX_SIZE + 8;
-        for (size_t i = sn->len; i < *len; i++) out[i] = rd8(r);
-        if (rd8(r) >= 192) *len = PICK(wide_sizes, rd8(r));
-        break;
-    case 7: /* overwritten from the input (lets libFuzzer forge fields and checksums) */
-        for (size_t i = 0; i < sn->len; i++) out[i] = rd8(r);
-        break;
-    }
-    return *len == sn->len && memcmp(out, sn->bytes, sn->len) == 0;
+    return *len == base_len && memcmp(out, base, base_len) == 0;
 }
 
 /* "The process died": snapshot an engine, destroy it, create a new one whose clock continues
@@ -710,7 +898,6 @@ static void op_restart(reader *r) {
     snap *sn = take_snapshot(s, INACT_SNAPSHOT_MAX_SIZE);
     if (!sn) return;
     model old = s->m;
-    int was_modeled = s->modeled;
     destroy_slot(s, "restart");
     uint8_t how = rd8(r);
     int64_t later = rd_advance(r);
@@ -741,11 +928,12 @@ static void op_restart(reader *r) {
     inact_policy p = old.p;
     if (rd8(r) & 1) rd_policy(r, &p);
     if (create_in(s, &p, mono, wall, boot, rd8(r) & 1) != INACT_OK) return;
-    if (!was_modeled) s->modeled = 0;
+    /* the model learns the session from the bytes, even of an engine it had lost track of */
     uint8_t bytes[INACT_SNAPSHOT_MAX_SIZE + 8];
     size_t len;
-    int intact = mutate(r, sn, bytes, &len);
-    restore_into(s, sn, bytes, len, intact);
+    int v1, resealed;
+    int intact = mutate(r, sn, bytes, &len, &v1, &resealed);
+    restore_into(s, bytes, len, intact, v1, resealed);
 }
 
 /* ---- the program ---------------------------------------------------------------------------- */
@@ -1618,7 +1806,8 @@ static void op_restore_direct(reader *r) {
     if (!sn->used) return;
     uint8_t bytes[INACT_SNAPSHOT_MAX_SIZE + 8];
     size_t len;
-    int intact = mutate(r, sn, bytes, &len);
+    int v1, resealed;
+    int intact = mutate(r, sn, bytes, &len, &v1, &resealed);
     if (s->m.state != INACT_STATE_LOADING) {
         int32_t rc = inact_restore(s->h, bytes, len);
         int32_t ex = m_query(&s->m) == INACT_OK ? INACT_E_INVALID_STATE : 0;
@@ -1626,7 +1815,7 @@ static void op_restore_direct(reader *r) {
         compare(s, "restore (not LOADING)", rc, ex);
         return;
     }
-    restore_into(s, sn, bytes, len, intact);
+    restore_into(s, bytes, len, intact, v1, resealed);
 }
 
 static void run(const uint8_t *data, size_t size) {
@@ -1693,13 +1882,15 @@ static void print_stats(void) {
     if (g_stats)
         fprintf(stderr,
                 "inact_fuzz: %" PRIu64 " inputs, %" PRIu64 " checked steps, %" PRIu64 " events checked, %" PRIu64
-                " modeled restores (%" PRIu64 " of a session never started), %" PRIu64 " corrupt snapshots rejected, %" PRIu64
-                " forged snapshots accepted, %" PRIu64 " stale/forged handle calls, %" PRIu64 " bad-argument calls"
+                " modeled restores (%" PRIu64 " of a session never started, %" PRIu64 " in format 1, %" PRIu64
+                " of mutated bytes, %" PRIu64 " of them with a forged checksum), %" PRIu64 " corrupt snapshots rejected"
+                " with the format's status, %" PRIu64 " written snapshots checked field by field, %" PRIu64 " stale/forged handle calls, %" PRIu64 " bad-argument calls"
                 "; %" PRIu64 " WEAK_AUTH refusals, %" PRIu64 " checks of a lock needing the credential, %" PRIu64
                 " interruptions announced, %" PRIu64 " checks of a covered background"
                 "; %" PRIu64 " offline locks, %" PRIu64 " offline expiries, %" PRIu64 " OFFLINE refusals, %" PRIu64
                 " ceilings set, %" PRIu64 " CEILING refusals, %" PRIu64 " set_ceilings refusal messages checked\n",
-                g_inputs, g_steps, g_events_checked, g_restores_modeled, g_never_started_restores, g_corrupt_rejected, g_forged_accepted, g_stale_calls,
+                g_inputs, g_steps, g_events_checked, g_restores_modeled, g_never_started_restores, g_v1_restores,
+                g_forged_accepted, g_resealed_accepted, g_corrupt_rejected, g_snapshots_checked, g_stale_calls,
                 g_bad_arg_calls, g_weak_auth_refusals, g_credential_locks, g_interruptions_announced, g_covered_backgrounds,
                 g_offline_locks, g_offline_expiries, g_offline_refusals, g_ceilings_set, g_ceiling_refusals,
                 g_ceiling_messages);

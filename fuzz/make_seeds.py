@@ -144,6 +144,20 @@ SEEDS = {
     "restore_bit_flip": create() + op(START) + restart(0, 10, mutation=b"\x05\x00\x10\x03"),
     "restore_extended": create() + op(START) + restart(0, 10, mutation=b"\x06\x02\xaa\xbb\xcc"),
     "restore_random": create() + op(START) + restart(0, 10, mutation=b"\x07" + bytes(range(7, 120))),
+    # format 1 (mutation byte 0x60: rewritten as a 1.0 library wrote it), intact
+    "restore_format_1": create(policy(strong=3000)) + op(START) + op(ADVANCE, 0, adv(2000)) + op(BACKGROUND)
+    + restart(0, 1000, mutation=b"\x60") + op(LOCK) + op(ADVANCE, 0, adv(2000)) + op(REQUIRED_AUTH, 0, b"\x00"),
+    "restore_format_1_locked": create() + op(START) + op(BIOMETRICS_CHANGED) + op(LOCK) + op(TOKEN_ROTATED, 0, b"\x03")
+    + restart(0, 10, mutation=b"\x60") + op(UNLOCK_WITH, 0, BIOMETRIC),
+    # a session that never started (EXPIRED from LOADING), in both formats
+    "restore_never_started": create() + op(END, 0, b"\x00") + restart(0, 1000)
+    + op(SNAPSHOT, 0, b"\x00") + restart(0, 10, mutation=b"\x60") + op(START),
+    # fields set with the checksum made right (0x15: format 2; 0x75: format 1): the unlock
+    # failures to 65536, the last credential verification to the snapshot's clock, the token
+    # generation to INT64_MIN; the session start one past the clock (refused)
+    "restore_fields_resealed": create() + op(START) + op(ADVANCE, 0, adv(1000))
+    + restart(0, 10, mutation=bytes([0x15, 2, 3, 200, 9, 12, 100, 5, 14, 0, 0])) + op(UNLOCK)
+    + restart(0, 10, mutation=bytes([0x75, 0, 5, 101, 4])),
     "restore_not_loading": create() + op(START) + op(SNAPSHOT, 0, b"\x00") + op(RESTORE, 0, b"\x00", b"\x00"),
     # the ends of every C type: SIZE_MAX capacities and lengths, INT64_MIN/MAX clock moves and
     # durations, INT32_MIN/MAX enums and booleans, UINT32_MAX bit sets
