@@ -24,8 +24,8 @@
  * or rewritten in format 1 (truncated, bit flips, extended, random, fields set to the ends of
  * their type with the checksum made right; the target's own decoder of the documented format
  * predicts the status, and the model restores what accepted bytes hold; every written snapshot
- * is checked field by field against the model), destroy, destroy from inside the callback,
- * re-entrant calls from the callback, stale handles, forged handles, NULL pointers, wrong
+ * is checked field by field against the model), destroy, destroy from inside the callback (of
+ * an advance or of a restore), re-entrant calls from the callback, stale handles, forged handles, NULL pointers, wrong
  * struct sizes, undersized buffers, bad configs, and a SYSTEM-clock engine (WRONG_CLOCK).
  *
  * Build: fuzz/build.sh. Replay without libFuzzer: build with -DINACT_FUZZ_MAIN.
@@ -773,17 +773,50 @@ static snap *take_snapshot(slot *s, size_t capacity) {
 /* Restores `bytes` into the LOADING engine of slot `s`. The model learns what they hold from the
  * bytes themselves (snap_decode): an engine's snapshot, a format-1 one, or mutated bytes, which
  * must be refused with the status the format gives, or restore what they say. */
-static uint64_t g_v1_restores, g_resealed_accepted;
-static void restore_into(slot *s, const uint8_t *bytes, size_t len, int intact, int v1, int resealed) {
+static uint64_t g_v1_restores, g_resealed_accepted, g_restore_callback_destroys, g_restore_callback_locks;
+
+/* The restore's event reached a callback that destroyed its engine: "takes effect when the
+ * callback returns (queued events are dropped)"; the restore still returns its own status. */
+static void restore_destroyed_in_callback(slot *s, int32_t rc, int32_t expected) {
+    if (s->modeled && rc != expected) fail("restore with destroy in the callback returned %d, the model %d", rc, expected);
+    s->c->destroy_returned = 1;
+    if (s->c->frees != 1) fail("destroy from the restore's callback: user_data_free ran %d times", s->c->frees);
+    if (s->c->n_ev != 1) fail("destroy from the restore's callback: %d events delivered", s->c->n_ev);
+    const inact_event *e = &s->c->ev[0];
+    check_event_shape(s, e, e->now_ms);
+    if (e->previous_state != INACT_STATE_LOADING) fail("the restore's event is not from LOADING");
+    if (s->modeled && (s->m.n_events < 1 || e->state != s->m.events[0].state || e->reason != s->m.events[0].reason ||
+                       e->time_ms != s->m.events[0].time_ms))
+        fail("the restore's event before a destroy from the callback differs from the model");
+    int32_t st;
+    if (inact_get_state(s->h, &st) != INACT_E_INVALID_HANDLE) fail("the engine destroyed from its callback still answers");
+    if (g_n_stale < MAX_STALE) g_stale[g_n_stale++] = s->h;
+    s->live = 0;
+    g_restore_callback_destroys++;
+}
+
+/* `arm`: 1 the callback destroys its engine at the restore's event, 2 it calls inact_lock. */
+static void restore_into(slot *s, const uint8_t *bytes, size_t len, int intact, int v1, int resealed, int arm) {
     m_snapshot rec;
     int32_t predicted = snap_decode(bytes, len, &rec);
+    s->c->destroy_in_callback = arm == 1;
+    s->c->lock_in_callback = arm == 2;
+    s->c->reentrant_status = 99;
     int32_t rc = inact_restore(s->h, bytes, len);
-    trace("restore %zu bytes (%s%s%s) -> %d, the format says %d", len, v1 ? "format 1, " : "",
-          intact ? "intact" : "mutated", resealed ? ", resealed" : "", rc, predicted);
+    trace("restore %zu bytes (%s%s%s%s) -> %d, the format says %d", len, v1 ? "format 1, " : "",
+          intact ? "intact" : "mutated", resealed ? ", resealed" : "",
+          arm == 1 ? ", destroy in the callback" : arm == 2 ? ", lock in the callback" : "", rc, predicted);
+    int fired = arm == 1 ? !s->c->destroy_in_callback : arm == 2 ? !s->c->lock_in_callback : 0;
+    s->c->destroy_in_callback = s->c->lock_in_callback = 0;
+    if (arm && !fired) fail("restore delivered no event from LOADING");
     if (!s->modeled || s->inputs_in_loading) {
         /* Not modeled: the engine went through inputs in LOADING first. Invariants only from
          * here on. */
         s->modeled = 0;
+        if (arm == 1) {
+            restore_destroyed_in_callback(s, rc, rc);
+            return;
+        }
         compare(s, "restore (unmodeled)", rc, rc);
         return;
     }
@@ -801,6 +834,18 @@ static void restore_into(slot *s, const uint8_t *bytes, size_t len, int intact, 
     } else {
         expected = m_restore_corrupt(&s->m, predicted);
         if (expected == predicted) g_corrupt_rejected++;
+    }
+    if (arm == 1) {
+        restore_destroyed_in_callback(s, rc, expected);
+        return;
+    }
+    if (arm == 2) {
+        /* lock from inside the callback: after the restore's event, delivered before the
+         * restore returns */
+        m_lock_in_callback(&s->m);
+        if (s->c->reentrant_status != s->m.lock_status)
+            fail("lock from the restore's callback returned %d, the model %d", s->c->reentrant_status, s->m.lock_status);
+        g_restore_callback_locks++;
     }
     compare(s, intact ? "restore" : "restore (mutated bytes)", rc, expected);
 }
@@ -927,13 +972,16 @@ static void op_restart(reader *r) {
     if (mono > M_100_YEARS) mono = old.now;
     inact_policy p = old.p;
     if (rd8(r) & 1) rd_policy(r, &p);
-    if (create_in(s, &p, mono, wall, boot, rd8(r) & 1) != INACT_OK) return;
+    uint8_t delivery = rd8(r);
+    if (create_in(s, &p, mono, wall, boot, delivery & 1) != INACT_OK) return;
+    /* bits 1-3: 1 the callback destroys the engine at the restore's event, 2 it locks */
+    int arm = (delivery >> 1) & 7;
     /* the model learns the session from the bytes, even of an engine it had lost track of */
     uint8_t bytes[INACT_SNAPSHOT_MAX_SIZE + 8];
     size_t len;
     int v1, resealed;
     int intact = mutate(r, sn, bytes, &len, &v1, &resealed);
-    restore_into(s, bytes, len, intact, v1, resealed);
+    restore_into(s, bytes, len, intact, v1, resealed, arm <= 2 ? arm : 0);
 }
 
 /* ---- the program ---------------------------------------------------------------------------- */
@@ -1815,7 +1863,7 @@ static void op_restore_direct(reader *r) {
         compare(s, "restore (not LOADING)", rc, ex);
         return;
     }
-    restore_into(s, bytes, len, intact, v1, resealed);
+    restore_into(s, bytes, len, intact, v1, resealed, 0);
 }
 
 static void run(const uint8_t *data, size_t size) {
@@ -1884,13 +1932,15 @@ static void print_stats(void) {
                 "inact_fuzz: %" PRIu64 " inputs, %" PRIu64 " checked steps, %" PRIu64 " events checked, %" PRIu64
                 " modeled restores (%" PRIu64 " of a session never started, %" PRIu64 " in format 1, %" PRIu64
                 " of mutated bytes, %" PRIu64 " of them with a forged checksum), %" PRIu64 " corrupt snapshots rejected"
-                " with the format's status, %" PRIu64 " written snapshots checked field by field, %" PRIu64 " stale/forged handle calls, %" PRIu64 " bad-argument calls"
+                " with the format's status, %" PRIu64 " written snapshots checked field by field, %" PRIu64 " restores whose callback destroyed the engine, %" PRIu64
+                " whose callback locked it, %" PRIu64 " stale/forged handle calls, %" PRIu64 " bad-argument calls"
                 "; %" PRIu64 " WEAK_AUTH refusals, %" PRIu64 " checks of a lock needing the credential, %" PRIu64
                 " interruptions announced, %" PRIu64 " checks of a covered background"
                 "; %" PRIu64 " offline locks, %" PRIu64 " offline expiries, %" PRIu64 " OFFLINE refusals, %" PRIu64
                 " ceilings set, %" PRIu64 " CEILING refusals, %" PRIu64 " set_ceilings refusal messages checked\n",
                 g_inputs, g_steps, g_events_checked, g_restores_modeled, g_never_started_restores, g_v1_restores,
-                g_forged_accepted, g_resealed_accepted, g_corrupt_rejected, g_snapshots_checked, g_stale_calls,
+                g_forged_accepted, g_resealed_accepted, g_corrupt_rejected, g_snapshots_checked, g_restore_callback_destroys,
+                g_restore_callback_locks, g_stale_calls,
                 g_bad_arg_calls, g_weak_auth_refusals, g_credential_locks, g_interruptions_announced, g_covered_backgrounds,
                 g_offline_locks, g_offline_expiries, g_offline_refusals, g_ceilings_set, g_ceiling_refusals,
                 g_ceiling_messages);

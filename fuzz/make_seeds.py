@@ -79,11 +79,13 @@ def op(code, slot=0, *args):
     return bytes([code, slot]) + b"".join(args)
 
 
-def restart(how, later, extra=b"", new_policy=None, mutation=b"\x00"):
-    """how: 0 same boot, 2 reboot, 3 clock went back, 4 reboot with the wall clock set back."""
+def restart(how, later, extra=b"", new_policy=None, mutation=b"\x00", delivery=0):
+    """how: 0 same boot, 2 reboot, 3 clock went back, 4 reboot with the wall clock set back.
+    delivery: bit 0 THREAD; bits 1-3: 1 the callback destroys the engine at the restore's
+    event, 2 it calls inact_lock."""
     out = bytes([RESTART, 0, how]) + adv(later) + extra
     out += (b"\x01" + new_policy) if new_policy else b"\x00"
-    return out + b"\x00" + mutation
+    return out + bytes([delivery]) + mutation
 
 
 SEEDS = {
@@ -158,6 +160,12 @@ SEEDS = {
     "restore_fields_resealed": create() + op(START) + op(ADVANCE, 0, adv(1000))
     + restart(0, 10, mutation=bytes([0x15, 2, 3, 200, 9, 12, 100, 5, 14, 0, 0])) + op(UNLOCK)
     + restart(0, 10, mutation=bytes([0x75, 0, 5, 101, 4])),
+    # the callback of the restore's event destroys its engine (intact, then corrupt bytes), or
+    # locks it (a live outcome, then an EXPIRED one: INVALID_STATE)
+    "restore_destroy_in_callback": create() + op(START) + restart(0, 10, delivery=2) + create() + op(START)
+    + restart(0, 10, mutation=b"\x04\x20", delivery=3),
+    "restore_lock_in_callback": create() + op(START) + restart(0, 10, delivery=4) + op(UNLOCK)
+    + restart(0, 10, mutation=b"\x04\x20", delivery=5),
     "restore_not_loading": create() + op(START) + op(SNAPSHOT, 0, b"\x00") + op(RESTORE, 0, b"\x00", b"\x00"),
     # the ends of every C type: SIZE_MAX capacities and lengths, INT64_MIN/MAX clock moves and
     # durations, INT32_MIN/MAX enums and booleans, UINT32_MAX bit sets

@@ -1022,6 +1022,13 @@ static void lock_from_callback(model *m) {
     }
 }
 
+void m_lock_in_callback(model *m) {
+    m->lock_on_first_event = 1;
+    m->lock_status = 99;
+    lock_from_callback(m);
+    m->lock_on_first_event = 0;
+}
+
 int32_t m_advance(model *m, int64_t ms) {
     m_begin_step(m);
     m->wakes = 0;

@@ -169,6 +169,9 @@ int32_t m_snapshot_take(model *m, m_snapshot *out);
 int32_t m_snapshot_never_started(const m_snapshot *s);
 /* Restore of an intact snapshot. Returns INACT_OK or INACT_E_INVALID_STATE. */
 int32_t m_restore(model *m, const m_snapshot *s);
+/* After a call whose events the model has: the host callback calls inact_lock at the first
+ * of them (lock_status is its status; 99 when there was no event). */
+void m_lock_in_callback(model *m);
 /* Restore of corrupt bytes: EXPIRED (RESTORE_FAILED) unless not LOADING. */
 int32_t m_restore_corrupt(model *m, int32_t status_from_engine);
 void m_begin_step(model *m);
