@@ -45,9 +45,10 @@ static inline int inactivity_errno(void) { return errno; }
  * target; 32-bit glibc built with _TIME_BITS=64, as scripts/build-embedded builds armv7) they are
  * the plain libc calls. Where it is 32 bits on 32-bit ARM or x86 Linux (bionic: armeabi-v7a has
  * no 64-bit time_t), a struct timespec ends in January 2038, so the wall clock and the timer go
- * through the kernel's 64-bit-time system calls (Linux 5.1) with the kernel's own 64-bit struct,
- * and fall back to libc where those calls do not exist (ENOSYS: an older kernel) or a seccomp
- * filter refuses them with EPERM. The choice is sizeof(time_t), a constant the compiler folds,
+ * through the kernel's 64-bit-time system calls (Linux 5.1) with the kernel's own 64-bit struct
+ * (on Android from Android 11 on: see inactivity_time64_use_syscalls), and fall back to libc
+ * where those calls do not exist (ENOSYS: an older kernel) or a seccomp filter refuses them with
+ * EPERM. The monotonic clock counts from boot and stays libc's vDSO read. The choice is sizeof(time_t), a constant the compiler folds,
  * so a 64-bit time_t build has no system call in it. INACTIVITY_FORCE_TIME64_SYSCALLS=1 takes
  * the system calls with a 64-bit time_t too: a test build only (scripts/build-embedded
  * --time64-syscalls), so that a glibc machine can run the path bionic takes. */
