@@ -806,6 +806,13 @@ static void restore_into(slot *s, const uint8_t *bytes, size_t len, int intact, 
     trace("restore %zu bytes (%s%s%s%s) -> %d, the format says %d", len, v1 ? "format 1, " : "",
           intact ? "intact" : "mutated", resealed ? ", resealed" : "",
           arm == 1 ? ", destroy in the callback" : arm == 2 ? ", lock in the callback" : "", rc, predicted);
+    if (predicted == INACT_OK && !intact)
+        trace("  holds %s (%s) failures %u start %" PRId64 " activity %" PRId64 " background %" PRId64 " locked %" PRId64
+              " boot %" PRIu64 " clock %" PRId64 " wall %" PRId64 " credential %" PRId64 " contact %" PRId64
+              " generation %" PRIu64 " required %d",
+              m_state_name(rec.state), m_reason_name(rec.reason), rec.failures, rec.started_at, rec.last_activity,
+              rec.background_since, rec.locked_at, rec.boot, rec.mono, rec.wall, rec.last_credential, rec.last_contact,
+              rec.generation, rec.credential_required);
     int fired = arm == 1 ? !s->c->destroy_in_callback : arm == 2 ? !s->c->lock_in_callback : 0;
     s->c->destroy_in_callback = s->c->lock_in_callback = 0;
     if (arm && !fired) fail("restore delivered no event from LOADING");

@@ -1149,7 +1149,16 @@ int32_t m_snapshot_never_started(const m_snapshot *s) {
     return s->state == INACT_STATE_EXPIRED && s->started_at == s->mono && s->last_credential == s->started_at;
 }
 
-static int64_t rebase(int64_t t, int64_t off) { return t == M_NEVER ? M_NEVER : sat_add(t, off); }
+/* A snapshot time on the restoring clock: as long before the snapshot's instant `at` as it was
+ * before the snapshot's clock. READING (engine): the age is clamped at 2^61 ms, as the elapsed
+ * time is (any age past 100 years makes every deadline due all the same); fail secure, an age
+ * past int64_t (forged bytes) is the oldest, never a younger session. */
+static int64_t rebase(const m_snapshot *s, int64_t at, int64_t t) {
+    if (t == M_NEVER) return M_NEVER;
+    int64_t age;
+    if (__builtin_sub_overflow(s->mono, t, &age) || age > (INT64_C(1) << 61)) age = INT64_C(1) << 61;
+    return at - age;
+}
 
 /* The catch-up of a restore with a server contact reported in LOADING: "as if the process had
  * been awake" since the snapshot, the contact takes effect at its own instant, so an offline
@@ -1184,7 +1193,6 @@ int32_t m_restore(model *m, const m_snapshot *s) {
     if (__builtin_sub_overflow(m->wall, s->wall, &wall_elapsed)) wall_elapsed = m->wall < s->wall ? INT64_MAX : INT64_MAX - 1;
     /* READING (engine): the wall-clock estimate is clamped at 2^61 ms (no overflow later). */
     int64_t snap_at = trusted ? s->mono : m->now - min64(wall_back ? 0 : wall_elapsed, INT64_C(1) << 61);
-    int64_t off = snap_at - s->mono;
     m->state = s->state;
     m->reason = INACT_REASON_RESTORED;
     /* a rotation reported in LOADING adds to what the snapshot kept */
@@ -1193,22 +1201,22 @@ int32_t m_restore(model *m, const m_snapshot *s) {
      * session start and no credential verification ..., as one that signed in, ended and was
      * saved within the same millisecond" (header): the written times all at the snapshot's clock. */
     int never_started = m_snapshot_never_started(s);
-    m->started_at = never_started ? M_NEVER : rebase(s->started_at, off);
+    m->started_at = never_started ? M_NEVER : rebase(s, snap_at, s->started_at);
     int64_t loading_contact = m->last_contact; /* a contact reported in LOADING */
-    m->last_contact = rebase(s->last_contact, off);
-    m->last_credential = never_started ? M_NEVER : rebase(s->last_credential, off);
+    m->last_contact = rebase(s, snap_at, s->last_contact);
+    m->last_credential = never_started ? M_NEVER : rebase(s, snap_at, s->last_credential);
     /* "The biometrics flag is kept in the snapshot; reported in LOADING it is added" */
     m->credential_required = m->credential_required || s->credential_required;
     /* "An untrusted restore ... with a finite strong-auth timeout requires the credential"
      * (the new engine's policy); READING (engine): an EXPIRED outcome too (the flag is kept) */
     if (!trusted && m->p.strong_auth_timeout_ms != M_NEVER) m->credential_required = 1;
-    m->last_activity = rebase(s->last_activity, off);
-    m->locked_at = rebase(s->locked_at, off);
+    m->last_activity = rebase(s, snap_at, s->last_activity);
+    m->locked_at = rebase(s, snap_at, s->locked_at);
     m->failures = s->failures;
     m->change_time = m->now;
     /* The time since the snapshot counts as background time. */
     m->explicit_bg = 1;
-    m->explicit_bg_since = s->background_since != M_NEVER ? rebase(s->background_since, off) : snap_at;
+    m->explicit_bg_since = s->background_since != M_NEVER ? rebase(s, snap_at, s->background_since) : snap_at;
     m->idle_paused = 0;
     /* A paused countdown is not stored: it follows from the last activity and the background
      * start under the new engine's policy. */

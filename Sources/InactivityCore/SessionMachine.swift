@@ -1160,8 +1160,8 @@ struct SessionMachine {
         var wallWentBack: Bool
         /// The snapshot's instant on this clock's timeline: `elapsed` before now.
         var snapshotInstant: Int64
-        /// What to add to a snapshot time to place it on this clock (nil: it overflows).
-        var offset: Int64?
+        /// The snapshot's own clock.
+        var snapshotClock: Int64
 
         init(_ s: Snapshot, _ clock: ClockReading) {
             trusted = s.bootID == clock.bootID && clock.monotonicMs >= s.monotonicMs
@@ -1178,15 +1178,18 @@ struct SessionMachine {
                 elapsed = overflow ? .max : delta
             }
             snapshotInstant = clock.monotonicMs &- min(elapsed, 1 << 61)
-            let (o, overflow) = snapshotInstant.subtractingReportingOverflow(s.monotonicMs)
-            offset = overflow ? nil : o
+            snapshotClock = s.monotonicMs
         }
 
-        /// A snapshot time on this clock, never after the snapshot's instant.
+        /// A snapshot time (at most the snapshot's clock: `Snapshot.decode` checks it) on this
+        /// clock: as long before the snapshot's instant as it was before the snapshot. Its age
+        /// is clamped at 2^61 ms, as the elapsed time is: any age beyond the longest duration
+        /// makes the same deadlines due, and the arithmetic stays in range. An age that does
+        /// not fit in Int64 (forged bytes) is the oldest, never the snapshot's instant: fail
+        /// secure, a time that far back cannot make a session younger.
         func map(_ t: Int64) -> Int64 {
-            guard let offset else { return snapshotInstant }
-            let (r, o) = t.addingReportingOverflow(offset)
-            return o ? snapshotInstant : min(r, snapshotInstant)
+            let (age, overflow) = snapshotClock.subtractingReportingOverflow(t)
+            return snapshotInstant - (overflow ? 1 << 61 : min(max(age, 0), 1 << 61))
         }
     }
 

@@ -319,4 +319,18 @@ struct SnapshotDetailTests {
         info = try rig2.engine.info()
         #expect(rig2.state == .expired && info.startedAtMs == 0 && info.lastCredentialMs == 0)
     }
+
+    /// Regression (fuzz): a snapshot time whose age at the snapshot does not fit in Int64
+    /// (forged bytes: a start at Int64.min + 1 under a snapshot clock at Int64.max - 1) was
+    /// placed at the snapshot's instant, a session 10 ms old instead of one far past its
+    /// absolute lifetime: LOCKED (UNTRUSTED_CLOCK) where the wall-clock estimate expires it.
+    @Test func a_time_too_old_for_int64_is_the_oldest_not_the_snapshot_instant() throws {
+        let forged = Snapshot(state: .active, reason: .started, unlockFailures: 0, startedAt: .min + 1,
+                              lastActivity: 0, backgroundSince: nil, lockedAt: nil, bootID: 1,
+                              monotonicMs: .max - 1, wallMs: 1_700_000_001_000, lastCredentialAt: 0,
+                              lastContactAt: 0).encode()
+        let rig = Rig(smallPolicy(), clock: try ManualClock(monotonicMs: 1_010, wallMs: 1_700_000_001_010))
+        try rig.engine.restore(forged)
+        #expect(rig.recorder.transitions == [Transition(.expired, .absoluteTimeout, 1_000)])
+    }
 }
