@@ -10,8 +10,8 @@ restores of foreign, stale and corrupt snapshots, and queries between any two ca
         COUNT op lists (300 by default) named diff-SEED-INDEX.ops; sequence INDEX is drawn
         from random.Random(SEED * 1_000_003 + INDEX), so one list can be regenerated alone
 
-The C runner's output is the reference; the Python and Kotlin runners' must be identical line
-for line (every result, every error status and message, every event). Standard library only.
+The C runner's output is the reference; the Python, Kotlin and Swift runners' must be identical
+line for line (every result, every error status and message, every event). Standard library only.
 """
 
 from __future__ import annotations

@@ -2,7 +2,9 @@
 (Tests/CTests/fault_preload.c) preloaded and its faults set through INACT_TEST_FAULTS before the
 library was loaded. Prints what it saw as one JSON object; the test checks it.
 
-    python fault_child.py no-thread      pthread_create fails once (the fault set by the test)
+    python fault_child.py create-fails   a THREAD engine's creation fails once (pthread_create,
+                                         timerfd_create or the first timerfd_settime: the fault
+                                         the test set), then succeeds
     python fault_child.py timer-fails    every timerfd_settime after the first fails
 
 Real clock (the scheduler thread runs only on it), generous bounds as in the C suite.
@@ -67,7 +69,7 @@ def faults() -> Dict[str, Any]:
     return {"degraded": f.degraded, "failures": f.failures, "last_errno": f.last_errno}
 
 
-def no_thread() -> Dict[str, Any]:
+def create_fails() -> Dict[str, Any]:
     out: Dict[str, Any] = {}
     manual_events = Events()
     manual = Engine(SHORT, on_event=manual_events, clock=ManualClock())
@@ -130,7 +132,7 @@ def timer_fails() -> Dict[str, Any]:
 
 
 def main() -> int:
-    scenario = {"no-thread": no_thread, "timer-fails": timer_fails}[sys.argv[1]]
+    scenario = {"create-fails": create_fails, "timer-fails": timer_fails}[sys.argv[1]]
     print(json.dumps(scenario()))
     return 0
 

@@ -3,7 +3,7 @@ test_platform_faults.c, the same faults): each scenario runs fault_child.py in a
 interpreter with libinact_faults.so (Tests/CTests/fault_preload.c, built here) preloaded, which
 makes libc's pthread_create or timerfd_settime fail for calls from libinactivity only.
 
-A THREAD engine that cannot get its thread is not created: SystemResourceError (an OSError, the
+A THREAD engine that cannot get its thread or its timer is not created: SystemResourceError (an OSError, the
 C status INACT_E_SYSTEM), whose message names the call and the errno; the next creation tries
 again. A timer that cannot be re-armed is reported by scheduler_faults() as degraded with the
 errno, and the engine still decides at every call and still delivers its deadlines.
@@ -60,20 +60,30 @@ def run_child(interposer: Path, scenario: str, faults: str) -> Dict[str, Any]:
     return seen
 
 
-def test_engine_without_a_thread_is_not_created_and_the_next_creation_retries(interposer: Path) -> None:
-    seen = run_child(interposer, "no-thread", f"pthread_create:0:1:{errno.EAGAIN}")
+@pytest.mark.parametrize(
+    "call, faults, error",
+    [
+        ("pthread_create", f"pthread_create:0:1:{errno.EAGAIN}", errno.EAGAIN),
+        ("timerfd_create", f"timerfd_create:0:1:{errno.ENODEV}", errno.ENODEV),
+        ("timerfd_settime", f"timerfd_settime:0:1:{errno.EINVAL}", errno.EINVAL),
+    ],
+)
+def test_engine_without_its_thread_or_timer_is_not_created_and_the_next_creation_retries(
+    interposer: Path, call: str, faults: str, error: int
+) -> None:
+    seen = run_child(interposer, "create-fails", faults)
     create = seen["create"]
-    assert create != "created", "pthread_create failed and the engine was created anyway"
+    assert create != "created", f"{call} failed and the engine was created anyway"
     assert create["type"] == "SystemResourceError" and create["is_os_error"], create
     assert create["status"] == int(inactivity.Status.E_SYSTEM) == -15
-    assert "pthread_create" in create["message"], create
-    assert os.strerror(errno.EAGAIN) in create["message"] and f"(errno {errno.EAGAIN})" in create["message"], create
-    assert create["errno"] == errno.EAGAIN
+    assert call in create["message"], create
+    assert f"{os.strerror(error)} (errno {error})" in create["message"], create
+    assert create["errno"] == error
     assert seen["threads_left"] == 0, "a failed creation left a thread"
     assert seen["manual_states"] == ["ACTIVE", "WARNING"], "the manual-clock engine stopped deciding"
     assert seen["retry_warning_on_scheduler_thread"], seen
-    # A thread that could not be started is a creation error, not a timer fault.
-    assert seen["faults"] == {"degraded": False, "failures": 0, "last_errno": 0}
+    if call != "timerfd_settime":  # a creation error, not a fault of a timer that was had
+        assert seen["faults"] == {"degraded": False, "failures": 0, "last_errno": 0}
 
 
 def test_timer_that_cannot_be_rearmed_is_reported_degraded_and_the_engine_goes_on(interposer: Path) -> None:

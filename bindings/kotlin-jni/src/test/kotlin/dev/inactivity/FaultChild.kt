@@ -9,7 +9,9 @@ import kotlin.time.Duration.Companion.milliseconds
  * (Tests/CTests/fault_preload.c) preloaded and its faults set through INACT_TEST_FAULTS before
  * the library was loaded. Prints what it saw, one `key=value` line each; the test checks them.
  *
- *     FaultChild no-thread      pthread_create fails once
+ *     FaultChild create-fails   a THREAD engine's creation fails once (pthread_create,
+ *                               timerfd_create or the first timerfd_settime: the fault the
+ *                               test set), then succeeds
  *     FaultChild timer-fails    every timerfd_settime after the first fails
  *
  * Real clock (the scheduler thread runs only on it), generous bounds as in the C suite. The
@@ -41,7 +43,7 @@ object FaultChild {
         events.take(upTo).filterIsInstance<SessionEvent.StateChanged>().joinToString(",") { it.state.name }
     }
 
-    private fun noThread() {
+    private fun createFails() {
         val manualRec = Recorder()
         val manual = InactivityEngine.create(short, EngineConfig.manual(), manualRec)
         manual.start()
@@ -99,10 +101,10 @@ object FaultChild {
     @JvmStatic
     fun main(args: Array<String>) {
         when (args.singleOrNull()) {
-            "no-thread" -> noThread()
+            "create-fails" -> createFails()
             "timer-fails" -> timerFails()
             else -> {
-                System.err.println("usage: FaultChild no-thread|timer-fails")
+                System.err.println("usage: FaultChild create-fails|timer-fails")
                 exitProcess(2)
             }
         }

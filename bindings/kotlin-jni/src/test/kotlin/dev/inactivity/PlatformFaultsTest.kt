@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit
  * the property `inactivity.faults.library`) preloaded, failing libc's pthread_create or
  * timerfd_settime for calls from libinactivity.so only (the JVM starts threads of its own).
  *
- * A THREAD engine that cannot get its thread is not created: [SystemResourceException]
+ * A THREAD engine that cannot get its thread or its timer is not created: [SystemResourceException]
  * (Status.SYSTEM), whose message names the call and the errno; the next creation tries again.
  * A timer that cannot be re-armed is reported by [InactivityEngine.schedulerFaults] as degraded
  * with the errno, and the engine still decides at every call and delivers its deadlines.
@@ -23,6 +23,7 @@ import java.util.concurrent.TimeUnit
 class PlatformFaultsTest {
     private val eagain = 11 // Linux errno values, as the library reports them
     private val einval = 22
+    private val enodev = 19
 
     private fun runChild(scenario: String, faults: String): Map<String, String> {
         val interposer = System.getProperty("inactivity.faults.library")
@@ -45,20 +46,32 @@ class PlatformFaultsTest {
         return output.lines().filter { '=' in it }.associate { it.substringBefore('=') to it.substringAfter('=') }
     }
 
-    @Test
-    fun engine_without_a_thread_is_not_created_and_the_next_creation_retries() {
-        val seen = runChild("no-thread", "pthread_create:0:1:$eagain")
+    /** A creation that fails for [call] with [errno] (text [strerror]), then one that succeeds. */
+    private fun checkCreateFails(call: String, faults: String, errno: Int, strerror: String) {
+        val seen = runChild("create-fails", faults)
         assertEquals(seen.toString(), "SystemResourceException", seen["create"])
         assertEquals("SYSTEM -15", seen["status"])
         val message = seen.getValue("message")
-        assertTrue(message, "pthread_create" in message && "Resource temporarily unavailable (errno $eagain)" in message)
-        assertEquals("$eagain", seen["errno"])
+        assertTrue(message, call in message && "$strerror (errno $errno)" in message)
+        assertEquals("$errno", seen["errno"])
         assertEquals("a failed creation attached a thread", "0", seen["attached"])
         assertEquals("the manual-clock engine stopped deciding", "ACTIVE,WARNING", seen["manual_states"])
         assertEquals(seen.toString(), "true", seen["retry_warning_on_scheduler_thread"])
-        // A thread that could not be started is a creation error, not a timer fault.
-        assertEquals("false,0,0", seen["faults"])
+        // A creation error, not a fault of a timer that was had.
+        if (call != "timerfd_settime") assertEquals("false,0,0", seen["faults"])
     }
+
+    @Test
+    fun engine_without_a_thread_is_not_created_and_the_next_creation_retries() =
+        checkCreateFails("pthread_create", "pthread_create:0:1:$eagain", eagain, "Resource temporarily unavailable")
+
+    @Test
+    fun engine_without_a_timer_is_not_created_and_the_next_creation_retries() =
+        checkCreateFails("timerfd_create", "timerfd_create:0:1:$enodev", enodev, "No such device")
+
+    @Test
+    fun engine_whose_timer_cannot_be_set_is_not_created_and_the_next_creation_retries() =
+        checkCreateFails("timerfd_settime", "timerfd_settime:0:1:$einval", einval, "Invalid argument")
 
     @Test
     fun timer_that_cannot_be_rearmed_is_reported_degraded_and_the_engine_goes_on() {
