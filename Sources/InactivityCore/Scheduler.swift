@@ -239,9 +239,8 @@ private final class Waiter {
         // A new timerfd is disarmed already; this setting (a disarm) is the check that the timer
         // can be set at all, so that a platform refusing it fails the creation (INACT_E_SYSTEM)
         // instead of leaving a scheduler that degrades at its first deadline.
-        var zero = itimerspec()
-        guard timerfd_settime(timer, Int32(TFD_TIMER_ABSTIME), &zero, nil) == 0 else {
-            let code = inactivity_errno()
+        let code = inactivity_timerfd_set_abs_ms(timer, -1)   // disarmed
+        guard code == 0 else {
             close(timer)
             throw systemError("timerfd_settime", code)
         }
@@ -260,20 +259,10 @@ private final class Waiter {
     /// the failure.
     func setDeadline(_ at: Int64?) -> Int32 {
         if at == nil && disarmed { return 0 }
-        var spec = itimerspec()
-        if let at {
-            let ms = max(at, 0)
-            // .init: time_t is Int64 on 32-bit ARM too (64-bit time_t, scripts/build-embedded).
-            spec.it_value.tv_sec = .init(ms / 1000)
-            spec.it_value.tv_nsec = .init(ms % 1000 * 1_000_000)
-            if ms == 0 { spec.it_value.tv_nsec = 1 }   // 0 would disarm; 1 ns is in the past
-        }
-        guard timerfd_settime(timerFD, Int32(TFD_TIMER_ABSTIME), &spec, nil) == 0 else {
-            disarmed = false   // not known: the next disarm is made
-            return inactivity_errno()
-        }
-        disarmed = at == nil
-        return 0
+        // 64-bit seconds on every target (CInactivityPlatform's time helpers); -1 disarms.
+        let code = inactivity_timerfd_set_abs_ms(timerFD, at.map { max($0, 0) } ?? -1)
+        disarmed = code == 0 && at == nil   // after a failure the timer's state is not known
+        return code
     }
 
     /// In a forked child: the descriptors are the parent's timer and channel (closing this
