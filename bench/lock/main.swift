@@ -7,8 +7,9 @@
 //   bench_lock RUN_MS
 //
 // Loads, each run for RUN_MS by every lock kind in turn (word, then pthread):
-//   one_T   T threads (1, 2, 4) on one lock: a short critical section (what an engine query
-//           does under its lock: a few dependent multiplies), a little work outside it.
+//   one_T   T threads (1, 2, 4) on one lock: a short critical section (32 dependent
+//           multiplies, some 40 ns: what an engine query does under its lock), as much work
+//           outside it, so that threads running at once collide and spin.
 //   cross   4 locks hammered by 2 threads each, the holder sleeping 20 us inside its critical
 //           section every 8th time (the other spins out and sleeps: what a preempted holder
 //           causes), and 2 threads each on a lock of its own (engines nobody else uses). The 4
@@ -39,29 +40,24 @@ final class Box: @unchecked Sendable {
 
 enum Kind: String, CaseIterable { case word, pthread }
 
+/// `body` under the box's lock of this kind.
 @inline(__always)
-func lock(_ box: Box, _ kind: Kind) {
+func withLock(_ box: Box, _ kind: Kind, _ body: () -> Void) {
     switch kind {
     case .word:
         #if WORDLOCK_KEYED
         box.word.lock(ObjectIdentifier(box))
-        #else
-        box.word.lock()
-        #endif
-    case .pthread: pthread_mutex_lock(box.mutex)
-    }
-}
-
-@inline(__always)
-func unlock(_ box: Box, _ kind: Kind) {
-    switch kind {
-    case .word:
-        #if WORDLOCK_KEYED
+        body()
         box.word.unlock(ObjectIdentifier(box))
         #else
+        box.word.lock()
+        body()
         box.word.unlock()
         #endif
-    case .pthread: pthread_mutex_unlock(box.mutex)
+    case .pthread:
+        pthread_mutex_lock(box.mutex)
+        body()
+        pthread_mutex_unlock(box.mutex)
     }
 }
 
@@ -77,13 +73,14 @@ final class Worker: @unchecked Sendable {
     let box: Box
     let kind: Kind
     let holdEvery: Int   // 0: never
+    let steps: Int       // dependent multiplies inside the lock, and as many outside
     let run: Shared
     var ops = 0
     var cpuNs: Int64 = 0
     var switches = 0
 
-    init(box: Box, kind: Kind, holdEvery: Int, run: Shared) {
-        self.box = box; self.kind = kind; self.holdEvery = holdEvery; self.run = run
+    init(box: Box, kind: Kind, holdEvery: Int, steps: Int, run: Shared) {
+        self.box = box; self.kind = kind; self.holdEvery = holdEvery; self.steps = steps; self.run = run
     }
 }
 
@@ -101,12 +98,12 @@ func body(_ w: Worker) {
     let cpu0 = threadCPUNs(), switches0 = threadSwitches()
     while !w.run.stop.load(ordering: .relaxed) {
         for _ in 0..<64 {
-            lock(w.box, w.kind)
-            w.box.value = work(w.box.value, 4) | 1
-            w.box.count += 1
-            if w.holdEvery != 0, n % w.holdEvery == 0 { sleepUs(20) }
-            unlock(w.box, w.kind)
-            local = work(local, 4)
+            withLock(w.box, w.kind) {
+                w.box.value = work(w.box.value, w.steps) | 1
+                w.box.count += 1
+                if w.holdEvery != 0, n % w.holdEvery == 0 { sleepUs(20) }
+            }
+            local = work(local, w.steps)
             n += 1
         }
     }
@@ -211,7 +208,7 @@ for threads in [1, 2, 4] {
     for kind in Kind.allCases {
         let run = Shared()
         let box = Box()
-        let workers = (0..<threads).map { _ in Worker(box: box, kind: kind, holdEvery: 0, run: run) }
+        let workers = (0..<threads).map { _ in Worker(box: box, kind: kind, holdEvery: 0, steps: 32, run: run) }
         let s = runAll(workers, run, ms: runMs)
         checkExclusion(workers)
         out.append("\"one_\(threads)_\(kind)\": {\(figures(workers, seconds: s))}")
@@ -222,9 +219,9 @@ for kind in Kind.allCases {
     let run = Shared()
     var workers: [Worker] = []
     for b in boxes(4, distinctBuckets: true) {
-        for _ in 0..<2 { workers.append(Worker(box: b, kind: kind, holdEvery: 8, run: run)) }
+        for _ in 0..<2 { workers.append(Worker(box: b, kind: kind, holdEvery: 8, steps: 4, run: run)) }
     }
-    let solo = boxes(2, distinctBuckets: false).map { Worker(box: $0, kind: kind, holdEvery: 0, run: run) }
+    let solo = boxes(2, distinctBuckets: false).map { Worker(box: $0, kind: kind, holdEvery: 0, steps: 4, run: run) }
     let s = runAll(workers + solo, run, ms: runMs)
     checkExclusion(workers + solo)
     out.append("\"cross_\(kind)\": {\(figures(workers, seconds: s)), \(figures(solo, seconds: s, prefix: "solo_"))}")
