@@ -7,9 +7,9 @@
 //   bench_lock RUN_MS
 //
 // Loads, each run for RUN_MS by every lock kind in turn (word, then pthread):
-//   one_T   T threads (1, 2, 4) on one lock: a short critical section (32 dependent
-//           multiplies, some 40 ns: what an engine query does under its lock), as much work
-//           outside it, so that threads running at once collide and spin.
+//   one_T   T threads (1, 2, 4) on one lock: a short critical section (32 dependent steps,
+//           some 40 ns: what an engine query does under its lock), as much work outside it,
+//           so that threads running at once collide and spin.
 //   cross   4 locks hammered by 2 threads each, the holder sleeping 20 us inside its critical
 //           section every 8th time (the other spins out and sleeps: what a preempted holder
 //           causes), and 2 threads each on a lock of its own (engines nobody else uses). The 4
@@ -62,9 +62,11 @@ func withLock(_ box: Box, _ kind: Kind, _ body: () -> Void) {
 }
 
 @inline(__always)
+/// `n` dependent steps of a multiply and an xor-shift (not affine: the optimizer cannot fold the
+/// loop into one step, as it can a linear congruential one).
 func work(_ x: UInt64, _ n: Int) -> UInt64 {
     var x = x
-    for _ in 0..<n { x = x &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407 }
+    for _ in 0..<n { x = (x &* 6_364_136_223_846_793_005) ^ (x >> 29) }
     return x
 }
 
