@@ -612,7 +612,9 @@ int32_t m_unlock_failed_with(model *m, int32_t method, uint32_t *out_failures) {
     /* "a failed biometric attempt while the credential is required does not count toward
      * max_unlock_failures, a failed attempt of an accepted method does" */
     if (method < m_required_auth(m)) return INACT_E_WEAK_AUTH;
-    m->failures++;
+    /* READING (engine): the count stops at UINT32_MAX (only a restored snapshot can hold it):
+     * wrapping to 0 would forget every failure */
+    if (m->failures < UINT32_MAX) m->failures++;
     *out_failures = m->failures;
     if (m->p.max_unlock_failures != 0 && m->failures >= m->p.max_unlock_failures)
         set_state(m, INACT_STATE_EXPIRED, INACT_REASON_UNLOCK_FAILURES, m->now);
