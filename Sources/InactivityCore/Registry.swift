@@ -72,11 +72,17 @@ final class Registry: @unchecked Sendable {
         return base + (index % Registry.chunkSize)
     }
 
-    /// Registers `engine`; returns its handle and gate.
+    /// The gate of a registered engine's handle (the engine's own handle: valid by construction).
+    @inline(__always)
+    func gate(_ handle: UInt64) -> UnsafeMutablePointer<ActivityGate> {
+        gatePointer(Int(truncatingIfNeeded: handle & 0xFFFF_FFFF) &- 1)!
+    }
+
+    /// Registers `engine`; returns its handle.
     /// `ownedByHandle`: the registry keeps the engine alive until `release` (C hosts own handles,
     /// not objects); otherwise it only refers to it weakly (Swift hosts drop it like any object).
-    func register(_ engine: InactivityEngine, now: Int64, ownedByHandle: Bool) throws(InactivityError) -> (UInt64, UnsafeMutablePointer<ActivityGate>) {
-        let result = table.withLock { t -> (UInt64, UnsafeMutablePointer<ActivityGate>)? in
+    func register(_ engine: InactivityEngine, now: Int64, ownedByHandle: Bool) throws(InactivityError) -> UInt64 {
+        let result = table.withLock { t -> UInt64? in
             let index: Int
             if let f = t.free.popLast() {
                 index = Int(f)
@@ -102,9 +108,8 @@ final class Registry: @unchecked Sendable {
             }
             #endif
             let handle = UInt64(t.entries[index].generation) << 32 | UInt64(index + 1)
-            let gate = gatePointer(index)!
-            gate.pointee.open(handle: handle, now: now)
-            return (handle, gate)
+            gatePointer(index)!.pointee.open(handle: handle, now: now)
+            return handle
         }
         guard let result else { throw InactivityError(.limit, "engines: at most \(Registry.maxChunks * Registry.chunkSize) at once") }
         return result
