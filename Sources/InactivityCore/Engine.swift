@@ -168,7 +168,7 @@ public final class InactivityEngine: @unchecked Sendable {
 
     #if !hasFeature(Embedded)
     /// Creates an engine in LOADING, owned by its Swift references: dropping the last one closes it.
-    /// (Not in the Embedded build, which has no weak references: see Registry.Entry.)
+    /// (Not in the Embedded build, which has no weak references: see Registry.Owner.)
     /// - Parameters:
     ///   - onEvent: receives every event (see the class notes for threading).
     ///   - onClose: runs exactly once, when the engine is closed (or deinitialized).
