@@ -90,7 +90,10 @@ def main() -> int:
               f"{m.get('clocksource')}), {m.get('memory_gib')} GiB, {m.get('os')}, kernel {m.get('kernel')}")
         print(f"         {m.get('swift')}; {m.get('gcc')}; Python {m.get('python')}")
         la, lb = m.get("load_after"), m.get("load_before")
-        print(f"commit {m.get('commit')}{' (+ uncommitted changes in Sources/bindings)' if m.get('dirty_sources') else ''};"
+        # Results of an older run (bench/results*.json) keep the version they measured.
+        version = m.get("version") or ((load(os.path.join(results, "python.json")) or {}).get("binding_version"))
+        print(f"version {version or 'not recorded'}, commit {m.get('commit')}"
+              f"{' (+ uncommitted changes in Sources/bindings)' if m.get('dirty_sources') else ''};"
               f" load average before {' '.join(f'{x:.2f}' for x in lb or [])}"
               + (f", after {' '.join(f'{x:.2f}' for x in la)}" if la else ""))
 

@@ -15,7 +15,6 @@
 
 #define MAX_WORDS 32
 #define MAX_NAMES 64
-#define MAX_EVENTS 4096
 
 typedef struct {
     char name[64];
@@ -24,25 +23,17 @@ typedef struct {
 
 static FILE *out;
 static inact_engine engine;
-static inact_event events[MAX_EVENTS];
-static size_t event_count;
 static uint8_t snapshot[INACT_SNAPSHOT_MAX_SIZE];
 static size_t snapshot_length;
 static named_id scopes[MAX_NAMES], holds[MAX_NAMES];
 static char result[512];
 
-static void on_event(const inact_event *event, void *user_data) {
+/* Events are written as they come (between the op's line and its result): a call may deliver
+ * any number of them (a 1 ms tick over a long advance), and none may be dropped. */
+static void on_event(const inact_event *e, void *user_data) {
     (void)user_data;
-    if (event_count < MAX_EVENTS) events[event_count++] = *event;
-}
-
-static void flush_events(void) {
-    for (size_t i = 0; i < event_count; i++) {
-        const inact_event *e = &events[i];
-        fprintf(out, "event %d %d %d %d %d %" PRId64 " %" PRId64 " %" PRId64 "\n", e->kind, e->state,
-                e->previous_state, e->reason, e->required_auth, e->remaining_ms, e->time_ms, e->now_ms);
-    }
-    event_count = 0;
+    fprintf(out, "event %d %d %d %d %d %" PRId64 " %" PRId64 " %" PRId64 "\n", e->kind, e->state,
+            e->previous_state, e->reason, e->required_auth, e->remaining_ms, e->time_ms, e->now_ms);
 }
 
 static int64_t int_arg(char **a, int i) { return strtoll(a[i], NULL, 10); }
@@ -339,7 +330,6 @@ static void run_line(char *line) {
         strcpy(result, "unknown-op");
     }
     if (rc != INACT_OK) snprintf(result, sizeof result, "error %d %s", rc, inact_last_error());
-    flush_events();
     fprintf(out, "= %s\n", result);
 }
 

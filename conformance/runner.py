@@ -20,6 +20,8 @@ NEVER_MS = 2**63 - 1
 
 
 def ms_in(value: int) -> timedelta:
+    """Milliseconds as the binding takes a duration: NEVER for INACT_NEVER, else a timedelta
+    (which holds every duration the op lists use: up to about 2.7 million years)."""
     return ia.NEVER if value == NEVER_MS else timedelta(milliseconds=value)
 
 
@@ -96,7 +98,7 @@ class Runner:
         return "ok"
 
     def push_scope(self, e: ia.Engine, name: str, ms: str) -> str:
-        self.scopes[name] = e.push_scope(timedelta(milliseconds=int(ms)))
+        self.scopes[name] = e.push_scope(ms_in(int(ms)))
         return f"ok id={self.scopes[name]}"
 
     def pop_scope(self, e: ia.Engine, name: str) -> str:
@@ -131,9 +133,9 @@ class Runner:
             return "no-engine"
         ops: Dict[str, Callable[[], object]] = {
             "kill": self.kill,
-            "advance": lambda: e.advance(timedelta(milliseconds=int(a[0]))),
-            "freeze": lambda: e.freeze(timedelta(milliseconds=int(a[0]))),
-            "wall-jump": lambda: e.jump_wall(timedelta(milliseconds=int(a[0]))),
+            "advance": lambda: e.advance(ms_in(int(a[0]))),
+            "freeze": lambda: e.freeze(ms_in(int(a[0]))),
+            "wall-jump": lambda: e.jump_wall(ms_in(int(a[0]))),
             "start": e.start,
             "activity": lambda: e.activity(ia.ActivityKind(int(a[0]))),
             "continue": e.continue_,
@@ -143,7 +145,7 @@ class Runner:
             "biometrics-changed": e.biometrics_changed,
             "token-rotated": lambda: e.token_rotated(int(a[0])),
             "server-contact": e.server_contact,
-            "expect-interruption": lambda: e.expect_interruption(timedelta(milliseconds=int(a[0]))),
+            "expect-interruption": lambda: e.expect_interruption(ms_in(int(a[0]))),
             "device-locked": e.device_locked,
             "set-ceilings": lambda: e.set_ceilings(ceilings(a)),
             "end": lambda: e.end(ia.Reason(int(a[0]))),

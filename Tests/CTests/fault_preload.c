@@ -10,14 +10,27 @@
  * lets `skip` calls through, then fails the next `count` calls (-1: all of them) the way
  * that function fails (an error number returned, or -1 with errno). Only the test processes
  * that run with this library preloaded have the symbol; the suite finds it with dlsym.
+ *
+ * The bindings' fault tests (bindings/python, bindings/kotlin-jni) run an interpreter or a JVM
+ * under it, which have no C code to call the setter before the engine needs its thread, and
+ * whose runtimes start threads of their own. Two environment variables serve them:
+ *
+ *   INACT_TEST_FAULTS="pthread_create:0:1:11,timerfd_settime:1:-1:22"
+ *       the faults to set at load, as the setter's arguments (name:skip:count:errno)
+ *   INACT_TEST_FAULTS_FROM="libinactivity.so"
+ *       only calls made from a loaded object whose path contains this text are faulted or
+ *       counted as skipped (the JVM's own pthread_create calls pass through untouched)
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/timerfd.h>
+#include <unistd.h>
 
 typedef struct fault {
     const char *name;
@@ -34,6 +47,7 @@ static fault faults[FAULTS] = {
     {"eventfd", 0, 0, 0},
 };
 static pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
+static const char *only_from; /* INACT_TEST_FAULTS_FROM, or NULL: every caller */
 
 int inact_test_fault_set(const char *function, int skip, int count, int error);
 int inact_test_fault_set(const char *function, int skip, int count, int error) {
@@ -50,10 +64,38 @@ int inact_test_fault_set(const char *function, int skip, int count, int error) {
     return -1;
 }
 
-/* The error number this call must fail with, or 0 to pass it through. */
-static int injected(int which) {
+/* INACT_TEST_FAULTS and INACT_TEST_FAULTS_FROM, read once when the library is loaded. A
+ * malformed INACT_TEST_FAULTS ends the process: a test that meant a fault must not run without. */
+__attribute__((constructor)) static void faults_from_environment(void) {
+    const char *spec = getenv("INACT_TEST_FAULTS");
+    char name[32];
+    int skip, count, error, used;
+    only_from = getenv("INACT_TEST_FAULTS_FROM");
+    if (only_from != NULL && only_from[0] == '\0') only_from = NULL;
+    while (spec != NULL && *spec != '\0') {
+        if (sscanf(spec, "%31[a-z_]:%d:%d:%d%n", name, &skip, &count, &error, &used) != 4 ||
+            inact_test_fault_set(name, skip, count, error) != 0) {
+            fprintf(stderr, "libinact_faults.so: bad INACT_TEST_FAULTS at \"%s\"\n", spec);
+            _exit(125);
+        }
+        spec += used;
+        if (*spec == ',') spec++;
+    }
+}
+
+/* Whether the call returning to `caller` comes from the object INACT_TEST_FAULTS_FROM names. */
+static int from_chosen_caller(void *caller) {
+    Dl_info object;
+    if (only_from == NULL) return 1;
+    return dladdr(caller, &object) != 0 && object.dli_fname != NULL &&
+           strstr(object.dli_fname, only_from) != NULL;
+}
+
+/* The error number this call (returning to `caller`) must fail with, or 0 to pass it through. */
+static int injected(int which, void *caller) {
     int error = 0;
     fault *f = &faults[which];
+    if (!from_chosen_caller(caller)) return 0;
     pthread_mutex_lock(&mutex);
     if (f->count != 0) {
         if (f->skip > 0) {
@@ -75,7 +117,7 @@ static int injected(int which) {
 int pthread_create(pthread_t *thread, const pthread_attr_t *attributes,
                    void *(*start)(void *), void *argument) {
     typedef int (*real_t)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
-    int error = injected(PTHREAD_CREATE);
+    int error = injected(PTHREAD_CREATE, __builtin_return_address(0));
     if (error) return error;
     {
         NEXT(real_t, "pthread_create", real);
@@ -85,7 +127,7 @@ int pthread_create(pthread_t *thread, const pthread_attr_t *attributes,
 
 int timerfd_create(int clock, int flags) {
     typedef int (*real_t)(int, int);
-    int error = injected(TIMERFD_CREATE);
+    int error = injected(TIMERFD_CREATE, __builtin_return_address(0));
     if (error) {
         errno = error;
         return -1;
@@ -98,7 +140,7 @@ int timerfd_create(int clock, int flags) {
 
 int timerfd_settime(int fd, int flags, const struct itimerspec *value, struct itimerspec *old) {
     typedef int (*real_t)(int, int, const struct itimerspec *, struct itimerspec *);
-    int error = injected(TIMERFD_SETTIME);
+    int error = injected(TIMERFD_SETTIME, __builtin_return_address(0));
     if (error) {
         errno = error;
         return -1;
@@ -117,7 +159,7 @@ int timerfd_settime(int fd, int flags, const struct itimerspec *value, struct it
 int __timerfd_settime64(int fd, int flags, const void *value, void *old);
 int __timerfd_settime64(int fd, int flags, const void *value, void *old) {
     typedef int (*real_t)(int, int, const void *, void *);
-    int error = injected(TIMERFD_SETTIME);
+    int error = injected(TIMERFD_SETTIME, __builtin_return_address(0));
     if (error) {
         errno = error;
         return -1;
@@ -131,7 +173,7 @@ int __timerfd_settime64(int fd, int flags, const void *value, void *old) {
 
 int eventfd(unsigned int initial, int flags) {
     typedef int (*real_t)(unsigned int, int);
-    int error = injected(EVENTFD);
+    int error = injected(EVENTFD, __builtin_return_address(0));
     if (error) {
         errno = error;
         return -1;

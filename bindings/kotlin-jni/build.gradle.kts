@@ -15,6 +15,13 @@ plugins {
     id("org.jetbrains.kotlin.android") version "2.1.0"
 }
 
+// The version is gradle.properties' `version` (Gradle's own project property), the one place
+// scripts/test-packaging's versions_agree checks against the header; NativeBridge.BINDING_VERSION
+// states it to the Kotlin code (checked there too).
+check(version.toString().matches(Regex("""\d+\.\d+\.\d+"""))) {
+    "bindings/kotlin-jni/gradle.properties has no version=X.Y.Z (it has $version)"
+}
+
 // -Pinactivity.abis=x86_64 narrows the build (the emulator tests need only the emulator's ABI).
 val abis = (findProperty("inactivity.abis") as String?)?.split(",")?.map { it.trim() }
     ?: listOf("arm64-v8a", "armeabi-v7a", "x86_64")

@@ -54,6 +54,7 @@ from .errors import (
     NotFoundError,
     OfflineError,
     SnapshotError,
+    SystemResourceError,
     WeakAuthError,
     WrongClockError,
 )
@@ -96,6 +97,7 @@ __all__ = [
     "SnapshotError",
     "State",
     "Status",
+    "SystemResourceError",
     "WeakAuthError",
     "WrongClockError",
     "__version__",

@@ -12,11 +12,15 @@
     +-- WrongClockError                     a manual-clock operation on a system-clock engine
     +-- NotFoundError (LookupError)         no open scope or hold has this id
     +-- LimitError                          too many engines, scopes, holds or windows
+    +-- SystemResourceError (OSError)       the system refused the scheduler thread or its timer
     +-- InvalidHandleError                  the engine handle is not (or no longer) valid
         +-- EngineClosedError               the Python Engine was closed
 """
 
 from __future__ import annotations
+
+import re
+from typing import Optional
 
 from .enums import Status
 
@@ -31,6 +35,7 @@ __all__ = [
     "NotFoundError",
     "OfflineError",
     "SnapshotError",
+    "SystemResourceError",
     "WeakAuthError",
     "WrongClockError",
     "error_for_status",
@@ -102,6 +107,25 @@ class LimitError(InactivityError):
     """A resource limit was reached (engines, scopes, holds or windows)."""
 
 
+class SystemResourceError(InactivityError, OSError):
+    """The system refused a resource a THREAD engine on the system clock needs: its scheduler
+    thread (``pthread_create``), its timer or its wake-up channel. The engine was not created
+    and nothing of it was kept; the next creation tries again. ``message`` names the call and
+    its error (``scheduler thread: pthread_create failed: Resource temporarily unavailable
+    (errno 11)``); ``errno`` is that error number (None if the message names none), so that
+    ``except OSError`` handlers see it as they see any other refused system call.
+    """
+
+    errno: Optional[int]
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(status, message)
+        # OSError's constructor took the status for an errno: the library's message has the real one.
+        found = re.search(r"\(errno (\d+)\)", message)
+        self.errno = int(found.group(1)) if found else None
+        self.strerror = message
+
+
 class InvalidHandleError(InactivityError):
     """The engine handle is 0, forged, stale or destroyed."""
 
@@ -133,6 +157,7 @@ _BY_STATUS: dict[int, type[InactivityError]] = {
     Status.E_WEAK_AUTH: WeakAuthError,
     Status.E_OFFLINE: OfflineError,
     Status.E_CEILING: CeilingError,
+    Status.E_SYSTEM: SystemResourceError,
 }
 
 

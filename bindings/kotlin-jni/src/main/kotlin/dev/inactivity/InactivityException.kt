@@ -33,6 +33,7 @@ open class InactivityException internal constructor(
                 Status.WEAK_AUTH -> WeakAuthException(text)
                 Status.OFFLINE -> OfflineException(text)
                 Status.CEILING -> CeilingException(text)
+                Status.SYSTEM -> SystemResourceException(text)
                 Status.SNAPSHOT_TRUNCATED, Status.SNAPSHOT_CHECKSUM,
                 Status.SNAPSHOT_VERSION, Status.SNAPSHOT_INVALID,
                 -> SnapshotException(status, text)
@@ -77,6 +78,18 @@ class CeilingException internal constructor(message: String) :
 /** A resource limit was reached: engines, scopes, holds or windows (INACT_E_LIMIT). */
 class LimitException internal constructor(message: String) :
     InactivityException(Status.LIMIT, message)
+
+/**
+ * The system refused a resource a THREAD engine on the SYSTEM clock needs (INACT_E_SYSTEM): its
+ * scheduler thread (pthread_create), its timer or its wake-up channel. The engine was not
+ * created and nothing of it was kept; the next creation tries again. The message names the
+ * call and its error ("scheduler thread: pthread_create failed: Resource temporarily
+ * unavailable (errno 11)"); [errno] is that error number, null if the message names none.
+ */
+class SystemResourceException internal constructor(message: String) :
+    InactivityException(Status.SYSTEM, message) {
+    val errno: Int? = Regex("\\(errno (\\d+)\\)").find(message)?.groupValues?.get(1)?.toIntOrNull()
+}
 
 /**
  * A snapshot was rejected: [status] says whether it was truncated, failed its checksum, has
