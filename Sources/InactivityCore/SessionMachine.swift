@@ -323,10 +323,13 @@ struct SessionMachine {
         get { present.contains(.backgroundSince) ? rawBackgroundSince : nil }
         set { rawBackgroundSince = present.store(newValue, .backgroundSince) ?? 0 }
     }
-    /// In the side allocation: only hosts that report visible windows start a grace.
+    /// Its value in the side allocation: only hosts that report visible windows start a grace.
     private(set) var hiddenSince: Int64? {
-        get { rare.value.hiddenSince }
-        set { if newValue != nil || rare.isAllocated { rare.value.hiddenSince = newValue } }
+        get { present.contains(.hiddenSince) ? rare.value.rawHiddenSince : nil }
+        set {
+            if let newValue { rare.value.rawHiddenSince = newValue }
+            present.set(.hiddenSince, newValue != nil)
+        }
     }
 
     private(set) var scopes: [(id: UInt64, idleMs: Int64)] {
@@ -374,8 +377,9 @@ struct SessionMachine {
     private var rawBackgroundSince: Int64 = 0
     private var rawLastBootID: UInt64 = 0
     /// The fields few sessions use (scopes, holds, an announced interruption, the countdown of
-    /// WARNING, refresh-token generations): in a side allocation made when one of them first takes a value (Storage.swift).
-    /// Setting an Optional of them to nil before then allocates nothing.
+    /// WARNING, refresh-token generations, the administrator's ceilings, the hidden-grace start):
+    /// in a side allocation made when one of them first takes a value (Storage.swift). Setting
+    /// an Optional of them to nil before then allocates nothing.
     private var rare = Side<MachineRare>()
 
     // The one-byte fields last, together: the fields are laid out in this order, and these fill

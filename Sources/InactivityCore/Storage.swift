@@ -43,6 +43,8 @@ struct Present: OptionSet {
     static let lastContactAt = Present(rawValue: 1 << 3)
     static let backgroundSince = Present(rawValue: 1 << 4)
     static let lastBootID = Present(rawValue: 1 << 5)
+    /// Its value is in the side allocation (`MachineRare.rawHiddenSince`).
+    static let hiddenSince = Present(rawValue: 1 << 6)
 }
 
 extension OptionSet {
@@ -122,7 +124,7 @@ struct MachineRare: SideFields {
     /// The administrator's ceilings, nil until the first `set_ceilings` (most engines have none):
     /// the default ones then apply.
     var ceilings: Shared<PolicyCeilings>?
-    /// The hidden-grace start (see `SessionMachine.hiddenSince`): only hosts that report visible
-    /// windows have one. Its own presence: nil is "no grace running".
-    var hiddenSince: Int64?
+    /// The hidden-grace start's value (see `SessionMachine.hiddenSince`; its presence bit stays
+    /// in the machine): only hosts that report visible windows start a grace.
+    var rawHiddenSince: Int64 = 0
 }
