@@ -34,17 +34,12 @@ public enum SystemClock {
 
     /// The monotonic clock in milliseconds (floor): a vDSO read, no lock, no allocation.
     @inline(__always)
-    public static func monotonicMs() -> Int64 {
-        var ts = timespec()
-        clock_gettime(monotonicID, &ts)
-        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
-    }
+    public static func monotonicMs() -> Int64 { inactivity_monotonic_ms(monotonicID) }
 
-    public static func wallMs() -> Int64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
-    }
+    /// The wall clock in milliseconds since 1970 (floor), in 64-bit seconds on every target: on
+    /// a 32-bit time_t (armeabi-v7a) through the kernel's 64-bit-time call, so it stays right
+    /// after January 2038 (CInactivityPlatform's time helpers).
+    public static func wallMs() -> Int64 { inactivity_wall_ms() }
 
     /// The kernel's boot id (a hash of /proc/sys/kernel/random/boot_id). Where it cannot be
     /// read, a hash of the boot instant by the wall clock to the minute: a wall-clock change

@@ -211,9 +211,8 @@ private final class Waiter {
         if timerFD >= 0 { return }
         let timer = timerfd_create(CLOCK_BOOTTIME, Int32(TFD_CLOEXEC | TFD_NONBLOCK))
         guard timer >= 0 else { throw systemError("timerfd_create(CLOCK_BOOTTIME)", inactivity_errno()) }
-        var disarmed = itimerspec()
-        guard timerfd_settime(timer, Int32(TFD_TIMER_ABSTIME), &disarmed, nil) == 0 else {
-            let code = inactivity_errno()
+        let code = inactivity_timerfd_set_abs_ms(timer, -1)   // disarmed
+        guard code == 0 else {
             close(timer)
             throw systemError("timerfd_settime", code)
         }
@@ -230,15 +229,8 @@ private final class Waiter {
     /// Arms the timer at `at` (absolute CLOCK_BOOTTIME ms), or disarms it. 0, or the errno of
     /// the failure.
     func setDeadline(_ at: Int64?) -> Int32 {
-        var spec = itimerspec()
-        if let at {
-            let ms = max(at, 0)
-            // .init: time_t is Int64 on 32-bit ARM too (64-bit time_t, scripts/build-embedded).
-            spec.it_value.tv_sec = .init(ms / 1000)
-            spec.it_value.tv_nsec = .init(ms % 1000 * 1_000_000)
-            if ms == 0 { spec.it_value.tv_nsec = 1 }   // 0 would disarm; 1 ns is in the past
-        }
-        return timerfd_settime(timerFD, Int32(TFD_TIMER_ABSTIME), &spec, nil) == 0 ? 0 : inactivity_errno()
+        // 64-bit seconds on every target (CInactivityPlatform's time helpers); -1 disarms.
+        inactivity_timerfd_set_abs_ms(timerFD, at.map { max($0, 0) } ?? -1)
     }
 
     /// In a forked child: the descriptors are the parent's timer and channel (closing this

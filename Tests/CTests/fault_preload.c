@@ -2,8 +2,8 @@
  * fault_preload.c -- libinact_faults.so, an LD_PRELOAD interposer for the platform-fault
  * tests (test_platform_faults.c). It stands in front of the libc functions the scheduler
  * thread needs (pthread_create, timerfd_create, timerfd_settime and on 32-bit glibc its 64-bit
- * time twin, eventfd) and passes every call through to libc, except the ones a test asked to
- * fail:
+ * time twin, on 32-bit ARM and x86 the timerfd_settime64 system call, eventfd) and passes every
+ * call through to libc, except the ones a test asked to fail:
  *
  *   inact_test_fault_set("pthread_create", skip, count, EAGAIN)
  *
@@ -25,6 +25,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,6 +168,32 @@ int __timerfd_settime64(int fd, int flags, const void *value, void *old) {
     {
         NEXT(real_t, "__timerfd_settime64", real);
         return real(fd, flags, value, old);
+    }
+}
+#endif
+
+#if defined(__linux__) && (defined(__arm__) || defined(__i386__))
+/* 32-bit ARM and x86: a library whose time helpers take the kernel's 64-bit-time system calls
+ * (a 32-bit time_t, or scripts/build-embedded --time64-syscalls) sets its timer with
+ * syscall(411) (timerfd_settime64, inactivity_platform.h): the same fault applies. */
+long syscall(long number, ...) {
+    typedef long (*real_t)(long, ...);
+    long a[6];
+    int i;
+    va_list ap;
+    va_start(ap, number);
+    for (i = 0; i < 6; i++) a[i] = va_arg(ap, long); /* as libc's syscall reads them */
+    va_end(ap);
+    if (number == 411) {
+        int error = injected(TIMERFD_SETTIME, __builtin_return_address(0));
+        if (error) {
+            errno = error;
+            return -1;
+        }
+    }
+    {
+        NEXT(real_t, "syscall", real);
+        return real(number, a[0], a[1], a[2], a[3], a[4], a[5]);
     }
 }
 #endif

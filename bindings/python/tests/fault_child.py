@@ -28,9 +28,17 @@ WAIT = 20.0  # seconds: a bound for a loaded machine, not a timing expectation
 SHORT = Policy(idle_timeout=0.4, warning=0.2, tick=0)
 
 
-def threads() -> int:
-    """The process's native threads (the scheduler thread is not a Python thread)."""
-    return len(os.listdir("/proc/self/task"))
+def threads(name: str = "") -> int:
+    """The process's native threads (the scheduler thread is not a Python thread); only those
+    called `name` if given (the library names its scheduler thread "inactivity")."""
+    count = 0
+    for task in os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{task}/comm") as comm:
+                count += not name or comm.read().strip() == name
+        except OSError:
+            pass  # the thread ended meanwhile
+    return count
 
 
 class Events:
@@ -87,6 +95,7 @@ def create_fails() -> Dict[str, Any]:
             "errno": getattr(error, "errno", None),
         }
     out["threads_left"] = threads() - before
+    out["scheduler_threads"] = threads("inactivity")
     # An engine that needs no scheduler goes on.
     manual.advance(0.2)
     out["manual_states"] = manual_events.states()
@@ -96,6 +105,7 @@ def create_fails() -> Dict[str, Any]:
         engine.start()
         at = events.wait_state(State.WARNING)
         out["retry_warning_on_scheduler_thread"] = at >= 0 and events.threads[at] != threading.get_ident()
+        out["retry_scheduler_threads"] = threads("inactivity")
     manual.close()
     out["faults"] = faults()
     return out

@@ -79,9 +79,10 @@ def test_engine_without_its_thread_or_timer_is_not_created_and_the_next_creation
     assert call in create["message"], create
     assert f"{os.strerror(error)} (errno {error})" in create["message"], create
     assert create["errno"] == error
-    assert seen["threads_left"] == 0, "a failed creation left a thread"
+    assert seen["threads_left"] == 0 and seen["scheduler_threads"] == 0, "a failed creation left a thread"
     assert seen["manual_states"] == ["ACTIVE", "WARNING"], "the manual-clock engine stopped deciding"
     assert seen["retry_warning_on_scheduler_thread"], seen
+    assert seen["retry_scheduler_threads"] == 1, "one scheduler thread for the engine that was created"
     if call != "timerfd_settime":  # a creation error, not a fault of a timer that was had
         assert seen["faults"] == {"degraded": False, "failures": 0, "last_errno": 0}
 

@@ -1,5 +1,6 @@
 package dev.inactivity
 
+import java.io.File
 import kotlin.system.exitProcess
 import kotlin.time.Duration
 import kotlin.time.Duration.Companion.milliseconds
@@ -24,6 +25,15 @@ object FaultChild {
     private val short = Policy.defaults().copy(idleTimeout = 400.milliseconds, warning = 200.milliseconds, tick = Duration.ZERO)
 
     private fun say(key: String, value: Any?) = println("$key=$value")
+
+    /**
+     * The library's scheduler threads: the native name it gives them ("inactivity"), or the
+     * glue's Java name once attached ("inactivity-native", cut to 15 bytes), not the binding's
+     * own "inactivity-cleaner".
+     */
+    private fun schedulerThreads(): Int = File("/proc/self/task").listFiles().orEmpty().count { task ->
+        runCatching { File(task, "comm").readText().trim() in setOf("inactivity", "inactivity-nati") }.getOrDefault(false)
+    }
 
     private fun faults(): String = InactivityEngine.schedulerFaults.let { "${it.degraded},${it.failures},${it.lastErrno}" }
 
@@ -57,7 +67,8 @@ object FaultChild {
             say("message", e.message)
             say("errno", (e as? SystemResourceException)?.errno)
         }
-        // No scheduler thread came to the JVM (it attaches the thread at its first event).
+        // No scheduler thread was left, none came to the JVM (the glue attaches it at its first event).
+        say("scheduler_threads", schedulerThreads())
         say("attached", NativeBridge.attachCount() - attaches)
         manual.advanceClock(200.milliseconds) // an engine that needs no scheduler goes on
         say("manual_states", manualRec.states())
@@ -66,6 +77,7 @@ object FaultChild {
             engine.start()
             val at = rec.waitState(SessionState.WARNING)
             say("retry_warning_on_scheduler_thread", at >= 0 && rec.threads[at] !== Thread.currentThread())
+            say("retry_scheduler_threads", schedulerThreads())
         }
         manual.close()
         say("faults", faults())

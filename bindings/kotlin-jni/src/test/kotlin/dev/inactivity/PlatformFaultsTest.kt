@@ -54,9 +54,11 @@ class PlatformFaultsTest {
         val message = seen.getValue("message")
         assertTrue(message, call in message && "$strerror (errno $errno)" in message)
         assertEquals("$errno", seen["errno"])
+        assertEquals("a failed creation left a scheduler thread", "0", seen["scheduler_threads"])
         assertEquals("a failed creation attached a thread", "0", seen["attached"])
         assertEquals("the manual-clock engine stopped deciding", "ACTIVE,WARNING", seen["manual_states"])
         assertEquals(seen.toString(), "true", seen["retry_warning_on_scheduler_thread"])
+        assertEquals("one scheduler thread for the engine that was created", "1", seen["retry_scheduler_threads"])
         // A creation error, not a fault of a timer that was had.
         if (call != "timerfd_settime") assertEquals("false,0,0", seen["faults"])
     }
