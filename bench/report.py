@@ -377,6 +377,50 @@ def main() -> int:
                   "emulator times, not a phone's")
         out["embedded_cold_qemu"] = cq
 
+    # ---- lock ------------------------------------------------------------------------------
+    lock_files = sorted(glob.glob(os.path.join(results, "lock_*_*.json")))
+    if lock_files or skipped(results, "lock"):
+        t.section("Word lock under contention (bench/lock; median of rounds; ratio: word / pthread mutex, same run)")
+        if not lock_files:
+            t.row("not measured", skipped(results, "lock") or "no output")
+        variants: Dict[str, List[Dict[str, Any]]] = {}
+        for path in lock_files:
+            v = os.path.basename(path)[len("lock_"):].rsplit("_", 1)[0]
+            variants.setdefault(v, []).append(load(path))
+        order = sorted(variants, key=lambda v: (v != "head", v))
+        lock_out: Dict[str, Any] = {}
+        loads = [("one_1", "1 thread, 1 lock", ""), ("one_2", "2 threads, 1 lock", ""),
+                 ("one_4", "4 threads, 1 lock", ""), ("cross", "cross: 4 locks x 2 threads, sleeping holders", ""),
+                 ("cross", "cross: 2 threads on locks of their own, beside them", "solo_")]
+        for v in order:
+            runs = variants[v]
+            label = "this checkout" if v == "head" else v
+            per: Dict[str, Any] = {}
+            for key, name, prefix in loads:
+                fig = {}
+                for kind in ("word", "pthread"):
+                    fig[kind] = {f: med([r[f"{key}_{kind}"][prefix + f] for r in runs])
+                                 for f in ("ops_per_s", "cpu_ns_per_op", "wakeups_per_1k")}
+                w, p = fig["word"], fig["pthread"]
+                t.row(f"{label}: {name}",
+                      f"{w['cpu_ns_per_op']:,.1f} CPU ns/op",
+                      f"{w['cpu_ns_per_op'] / p['cpu_ns_per_op']:.2f}x pthread ({p['cpu_ns_per_op']:,.1f}); "
+                      f"{w['wakeups_per_1k']:.1f} wake-ups/1k ops (pthread {p['wakeups_per_1k']:.1f}); "
+                      f"{w['ops_per_s'] / 1e6:.2f} M ops/s (pthread {p['ops_per_s'] / 1e6:.2f})")
+                per[prefix + key] = fig
+            per["rounds"] = len(runs)
+            per["load"] = [r["load"] for r in runs]
+            lock_out[v] = per
+        if "head" in variants:
+            h = lock_out["head"]
+            for v in order[1:]:
+                for key, name, prefix in loads:
+                    a, b = h[prefix + key]["word"], lock_out[v][prefix + key]["word"]
+                    t.row(f"this checkout vs {v}: {name}", f"{a['cpu_ns_per_op'] / b['cpu_ns_per_op']:.2f}x CPU/op",
+                          f"wake-ups {a['wakeups_per_1k']:.1f} vs {b['wakeups_per_1k']:.1f} per 1k ops; "
+                          f"{a['ops_per_s'] / b['ops_per_s']:.2f}x ops/s")
+        out["lock"] = lock_out
+
     # ---- Targets ---------------------------------------------------------------------------
     t.section("Targets")
     for x in t.targets:

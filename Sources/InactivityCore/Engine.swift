@@ -241,8 +241,8 @@ extension InactivityEngine {
     /// Runs `body` on the engine's fields under its lock.
     @inline(__always)
     private func withCore<R, E: Error>(_ body: (inout Core) throws(E) -> R) throws(E) -> R {
-        coreLock.lock()
-        defer { coreLock.unlock() }
+        coreLock.lock(ObjectIdentifier(self))
+        defer { coreLock.unlock(ObjectIdentifier(self)) }
         return try body(&core)
     }
 
