@@ -355,7 +355,11 @@ def main() -> int:
                             ("embedded_dlopen_loaded", "Embedded, dlopen by path, stopped once loaded"),
                             ("embedded_loaded", "Embedded, stopped at main (library loaded)"),
                             ("embedded_host", "Embedded, stopped after create (HOST delivery)"),
-                            ("embedded_thread", "Embedded, stopped after create (scheduler thread)")):
+                            ("embedded_thread", "Embedded, stopped after create (scheduler thread)"),
+                            ("embedded_base", "baseline Embedded library (BENCH_COLD_BASE), same run"),
+                            ("embedded_base_dlopen", "baseline Embedded, loaded by path (dlopen)"),
+                            ("embedded_base_host", "baseline Embedded, stopped after create (HOST)"),
+                            ("embedded_base_thread", "baseline Embedded, stopped after create (thread)")):
             if label in c_ms:
                 v, x = c_ms[label]["decision"], c_ms[label]["exit"]
                 t.row(f"cold start, x86_64: {name}", f"{v['median']:.3f} ms",
@@ -363,6 +367,11 @@ def main() -> int:
                       ("" if label == "empty" else f"; {v['median'] - empty:+.3f} ms over the empty program") +
                       f"; to exit {x['median']:.3f} ms",
                       s if label == "embedded" else "")
+        for label in ("embedded", "embedded_base", "embedded_dlopen", "embedded_base_dlopen"):
+            st = cold.get("stages_us", {}).get(label)
+            if st:
+                t.row(f"cold start stages, {label} (µs, median)", f"{sum(x['median'] for x in st.values()):.0f}",
+                      ", ".join(f"{k} {x['median']:.1f}" for k, x in st.items()))
         t.row("cold start: load average", " ".join(f"{x:.2f}" for x in cold.get("load_before", [])),
               "before; after: " + " ".join(f"{x:.2f}" for x in cold.get("load_after", [])))
         out["embedded_cold_x86_64"] = cold

@@ -21,7 +21,11 @@
 // may now fire up to a second late, how often setting the timer failed and the last errno.
 // A child made by fork() has the
 // scheduler's memory but not its thread, and shares the parent's timerfd: it forgets both and
-// starts its own at its first THREAD engine or deadline.
+// starts its own at its first THREAD engine or deadline. It knows it is a child by a counter
+// that a pthread_atfork child handler increments (no getpid system call on every engine
+// creation and arm). fork() runs that handler; a child made with _Fork() or a raw clone does
+// not, and like any child of a multithreaded process it may call only async-signal-safe
+// functions (not this library) until it execs.
 //
 // Waiting (the only platform-specific part, `Waiter` below) never depends on the wall clock:
 //   Linux, Android  a timerfd of CLOCK_BOOTTIME with an absolute expiry (the sleep counts deep
@@ -32,6 +36,7 @@
 // so a wait that ends early or late only costs a loop turn or a delay, never a wrong decision.
 
 import CInactivityPlatform
+import Synchronization
 
 final class Scheduler: @unchecked Sendable {
     static let shared = Scheduler()
@@ -52,11 +57,18 @@ final class Scheduler: @unchecked Sendable {
         /// Failed attempts to set the timer since the process started, and the last one's errno.
         var timerFailures: UInt64 = 0
         var timerLastErrno: Int32 = 0
-        /// The process that started the thread and owns the waiter's resources. A child made by
-        /// fork() has this memory (and the parent's engines) but not the thread, and shares the
-        /// parent's timerfd: it starts its own at its first engine or arm.
-        var owner: pid_t = 0
+        /// The fork generation (`Scheduler.forks`) of the process that started the thread and
+        /// owns the waiter's resources. A child made by fork() has this memory (and the parent's
+        /// engines) but not the thread, and shares the parent's timerfd: it starts its own at its
+        /// first engine or arm.
+        var owner: UInt32 = 0
+        /// The fork handler is registered (once per process; a forked child inherits it).
+        var watchingForks = false
     }
+
+    /// How many fork()s led to this process: incremented in the child by the pthread_atfork
+    /// handler, so that the scheduler learns it runs in a child without asking the kernel.
+    private static let forks = Atomic<UInt32>(0)
 
     private let state = Locked(State())
     /// Touched only under `state`'s lock, except `wait` (by the scheduler thread alone).
@@ -123,17 +135,26 @@ final class Scheduler: @unchecked Sendable {
     }
 
     private func start(_ s: inout State) throws(InactivityError) {
+        if !s.watchingForks {
+            let rc = pthread_atfork(nil, nil, { Scheduler.forks.wrappingAdd(1, ordering: .relaxed) })
+            guard rc == 0 else { throw systemError("pthread_atfork", rc) }
+            s.watchingForks = true
+        }
+        // The registry's one mapping before the thread exists: mmap holds the address space's
+        // lock for writing, which would stall the new thread faulting in its stack on the other
+        // CPU (the registry is needed by this very creation anyway).
+        _ = Registry.shared
         try waiter.prepare()
         try startThread()
         s.running = true
-        s.owner = getpid()
+        s.owner = Scheduler.forks.load(ordering: .relaxed)
     }
 
     /// In a child made by fork() while the thread ran: forgets the thread (it is not in this
     /// process) and the inherited timer and wake-up descriptors. True when it did.
     @discardableResult
     private func forgetIfForked(_ s: inout State) -> Bool {
-        guard s.running, s.owner != getpid() else { return false }
+        guard s.running, s.owner != Scheduler.forks.load(ordering: .relaxed) else { return false }
         s.running = false
         s.timerAt = nil
         waiter.forgetInheritedResources()
@@ -206,11 +227,18 @@ private func systemError(_ call: String, _ code: Int32) -> InactivityError {
 private final class Waiter {
     private var timerFD: Int32 = -1
     private var wakeFD: Int32 = -1
+    /// The timer is known to be disarmed (the last setting that succeeded was a disarm), so that
+    /// disarming it again is no system call: the new thread's first turn, and its last when the
+    /// last engine leaves, find nothing to wait for.
+    private var disarmed = false
 
     func prepare() throws(InactivityError) {
         if timerFD >= 0 { return }
         let timer = timerfd_create(CLOCK_BOOTTIME, Int32(TFD_CLOEXEC | TFD_NONBLOCK))
         guard timer >= 0 else { throw systemError("timerfd_create(CLOCK_BOOTTIME)", inactivity_errno()) }
+        // A new timerfd is disarmed already; this setting (a disarm) is the check that the timer
+        // can be set at all, so that a platform refusing it fails the creation (INACT_E_SYSTEM)
+        // instead of leaving a scheduler that degrades at its first deadline.
         let code = inactivity_timerfd_set_abs_ms(timer, -1)   // disarmed
         guard code == 0 else {
             close(timer)
@@ -224,13 +252,17 @@ private final class Waiter {
         }
         timerFD = timer
         wakeFD = wake
+        disarmed = true
     }
 
     /// Arms the timer at `at` (absolute CLOCK_BOOTTIME ms), or disarms it. 0, or the errno of
     /// the failure.
     func setDeadline(_ at: Int64?) -> Int32 {
+        if at == nil && disarmed { return 0 }
         // 64-bit seconds on every target (CInactivityPlatform's time helpers); -1 disarms.
-        inactivity_timerfd_set_abs_ms(timerFD, at.map { max($0, 0) } ?? -1)
+        let code = inactivity_timerfd_set_abs_ms(timerFD, at.map { max($0, 0) } ?? -1)
+        disarmed = code == 0 && at == nil   // after a failure the timer's state is not known
+        return code
     }
 
     /// In a forked child: the descriptors are the parent's timer and channel (closing this
@@ -240,6 +272,7 @@ private final class Waiter {
         if wakeFD >= 0 { close(wakeFD) }
         timerFD = -1
         wakeFD = -1
+        disarmed = false
     }
 
     func wakeNow() {

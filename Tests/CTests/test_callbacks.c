@@ -219,6 +219,66 @@ TEST(destroy_from_inside_the_callback_takes_effect_when_it_returns) {
     recorder_deinit(&rec);
 }
 
+/* The slot a destroy inside the callback frees serves a new engine made in that same callback;
+ * the destroyed engine's finalization, when the callback returns, must not touch it. */
+typedef struct reuse_probe {
+    recorder *next_rec;
+    inact_engine next;
+    int32_t destroy_status, create_status;
+} reuse_probe;
+
+static void destroy_and_create_on_warning(recorder *rec, const inact_event *event) {
+    reuse_probe *probe = (reuse_probe *)rec->hook_context;
+    inact_config config;
+    inact_policy policy = test_policy();
+    if (event->kind != INACT_EVENT_STATE_CHANGED || event->state != INACT_STATE_WARNING) return;
+    probe->destroy_status = inact_destroy(event->engine);
+    inact_config_init(&config);
+    config.clock = INACT_CLOCK_MANUAL;
+    config.delivery = INACT_DELIVERY_HOST;
+    probe->create_status = inact_engine_create(&config, &policy, recorder_callback, probe->next_rec,
+                                               recorder_free, &probe->next);
+}
+
+TEST(a_slot_freed_by_destroy_in_the_callback_serves_a_new_engine_made_there) {
+    recorder rec, next_rec;
+    reuse_probe probe;
+    inact_policy policy = test_policy();
+    inact_engine engine;
+    int32_t state = -1;
+    recorder_init(&rec);
+    recorder_init(&next_rec);
+    memset(&probe, 0, sizeof probe);
+    probe.next_rec = &next_rec;
+    rec.hook = destroy_and_create_on_warning;
+    rec.hook_context = &probe;
+    engine = make_manual_engine(&rec, &policy, INACT_DELIVERY_HOST);
+    REQUIRE_OK(inact_start(engine));
+    (void)inact_clock_advance(engine, 50000);
+    CHECK_STATUS(probe.destroy_status, INACT_OK);
+    REQUIRE_OK(probe.create_status);
+    /* the same slot (its low half), a new generation */
+    CHECK_EQ_U64(probe.next & 0xFFFFFFFFu, engine & 0xFFFFFFFFu);
+    CHECK(probe.next != engine);
+    CHECK_EQ(recorder_frees(&rec), 1);
+    CHECK_STATUS(inact_get_state(engine, &state), INACT_E_INVALID_HANDLE);
+    CHECK_STATUS(inact_activity(engine, INACT_ACTIVITY_TOUCH_DOWN), INACT_E_INVALID_HANDLE);
+    /* the new engine is whole: its handle, its fast path, its user data */
+    CHECK_EQ(recorder_frees(&next_rec), 0);
+    CHECK_EQ(state_of(probe.next), INACT_STATE_LOADING);
+    REQUIRE_OK(inact_start(probe.next));
+    REQUIRE_OK(inact_activity(probe.next, INACT_ACTIVITY_TOUCH_DOWN));
+    REQUIRE_OK(inact_clock_advance(probe.next, 50000));
+    CHECK_EQ(state_of(probe.next), INACT_STATE_WARNING);
+    CHECK_EQ(recorder_count(&next_rec), 2);
+    CHECK_STATUS(inact_destroy(engine), INACT_E_INVALID_HANDLE);
+    CHECK_EQ(state_of(probe.next), INACT_STATE_WARNING);
+    REQUIRE_OK(inact_destroy(probe.next));
+    CHECK_EQ(recorder_frees(&next_rec), 1);
+    recorder_deinit(&next_rec);
+    recorder_deinit(&rec);
+}
+
 static int heap_frees;
 static void free_heap_recorder(void *user_data) {
     recorder *rec = (recorder *)user_data;

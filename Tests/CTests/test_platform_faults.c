@@ -330,11 +330,29 @@ TEST(a_degraded_timer_fires_at_most_a_second_late) {
     recorder_deinit(&rec);
 }
 
+/* In a forked process: a new THREAD engine of its own gets its WARNING from a scheduler thread.
+ * 0, or the exit code of the step that failed (2 create, 3 start, 4 no WARNING, 5 another
+ * state, 7 destroy). */
+static int new_engine_gets_its_warning(void) {
+    recorder rec;
+    inact_engine engine = 0;
+    int code;
+    recorder_init(&rec);
+    if (create_thread_engine(&rec, &engine) != INACT_OK) return 2;
+    if (inact_start(engine) != INACT_OK) return 3;
+    if (recorder_wait(&rec, 2, generous_ms()) < 2) return 4;
+    if (recorder_at(&rec, 1).event.state != INACT_STATE_WARNING) return 5;
+    code = inact_destroy(engine) == INACT_OK ? 0 : 7;
+    recorder_deinit(&rec);
+    return code;
+}
+
 TEST(thread_engines_work_in_a_forked_child) {
     /* fork() copies the scheduler's memory (running, the heap, the parent's engines) but not
      * its thread, and the child shares the parent's timerfd. The child starts its own thread:
      * its new engines and the copies of the parent's get their timers, and the parent's timers
-     * are not disturbed. (Forking while another thread is inside a library call is not
+     * are not disturbed, and a fork of that child gets a thread of its own again. (Forking
+     * while another thread is inside a library call is not
      * supported, as with any library that takes locks: let the scheduler thread sleep first.) */
     recorder parent_rec;
     inact_engine parent_engine = 0;
@@ -349,22 +367,28 @@ TEST(thread_engines_work_in_a_forked_child) {
     pid = fork();
     REQUIRE(pid >= 0);
     if (pid == 0) {
-        recorder rec;
-        inact_engine engine = 0;
-        recorder_init(&rec);
-        if (create_thread_engine(&rec, &engine) != INACT_OK) _exit(2);
-        if (inact_start(engine) != INACT_OK) _exit(3);
-        if (recorder_wait(&rec, 2, generous_ms()) < 2) _exit(4);
-        if (recorder_at(&rec, 1).event.state != INACT_STATE_WARNING) _exit(5);
+        inact_engine idle = 0;
+        int code = new_engine_gets_its_warning();
+        if (code != 0) _exit(code);
         if (recorder_wait(&parent_rec, 2, generous_ms()) < 2) _exit(6); /* the copied engine */
-        if (inact_destroy(engine) != INACT_OK || inact_destroy(parent_engine) != INACT_OK) _exit(7);
-        _exit(0);
+        if (inact_destroy(parent_engine) != INACT_OK) _exit(7);
+        /* A fork of the child: the grandchild must see that the thread the child started (with
+         * an engine that has no deadline, so that it sleeps) is not in it either. */
+        if (create_thread_engine(NULL, &idle) != INACT_OK) _exit(8);
+        sleep_ms(20);
+        pid = fork();
+        if (pid < 0) _exit(9);
+        if (pid == 0) _exit(new_engine_gets_its_warning());
+        if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) _exit(10);
+        if (WEXITSTATUS(status) != 0) _exit(10 + WEXITSTATUS(status));
+        _exit(inact_destroy(idle) == INACT_OK ? 0 : 7);
     }
     REQUIRE(waitpid(pid, &status, 0) == pid);
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
         harness_fail(__FILE__, __LINE__,
                      "the forked child failed (status %#x; exit 4: its own engine got no "
-                     "WARNING, 6: the engine copied from the parent got none)", status);
+                     "WARNING, 6: the engine copied from the parent got none, 14: the "
+                     "grandchild's engine got none)", status);
     CHECK(recorder_wait(&parent_rec, 2, generous_ms()) >= 2);
     CHECK_EQ(recorder_at(&parent_rec, 1).event.state, INACT_STATE_WARNING);
     REQUIRE_OK(inact_destroy(parent_engine));

@@ -30,6 +30,14 @@
  * A command that exits non-zero or ends without its byte stops the driver: a figure measured on
  * a failed restore is a lie. The empty baseline (scripts/bench writes it) is a C program that
  * writes the byte first thing in main: the process floor measured the same way.
+ *
+ * Where the time goes, inside the process: the decision byte is followed, in the same write, by
+ * the CLOCK_MONOTONIC readings the program took on its way (struct cold_record: the top of main,
+ * the library loaded by dlopen (cold_start_dlopen only), the snapshot read, the engine created, the snapshot restored, the state read; 0 for a stage it
+ * did not reach). CLOCK_MONOTONIC is one clock for every process, so the driver, which read it
+ * just before posix_spawn, splits each run into its stages and prints their medians: a change is
+ * judged by the delta of the stage it touches, not by process totals that the machine's noise
+ * moves by more than the change. Reading the clock (the vDSO) costs tens of nanoseconds.
  */
 #define _GNU_SOURCE 1
 #include <errno.h>
@@ -42,6 +50,20 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+/* The stages a measured program reports after its decision byte (shared with the driver and
+ * with the empty programs of scripts/bench, which fill in `main` only). */
+enum { COLD_MAIN, COLD_DLOPEN_DONE, COLD_READ, COLD_CREATE, COLD_RESTORE, COLD_STATE, COLD_STAGES };
+struct cold_record {
+    char byte;                      /* 'D': the decision */
+    int64_t ns[COLD_STAGES];        /* CLOCK_MONOTONIC at each stage, 0 when not reached */
+} __attribute__((packed));
+
+static int64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
 
 #ifndef COLD_DRIVER
 #include "inactivity.h"
@@ -84,11 +106,13 @@ static int fail(const char *what, int32_t status) {
     return 1;
 }
 
-/* The decision is known: tell the driver. Run by hand there is nobody to tell. */
+static struct cold_record record = {'D', {0}};
+
+/* The decision is known: tell the driver, with the stage readings. Run by hand there is nobody
+ * to tell. */
 static int decided(void) {
     const char *fd = getenv("COLD_DECISION_FD");
-    char byte = 'D';
-    if (!fd || write(atoi(fd), &byte, 1) == 1) return 0;
+    if (!fd || write(atoi(fd), &record, sizeof record) == (ssize_t)sizeof record) return 0;
     perror("cold_start: write to COLD_DECISION_FD");
     return 1;
 }
@@ -112,8 +136,10 @@ int main(int argc, char **argv) {
     int32_t rc, state = -1, reason = -1;
     const char *stage;
     FILE *f;
+    record.ns[COLD_MAIN] = now_ns();
 #ifdef COLD_DLOPEN
     if (argc < 2 || load_library(argv[1]) != 0) return 1;
+    record.ns[COLD_DLOPEN_DONE] = now_ns();
     argc--;
     argv++;
 #endif
@@ -133,10 +159,12 @@ int main(int argc, char **argv) {
         inact_config_init(&config);
         config.delivery = INACT_DELIVERY_HOST;
         if ((rc = inact_engine_create(&config, &policy, NULL, NULL, NULL, &engine)) != INACT_OK) return fail("create", rc);
+        record.ns[COLD_CREATE] = now_ns();
         return decided();
     }
     if (argc == 3 && strcmp(stage, "thread") == 0) {
         if ((rc = inact_engine_create(NULL, &policy, NULL, NULL, NULL, &engine)) != INACT_OK) return fail("create", rc);
+        record.ns[COLD_CREATE] = now_ns();
         return decided();
     }
     if (argc < 2 || argc > 3 || strcmp(stage, "full") != 0) {
@@ -147,11 +175,15 @@ int main(int argc, char **argv) {
     if (!f) return 1;
     n = fread(bytes, 1, sizeof bytes, f);
     fclose(f);
+    record.ns[COLD_READ] = now_ns();
     /* An app's cold start: the default config (system clock, thread delivery), then the snapshot. */
     if ((rc = inact_engine_create(NULL, &policy, NULL, NULL, NULL, &engine)) != INACT_OK) return fail("create", rc);
+    record.ns[COLD_CREATE] = now_ns();
     if ((rc = inact_restore(engine, bytes, n)) != INACT_OK) return fail("restore", rc);
+    record.ns[COLD_RESTORE] = now_ns();
     if ((rc = inact_get_state(engine, &state)) != INACT_OK) return fail("state", rc);
     if ((rc = inact_get_reason(engine, &reason)) != INACT_OK) return fail("reason", rc);
+    record.ns[COLD_STATE] = now_ns();
     if (state != INACT_STATE_ACTIVE || reason != INACT_REASON_RESTORED) {
         fprintf(stderr, "cold_start: restored state %d reason %d, expected ACTIVE/RESTORED\n", state, reason);
         return 1;
@@ -163,12 +195,6 @@ int main(int argc, char **argv) {
 extern char **environ;
 enum { DECISION_FD = 3 };          /* the child's end of the driver's pipe */
 static char **child_environment;   /* environ + COLD_DECISION_FD=3 */
-
-static int64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 static int cmp(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
@@ -188,15 +214,21 @@ static void print_load(const char *name) {
 }
 
 enum { MAX_COMMANDS = 16 };
+/* The stages of one run, in µs: spawn to main, each stage the program reached from the one
+ * before, and its last reading to the driver's wake-up (the pipe's latency). */
+enum { STAGE_TO_MAIN, STAGE_TO_DRIVER = COLD_STAGES, STAGE_SLOTS };
+static const char *const stage_names[STAGE_SLOTS] = {"to_main", "dlopen", "read", "create", "restore", "state", "to_driver"};
 
-/* One run of `command`: fd 3 of the child is the write end of a fresh pipe. Returns 0 and the two
- * intervals in ms, or -1 (reported) when it failed or never decided. */
-static int run_once(const char *label, char **command, double *decision_ms, double *exit_ms) {
-    int fds[2], status = 0, low[2];
+/* One run of `command`: fd 3 of the child is the write end of a fresh pipe. Returns 0, the two
+ * intervals in ms and the stage times in µs (-1: not reached, or a program that reports none),
+ * or -1 (reported) when it failed or never decided. */
+static int run_once(const char *label, char **command, double *decision_ms, double *exit_ms,
+                    double *stage_us) {
+    int fds[2], status = 0, low[2], i;
     pid_t pid;
-    char byte;
+    struct cold_record record;
     ssize_t got;
-    int64_t start, decided_at;
+    int64_t start, decided_at, last;
     posix_spawn_file_actions_t actions;
     if (pipe2(fds, O_CLOEXEC) != 0) return perror("pipe2"), -1;
     /* Both ends above 3, so that the dup2 below always makes a new, inheritable fd 3. */
@@ -207,31 +239,46 @@ static int run_once(const char *label, char **command, double *decision_ms, doub
     if (low[0] < 0 || low[1] < 0) return perror("fcntl"), -1;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_adddup2(&actions, low[1], DECISION_FD);
+    memset(&record, 0, sizeof record);
     start = now_ns();
     if (posix_spawn(&pid, command[0], &actions, NULL, command, child_environment) != 0) {
         perror(command[0]);
         return -1;
     }
     close(low[1]);   /* the child holds the only write end: EOF when it ends without deciding */
-    while ((got = read(low[0], &byte, 1)) < 0 && errno == EINTR) {}
+    /* One write of at most PIPE_BUF bytes arrives whole: the byte and the readings, or the
+     * byte alone from a program that reports no stages. */
+    while ((got = read(low[0], &record, sizeof record)) < 0 && errno == EINTR) {}
     decided_at = now_ns();
     close(low[0]);
     posix_spawn_file_actions_destroy(&actions);
-    if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || got != 1) {
+    if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || got < 1 ||
+        record.byte != 'D') {
         fprintf(stderr, "cold_driver: %s failed (status %#x, %s)\n", label, status,
-                got == 1 ? "decided" : "no decision byte");
+                got >= 1 ? "decided" : "no decision byte");
         return -1;
     }
     *decision_ms = (double)(decided_at - start) / 1e6;
     *exit_ms = (double)(now_ns() - start) / 1e6;
+    for (i = 0; i < STAGE_SLOTS; i++) stage_us[i] = -1;
+    if (got == (ssize_t)sizeof record && record.ns[COLD_MAIN] >= start && record.ns[COLD_MAIN] <= decided_at) {
+        last = start;
+        for (i = 0; i < COLD_STAGES; i++)
+            if (record.ns[i] != 0) {
+                stage_us[i] = (double)(record.ns[i] - last) / 1e3;
+                last = record.ns[i];
+            }
+        stage_us[STAGE_TO_DRIVER] = (double)(decided_at - last) / 1e3;
+    }
     return 0;
 }
 
 int main(int argc, char **argv) {
     char **commands[MAX_COMMANDS];
     const char *labels[MAX_COMMANDS];
-    int count = 0, runs, i, r;
-    double *decision[MAX_COMMANDS], *whole[MAX_COMMANDS];
+    int count = 0, runs, i, r, k, reached;
+    double *decision[MAX_COMMANDS], *whole[MAX_COMMANDS], *stages[MAX_COMMANDS][STAGE_SLOTS];
+    double stage_us[STAGE_SLOTS];
     if (argc < 3 || (runs = atoi(argv[1])) <= 0) {
         fprintf(stderr, "usage: cold_driver RUNS [LABEL PROGRAM ARGS... ;]...\n");
         return 2;
@@ -244,6 +291,8 @@ int main(int argc, char **argv) {
         decision[count] = calloc((size_t)runs, sizeof(double));
         whole[count] = calloc((size_t)runs, sizeof(double));
         if (!decision[count] || !whole[count]) return 2;
+        for (k = 0; k < STAGE_SLOTS; k++)
+            if (!(stages[count][k] = calloc((size_t)runs, sizeof(double)))) return 2;
         count++;
     }
     for (i = 0; environ[i]; i++) {}
@@ -254,8 +303,10 @@ int main(int argc, char **argv) {
     printf("{\"runs\": %d, ", runs);
     print_load("load_before");
     for (r = 0; r < runs; r++)
-        for (i = 0; i < count; i++)
-            if (run_once(labels[i], commands[i], &decision[i][r], &whole[i][r]) != 0) return 2;
+        for (i = 0; i < count; i++) {
+            if (run_once(labels[i], commands[i], &decision[i][r], &whole[i][r], stage_us) != 0) return 2;
+            for (k = 0; k < STAGE_SLOTS; k++) stages[i][k][r] = stage_us[k];
+        }
     printf(", ");
     print_load("load_after");
     printf(",\n\"cold_start_ms\": {");
@@ -264,6 +315,18 @@ int main(int argc, char **argv) {
         print_stats("decision", decision[i], runs);
         printf(", ");
         print_stats("exit", whole[i], runs);
+        printf("}");
+    }
+    /* Per label, the median, p10 and p90 of each stage it reported in every run (µs). */
+    printf("\n},\n\"stages_us\": {");
+    for (i = 0; i < count; i++) {
+        printf("%s\n  \"%s\": {", i ? "," : "", labels[i]);
+        for (k = 0, reached = 0; k < STAGE_SLOTS; k++) {
+            for (r = 0; r < runs && stages[i][k][r] >= 0; r++) {}
+            if (r < runs) continue;
+            printf("%s", reached++ ? ", " : "");
+            print_stats(stage_names[k], stages[i][k], runs);
+        }
         printf("}");
     }
     printf("\n}}\n");
