@@ -6,9 +6,10 @@ no scenario says: any input in any state, on a killed and relaunched engine, pol
 and durations at and past their limits (zero, negative, INACT_NEVER, beyond the clock's range),
 restores of foreign, stale and corrupt snapshots, and queries between any two calls.
 
-    python3 conformance/differential.py OUTDIR [COUNT [SEED]]
-        COUNT op lists (300 by default) named diff-SEED-INDEX.ops; sequence INDEX is drawn
-        from random.Random(SEED * 1_000_003 + INDEX), so one list can be regenerated alone
+    python3 conformance/differential.py OUTDIR [COUNT [SEED [FIRST]]]
+        COUNT op lists (300 by default) named diff-SEED-INDEX.ops, INDEX from FIRST (0) on;
+        sequence INDEX is drawn from random.Random(SEED * 1_000_003 + INDEX), so one list can
+        be regenerated alone: `differential.py DIR 1 SEED INDEX`
 
 The C runner's output is the reference; the Python, Kotlin and Swift runners' must be identical
 line for line (every result, every error status and message, every event). Standard library only.
@@ -236,14 +237,15 @@ def sequence(seed: int, index: int) -> str:
 
 
 def main(argv: List[str]) -> int:
-    if not 1 <= len(argv) <= 3:
-        print("usage: differential.py OUTDIR [COUNT [SEED]]", file=sys.stderr)
+    if not 1 <= len(argv) <= 4:
+        print("usage: differential.py OUTDIR [COUNT [SEED [FIRST]]]", file=sys.stderr)
         return 2
     outdir = Path(argv[0])
     count = int(argv[1]) if len(argv) > 1 else DEFAULT_COUNT
     seed = int(argv[2], 0) if len(argv) > 2 else DEFAULT_SEED
+    first = int(argv[3]) if len(argv) > 3 else 0
     outdir.mkdir(parents=True, exist_ok=True)
-    for index in range(count):
+    for index in range(first, first + count):
         (outdir / f"diff-{seed}-{index:04d}.ops").write_text(sequence(seed, index))
     return 0
 

@@ -156,6 +156,45 @@ struct DeliveryTests {
         #expect(errorCode { try InactivityEngine.recordActivity(handle: h, kind: 1) } == .invalidHandle)
     }
 
+    /// A Swift host may keep calling a closed engine object, or drop an engine without closing
+    /// it, while its slot serves the next engine. The system clock, so that the calls take the
+    /// lock-free path, which finds its gate from the handle's slot.
+    @Test func a_closed_or_dropped_engine_never_reaches_the_engine_that_reused_its_slot() throws {
+        let old = try InactivityEngine(policy: smallPolicy(), delivery: .host)
+        try old.start()
+        let slot = old.handle & 0xFFFF_FFFF
+        old.close()
+        // The next creation in the process takes the freed slot; tests running in parallel may
+        // take it first, so create (and keep) engines until one has it.
+        var made: [InactivityEngine] = []
+        defer { for e in made { e.close() } }
+        var reused: InactivityEngine? = nil
+        for _ in 0..<10_000 where reused == nil {
+            let e = try InactivityEngine(policy: smallPolicy(), delivery: .host)
+            made.append(e)
+            if e.handle & 0xFFFF_FFFF == slot { reused = e }
+        }
+        let next = try #require(reused, "no engine got the closed engine's slot back")
+        #expect(next.handle != old.handle)
+        try next.start()
+        #expect(errorCode { try old.recordActivity() } == .invalidHandle)
+        #expect(errorCode { try old.recordActivity(.key) } == .invalidHandle)
+        #expect(errorCode { try InactivityEngine.recordActivity(handle: old.handle, kind: 1) } == .invalidHandle)
+        #expect(errorCode { _ = try old.state() } == .invalidHandle)
+        #expect(try InactivityEngine.find(handle: next.handle) === next)
+        try next.recordActivity()
+        #expect(try next.state() == .active)
+
+        // Dropped without close (Swift-owned, held by nothing else): its handle dies with it.
+        var dropped: InactivityEngine? = try InactivityEngine(policy: smallPolicy(), delivery: .host)
+        try dropped!.start()
+        let droppedHandle = dropped!.handle
+        dropped = nil
+        #expect(errorCode { _ = try InactivityEngine.find(handle: droppedHandle) } == .invalidHandle)
+        #expect(errorCode { try InactivityEngine.recordActivity(handle: droppedHandle, kind: 1) } == .invalidHandle)
+        #expect(try next.state() == .active)
+    }
+
     @Test func the_event_stream_yields_events_and_finishes_on_close() async throws {
         let rig = Rig(smallPolicy())
         let stream = rig.engine.events()

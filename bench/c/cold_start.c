@@ -21,12 +21,14 @@
  *   cold_driver (-DCOLD_DRIVER, not linked with it)
  *     cold_driver RUNS [LABEL PROGRAM ARGS... ;]...
  *                               runs each command RUNS times, round-robin (so drift hits all of
- *                               them alike), each with a fresh pipe as its fd 3 (and
- *                               COLD_DECISION_FD=3 in its environment), and times two
+ *                               them alike; each round in its own shuffled order), each with a
+ *                               fresh pipe as its fd 3 (and COLD_DECISION_FD=3 in its
+ *                               environment), and times two
  *                               intervals from posix_spawn: to the decision byte (the figure)
  *                               and to waitpid (the whole process, teardown included, for
  *                               transparency). Prints JSON: per label the median, p10 and p90
- *                               of each in ms, and the load average before and after.
+ *                               of each in ms and of each stage in µs (below), and the load
+ *                               average before and after.
  * A command that exits non-zero or ends without its byte stops the driver: a figure measured on
  * a failed restore is a lie. The empty baseline (scripts/bench writes it) is a C program that
  * writes the byte first thing in main: the process floor measured the same way.
@@ -276,7 +278,8 @@ static int run_once(const char *label, char **command, double *decision_ms, doub
 int main(int argc, char **argv) {
     char **commands[MAX_COMMANDS];
     const char *labels[MAX_COMMANDS];
-    int count = 0, runs, i, r, k, reached;
+    int count = 0, runs, i, r, k, n, reached, order[MAX_COMMANDS];
+    uint64_t seed = 0x9E3779B97F4A7C15ULL;
     double *decision[MAX_COMMANDS], *whole[MAX_COMMANDS], *stages[MAX_COMMANDS][STAGE_SLOTS];
     double stage_us[STAGE_SLOTS];
     if (argc < 3 || (runs = atoi(argv[1])) <= 0) {
@@ -302,11 +305,27 @@ int main(int argc, char **argv) {
     child_environment[i] = "COLD_DECISION_FD=3";
     printf("{\"runs\": %d, ", runs);
     print_load("load_before");
-    for (r = 0; r < runs; r++)
-        for (i = 0; i < count; i++) {
+    /* Every round runs each command once, in an order shuffled per round (a fixed xorshift
+     * seed, so runs are repeatable): no command always follows the same one (a 5 ms SwiftPM
+     * process leaves the caches to whatever runs next). */
+    for (i = 0; i < count; i++) order[i] = i;
+    for (r = 0; r < runs; r++) {
+        for (i = count - 1; i > 0; i--) {
+            int j, t;
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            j = (int)(seed % (uint64_t)(i + 1));
+            t = order[i];
+            order[i] = order[j];
+            order[j] = t;
+        }
+        for (n = 0; n < count; n++) {
+            i = order[n];
             if (run_once(labels[i], commands[i], &decision[i][r], &whole[i][r], stage_us) != 0) return 2;
             for (k = 0; k < STAGE_SLOTS; k++) stages[i][k][r] = stage_us[k];
         }
+    }
     printf(", ");
     print_load("load_after");
     printf(",\n\"cold_start_ms\": {");
