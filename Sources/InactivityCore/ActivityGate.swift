@@ -24,7 +24,8 @@
 import Synchronization
 
 struct ActivityGate: ~Copyable {
-    /// The handle of the engine that owns this slot; 0 when free.
+    /// The handle of the engine that owns this slot. Retired or free: the slot's generation in
+    /// the high half and 0 in the low half, which no valid handle has (Registry.swift).
     let handle = Atomic<UInt64>(0)
     let word = Atomic<UInt64>(0)
     let window = Atomic<Int64>(0)
@@ -82,10 +83,11 @@ struct ActivityGate: ~Copyable {
         word.store(next, ordering: .releasing)
     }
 
-    /// Frees the slot: any fast path still holding the old word fails its CAS.
+    /// Frees the slot: any fast path still holding the old word fails its CAS. Keeps the
+    /// generation (the high half), which the registry still checks handles against.
     func retire() {
         _ = close()
-        handle.store(0, ordering: .releasing)
+        handle.store(handle.load(ordering: .relaxed) & ~0xFFFF_FFFF, ordering: .releasing)
     }
 
     /// The fast path. `expectedHandle` (0 = skip) re-checks that the slot still belongs to the

@@ -67,12 +67,15 @@ public final class InactivityEngine: @unchecked Sendable {
 
     /// The engine's handle (the C ABI's `inact_engine`). Set once, during init.
     public private(set) var handle: UInt64 = 0
-    public let clock: EngineClock
+    /// The system clock unless `hooks` names a manual one (tests, simulations).
+    public var clock: EngineClock { hooks?.clock ?? .system }
 
-    /// This engine's slot in the registry's gate memory. Set once, during init.
-    private(set) var gate: UnsafeMutablePointer<ActivityGate> = InactivityEngine.placeholderGate
-    /// The host's callbacks, in their own allocation only when there is one (most engines of a
-    /// process with many have none: 8 bytes here instead of two closures' 32).
+    /// This engine's slot in the registry's gate memory, found from the handle (registered
+    /// engines only: the gate is first used after registration).
+    var gate: UnsafeMutablePointer<ActivityGate> { Registry.shared.gate(handle) }
+    /// The host's callbacks and a manual clock, in their own allocation only when there is one
+    /// (most engines of a process with many have neither: 8 bytes here instead of two closures'
+    /// 32 and the clock's 8).
     private let hooks: Hooks?
     private var onEvent: (@Sendable (SessionEvent) -> Void)? { hooks?.onEvent }
     private var onClose: (@Sendable () -> Void)? { hooks?.onClose }
@@ -86,23 +89,55 @@ public final class InactivityEngine: @unchecked Sendable {
     // Here rather than first: the one-byte fields together, after the lock word (no padding).
     public let delivery: Delivery
 
-    // Fields in this order on purpose: each one-byte field fills a byte of an Optional's
-    // padding (an `Int64?` is 9 bytes followed by 7 unused ones).
+    // Fields in this order on purpose: the flags byte fills the tail of the machine's last 8
+    // bytes (its own one-byte fields end it), and no Optional pays 7 bytes of padding for its
+    // 1-byte tag: `armedAt`'s presence is a flag beside the others.
     private struct Core {
         var machine: SessionMachine
+        var flags = CoreFlags()
         var queue: [SessionEvent] = []
         var armedSeq: UInt64 = 0
-        var armedAt: Int64?
-        var delivering = false
-        var closed = false
-        var finalizeAfterDelivery = false
-        var deliverer: pthread_t?
+        var armedAtValue: Int64 = 0
+        /// The thread delivering the queue; meaningful only while `delivering` (set with it).
+        var deliverer: pthread_t
         /// Observers and waiting closes, in a side allocation made at the first (Storage.swift).
         var rare = Side<CoreRare>()
 
+        init(machine: SessionMachine) {
+            self.machine = machine
+            deliverer = pthread_self()   // any thread: read only while `delivering`
+        }
+
+        /// The scheduler's armed wake-up (no sentinel for nil: any instant is possible).
+        var armedAt: Int64? {
+            get { flags.contains(.armed) ? armedAtValue : nil }
+            set { armedAtValue = flags.store(newValue, .armed) ?? 0 }
+        }
+        var delivering: Bool {
+            get { flags.contains(.delivering) }
+            set { flags.set(.delivering, newValue) }
+        }
+        var closed: Bool {
+            get { flags.contains(.closed) }
+            set { flags.set(.closed, newValue) }
+        }
+        var finalizeAfterDelivery: Bool {
+            get { flags.contains(.finalizeAfterDelivery) }
+            set { flags.set(.finalizeAfterDelivery, newValue) }
+        }
         var observers: [(id: UInt64, observer: EventObserver)] {
             get { rare.value.observers }
-            set { if !newValue.isEmpty || rare.isAllocated { rare.value.observers = newValue } }
+            // In place: an add or remove must not copy the array. Emptying it before the side
+            // allocation exists allocates nothing.
+            _modify {
+                if rare.isAllocated {
+                    yield &rare.value.observers
+                } else {
+                    var none: [(id: UInt64, observer: EventObserver)] = []
+                    yield &none
+                    if !none.isEmpty { rare.value.observers = none }
+                }
+            }
         }
         var nextObserver: UInt64 {
             get { rare.value.nextObserver }
@@ -114,7 +149,18 @@ public final class InactivityEngine: @unchecked Sendable {
         }
     }
 
-    private struct CoreRare: SideFields {
+    private struct CoreFlags: OptionSet {
+        let rawValue: UInt8
+        static let delivering = CoreFlags(rawValue: 1 << 0)
+        static let closed = CoreFlags(rawValue: 1 << 1)
+        static let finalizeAfterDelivery = CoreFlags(rawValue: 1 << 2)
+        /// `armedAtValue` holds the armed wake-up.
+        static let armed = CoreFlags(rawValue: 1 << 3)
+    }
+
+    fileprivate struct CoreRare: SideFields {
+        static var defaults: SideBox<CoreRare> { coreRareDefaults }
+
         var observers: [(id: UInt64, observer: EventObserver)] = []
         var nextObserver: UInt64 = 1
         var closeWaiters = 0
@@ -122,7 +168,7 @@ public final class InactivityEngine: @unchecked Sendable {
 
     #if !hasFeature(Embedded)
     /// Creates an engine in LOADING, owned by its Swift references: dropping the last one closes it.
-    /// (Not in the Embedded build, which has no weak references: see Registry.Entry.)
+    /// (Not in the Embedded build, which has no weak references: see Registry.Owner.)
     /// - Parameters:
     ///   - onEvent: receives every event (see the class notes for threading).
     ///   - onClose: runs exactly once, when the engine is closed (or deinitialized).
@@ -153,16 +199,16 @@ public final class InactivityEngine: @unchecked Sendable {
         // an object whose designated initializer throws earlier (a leak per failed create).
         let now = clock.monotonicMs()
         self.delivery = delivery
-        self.clock = clock
-        self.hooks = onEvent == nil && onClose == nil ? nil : Hooks(onEvent: onEvent, onClose: onClose)
+        self.hooks = onEvent == nil && onClose == nil && !clock.isManual
+            ? nil : Hooks(clock: clock, onEvent: onEvent, onClose: onClose)
         self.usesScheduler = delivery == .thread && !clock.isManual
         self.core = Core(machine: SessionMachine(policy: policy, now: now))
         // The scheduler first: an engine that cannot get its thread is never created. Then the
-        // registration, which needs `self`, so the handle and gate are assigned after it.
+        // registration, which needs `self`, so the handle is assigned after it.
         do throws(InactivityError) {
             if usesScheduler { try Scheduler.shared.engineAdded() }
             do throws(InactivityError) {
-                (handle, gate) = try Registry.shared.register(self, now: now, ownedByHandle: ownedByHandle)
+                handle = try Registry.shared.register(self, now: now, ownedByHandle: ownedByHandle)
             } catch {
                 if usesScheduler { Scheduler.shared.engineRemoved() }
                 throw error
@@ -174,13 +220,6 @@ public final class InactivityEngine: @unchecked Sendable {
         withCore { c in publishGate(c.machine) }
         if case .manual(let manual) = clock { manual.attach(handle) }
     }
-
-    /// A gate that belongs to no engine, for the instant before registration.
-    nonisolated(unsafe) private static let placeholderGate: UnsafeMutablePointer<ActivityGate> = {
-        let p = UnsafeMutablePointer<ActivityGate>.allocate(capacity: 1)
-        p.initialize(to: ActivityGate())
-        return p
-    }()
 
     deinit {
         if !finalized.load(ordering: .acquiring) {
@@ -288,7 +327,6 @@ extension InactivityEngine {
                 if c.closed || c.queue.isEmpty {
                     c.queue = []   // events are rare: give the buffer back
                     c.delivering = false
-                    c.deliverer = nil
                     finalizeNow = c.finalizeAfterDelivery
                     c.finalizeAfterDelivery = false
                     wakeClosers = c.closeWaiters > 0
@@ -369,7 +407,7 @@ extension InactivityEngine {
             // callback is over: from here on every call answers "invalid handle".
             gate.pointee.retire()
             if c.delivering {
-                if let d = c.deliverer, pthread_equal(d, pthread_self()) != 0 {
+                if pthread_equal(c.deliverer, pthread_self()) != 0 {
                     c.finalizeAfterDelivery = true
                     return .deferred
                 }
@@ -421,11 +459,15 @@ extension InactivityEngine {
     }
 }
 
+private let coreRareDefaults = SideBox(InactivityEngine.CoreRare())
+
 final class Hooks: Sendable {
+    let clock: EngineClock
     let onEvent: (@Sendable (SessionEvent) -> Void)?
     let onClose: (@Sendable () -> Void)?
 
-    init(onEvent: (@Sendable (SessionEvent) -> Void)?, onClose: (@Sendable () -> Void)?) {
+    init(clock: EngineClock, onEvent: (@Sendable (SessionEvent) -> Void)?, onClose: (@Sendable () -> Void)?) {
+        self.clock = clock
         self.onEvent = onEvent
         self.onClose = onClose
     }

@@ -4,6 +4,11 @@
 // handle = generation (high 32 bits, never 0) | slot index + 1 (low 32 bits). Each slot owns an
 // ActivityGate in memory that is never freed (slots are reused with a new generation), which
 // is what lets `inact_activity` run without a lock and without retaining the engine.
+//
+// A slot's generation lives in its gate's handle word: the whole handle while an engine has
+// the slot, the generation alone (low half 0, never a valid handle) once it is retired, and the
+// next generation once the slot is free. The reference that keeps a C host's engine alive sits
+// beside the gates in the same never-moving chunk, so there is no table of entries to grow.
 
 import CInactivityPlatform
 import Synchronization
@@ -14,8 +19,8 @@ final class Registry: @unchecked Sendable {
     static let chunkSize = 1024
     static let maxChunks = 16_384   // 16.7 million engines at once
 
-    private struct Entry {
-        var generation: UInt32 = 1
+    /// Who keeps a slot's engine: in the slot's chunk, after the chunk's gates.
+    private struct Owner {
         /// The engine while its handle is owned by a C host (destroyed explicitly).
         var strong: InactivityEngine?
         #if !hasFeature(Embedded)
@@ -28,24 +33,30 @@ final class Registry: @unchecked Sendable {
     }
 
     private struct Table {
-        var entries: [Entry] = []
+        /// Slots handed out so far (each chunk's owners are initialized up to here).
+        var used = 0
         var free: [UInt32] = []
     }
 
     private let table = Locked(Table())
     /// Chunk pointers (as integers), published with release ordering before any handle into them.
     private let chunks: UnsafeMutablePointer<Atomic<UInt>>
+    /// A chunk: `chunkSize` gates, then `chunkSize` owners.
+    private static let chunkBytes = chunkSize * (MemoryLayout<ActivityGate>.stride + MemoryLayout<Owner>.stride)
 
     // Both the chunk table (128 KiB for the most engines a process may have) and each chunk of
-    // gates come zero-filled from the kernel: all-zero bytes are `Atomic(0)` and `ActivityGate()`,
-    // so nothing is written until a slot is used, and a process with one engine touches two pages
-    // instead of 168 KiB (cold start). The table and the first chunk are one mapping (one system
-    // call at the first engine, not two). Where the kernel refuses, ordinary memory is initialized.
+    // gates and owners come zero-filled from the kernel: all-zero bytes are `Atomic(0)` and
+    // `ActivityGate()`, and an owner is initialized when its slot is first used, so nothing is
+    // written until then, and a process with one engine touches three pages (the table's first,
+    // the first gate's, the first owner's, 40 KiB after it) instead of the whole mapping (176 KiB
+    // Embedded, 184 KiB SwiftPM, on 64-bit CPUs: cold start). The table and the first chunk are
+    // one mapping (one system call at the first engine, not two). Where the kernel refuses,
+    // ordinary memory is initialized.
     private init() {
         let tableBytes = Registry.maxChunks * MemoryLayout<Atomic<UInt>>.stride   // a page multiple
-        if let zeroed = inactivity_map_zeroed(tableBytes + Registry.chunkSize * MemoryLayout<ActivityGate>.stride) {
+        if let zeroed = inactivity_map_zeroed(tableBytes + Registry.chunkBytes) {
             chunks = zeroed.bindMemory(to: Atomic<UInt>.self, capacity: Registry.maxChunks)
-            let first = (zeroed + tableBytes).bindMemory(to: ActivityGate.self, capacity: Registry.chunkSize)
+            let first = Registry.bindChunk(zeroed + tableBytes)
             chunks[0].store(UInt(bitPattern: first), ordering: .releasing)
         } else {
             chunks = .allocate(capacity: Registry.maxChunks)
@@ -53,13 +64,26 @@ final class Registry: @unchecked Sendable {
         }
     }
 
+    /// Binds a chunk's memory; returns its first gate. The owners are initialized one at a
+    /// time, when their slot is first used.
+    private static func bindChunk(_ raw: UnsafeMutableRawPointer) -> UnsafeMutablePointer<ActivityGate> {
+        (raw + chunkSize * MemoryLayout<ActivityGate>.stride).bindMemory(to: Owner.self, capacity: chunkSize)
+        return raw.bindMemory(to: ActivityGate.self, capacity: chunkSize)
+    }
+
     private static func newChunk() -> UnsafeMutablePointer<ActivityGate> {
-        if let zeroed = inactivity_map_zeroed(chunkSize * MemoryLayout<ActivityGate>.stride) {
-            return zeroed.bindMemory(to: ActivityGate.self, capacity: chunkSize)
-        }
-        let chunk = UnsafeMutablePointer<ActivityGate>.allocate(capacity: chunkSize)
+        if let zeroed = inactivity_map_zeroed(chunkBytes) { return bindChunk(zeroed) }
+        let raw = UnsafeMutableRawPointer.allocate(byteCount: chunkBytes, alignment: MemoryLayout<ActivityGate>.alignment)
+        let chunk = bindChunk(raw)
         for i in 0..<chunkSize { (chunk + i).initialize(to: ActivityGate()) }
         return chunk
+    }
+
+    /// The owner of slot `index`, whose chunk exists.
+    private func owner(_ index: Int) -> UnsafeMutablePointer<Owner> {
+        let gates = gatePointer(index)! - index % Registry.chunkSize
+        return UnsafeMutableRawPointer(gates + Registry.chunkSize).assumingMemoryBound(to: Owner.self)
+            + index % Registry.chunkSize
     }
 
     /// The gate of slot `index`, if its chunk exists.
@@ -72,16 +96,22 @@ final class Registry: @unchecked Sendable {
         return base + (index % Registry.chunkSize)
     }
 
-    /// Registers `engine`; returns its handle and gate.
+    /// The gate of a registered engine's handle (the engine's own handle: valid by construction).
+    @inline(__always)
+    func gate(_ handle: UInt64) -> UnsafeMutablePointer<ActivityGate> {
+        gatePointer(Int(truncatingIfNeeded: handle & 0xFFFF_FFFF) &- 1)!
+    }
+
+    /// Registers `engine`; returns its handle.
     /// `ownedByHandle`: the registry keeps the engine alive until `release` (C hosts own handles,
     /// not objects); otherwise it only refers to it weakly (Swift hosts drop it like any object).
-    func register(_ engine: InactivityEngine, now: Int64, ownedByHandle: Bool) throws(InactivityError) -> (UInt64, UnsafeMutablePointer<ActivityGate>) {
-        let result = table.withLock { t -> (UInt64, UnsafeMutablePointer<ActivityGate>)? in
+    func register(_ engine: InactivityEngine, now: Int64, ownedByHandle: Bool) throws(InactivityError) -> UInt64 {
+        let result = table.withLock { t -> UInt64? in
             let index: Int
             if let f = t.free.popLast() {
                 index = Int(f)
             } else {
-                index = t.entries.count
+                index = t.used
                 if index % Registry.chunkSize == 0 {
                     let c = index / Registry.chunkSize
                     guard c < Registry.maxChunks else { return nil }
@@ -90,21 +120,25 @@ final class Registry: @unchecked Sendable {
                         chunks[c].store(UInt(bitPattern: chunk), ordering: .releasing)
                     }
                 }
-                t.entries.append(Entry())
+                owner(index).initialize(to: Owner())
+                t.used += 1
             }
+            let gate = gatePointer(index)!
+            let o = owner(index)
             #if hasFeature(Embedded)
-            t.entries[index].strong = engine   // see Entry: ownedByHandle is always true here
+            o.pointee.strong = engine   // see Owner: ownedByHandle is always true here
             #else
             if ownedByHandle {
-                t.entries[index].strong = engine   // no weak reference: no side table either
+                o.pointee.strong = engine   // no weak reference: no side table either
             } else {
-                t.entries[index].weak = engine
+                o.pointee.weak = engine
             }
             #endif
-            let handle = UInt64(t.entries[index].generation) << 32 | UInt64(index + 1)
-            let gate = gatePointer(index)!
+            // A slot never used has generation 0 in its word: its first is 1.
+            let generation = max(gate.pointee.handle.load(ordering: .relaxed) >> 32, 1)
+            let handle = generation << 32 | UInt64(index + 1)
             gate.pointee.open(handle: handle, now: now)
-            return (handle, gate)
+            return handle
         }
         guard let result else { throw InactivityError(.limit, "engines: at most \(Registry.maxChunks * Registry.chunkSize) at once") }
         return result
@@ -114,13 +148,16 @@ final class Registry: @unchecked Sendable {
     func release(_ handle: UInt64) {
         let strong = table.withLock { t -> InactivityEngine? in
             guard let i = index(of: handle, in: t) else { return nil }
-            gatePointer(i)!.pointee.retire()
-            let s = t.entries[i].strong
-            t.entries[i].strong = nil
+            let gate = gatePointer(i)!
+            gate.pointee.retire()
+            let o = owner(i)
+            let s = o.pointee.strong
+            o.pointee.strong = nil
             #if !hasFeature(Embedded)
-            t.entries[i].weak = nil
+            o.pointee.weak = nil
             #endif
-            t.entries[i].generation = t.entries[i].generation == .max ? 1 : t.entries[i].generation + 1
+            let generation = UInt32(truncatingIfNeeded: handle >> 32)
+            gate.pointee.handle.store(UInt64(generation == .max ? 1 : generation + 1) << 32, ordering: .releasing)
             t.free.append(UInt32(i))
             return s
         }
@@ -132,9 +169,10 @@ final class Registry: @unchecked Sendable {
         let generation = UInt32(truncatingIfNeeded: handle >> 32)
         // Compared as UInt64 before any Int conversion: on 32-bit CPUs Int(low - 1) traps for a
         // forged handle with the top bit of its low half set.
-        guard low != 0, generation != 0, low <= UInt64(t.entries.count) else { return nil }
+        guard low != 0, generation != 0, low <= UInt64(t.used) else { return nil }
         let i = Int(low - 1)
-        guard t.entries[i].generation == generation else { return nil }
+        let word = gatePointer(i)!.pointee.handle.load(ordering: .acquiring)
+        guard UInt32(truncatingIfNeeded: word >> 32) == generation else { return nil }
         return i
     }
 
@@ -142,10 +180,11 @@ final class Registry: @unchecked Sendable {
     func lookup(_ handle: UInt64) -> InactivityEngine? {
         table.withLock { t in
             guard let i = index(of: handle, in: t) else { return nil }
+            let o = owner(i)
             #if hasFeature(Embedded)
-            return t.entries[i].strong
+            return o.pointee.strong
             #else
-            return t.entries[i].strong ?? t.entries[i].weak
+            return o.pointee.strong ?? o.pointee.weak
             #endif
         }
     }

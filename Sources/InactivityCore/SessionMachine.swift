@@ -275,16 +275,6 @@ struct SessionMachine {
     var policy: SessionPolicy {
         @inline(__always) get { sharedPolicy.value }
     }
-    // The one-byte fields first, together: the fields are laid out in this order (no padding
-    // between them), and the Optional fields below keep their presence bits in `present`.
-    private(set) var state: SessionState = .loading
-    private(set) var reason: Reason = .none
-    /// What the host last saw (`collect`).
-    private(set) var seenState: SessionState = .loading
-    /// Sticky until the next credential verification: the enrolled biometrics changed, or a
-    /// restore could not tell how long ago the credential was verified.
-    private(set) var credentialRequired = false
-    private var present = Present()
     private(set) var unlockFailures: UInt32 = 0
     private(set) var visibleWindows: Int32 = 0
 
@@ -320,11 +310,12 @@ struct SessionMachine {
         set { if newValue != nil || rare.isAllocated { rare.value.interruption = newValue } }
     }
     /// The administrator's limits; every policy applied must be within them. Shared like the
-    /// policy.
-    private var sharedCeilings = Interned.ceilings(PolicyCeilings())
-    var ceilings: PolicyCeilings {
-        @inline(__always) get { sharedCeilings.value }
+    /// policy, and in the side allocation: until the first `set_ceilings` the defaults apply.
+    private var sharedCeilings: Shared<PolicyCeilings>? {
+        get { rare.value.ceilings }
+        set { if newValue != nil || rare.isAllocated { rare.value.ceilings = newValue } }
     }
+    var ceilings: PolicyCeilings { sharedCeilings?.value ?? PolicyCeilings() }
 
     // Background: `backgroundSince` is background in effect (activity ignored); `hiddenSince` is
     // the instant the visible-window count dropped to 0 while the grace runs.
@@ -332,9 +323,13 @@ struct SessionMachine {
         get { present.contains(.backgroundSince) ? rawBackgroundSince : nil }
         set { rawBackgroundSince = present.store(newValue, .backgroundSince) ?? 0 }
     }
+    /// Its value in the side allocation: only hosts that report visible windows start a grace.
     private(set) var hiddenSince: Int64? {
-        get { present.contains(.hiddenSince) ? rawHiddenSince : nil }
-        set { rawHiddenSince = present.store(newValue, .hiddenSince) ?? 0 }
+        get { present.contains(.hiddenSince) ? rare.value.rawHiddenSince : nil }
+        set {
+            if let newValue { rare.value.rawHiddenSince = newValue }
+            present.set(.hiddenSince, newValue != nil)
+        }
     }
 
     private(set) var scopes: [(id: UInt64, idleMs: Int64)] {
@@ -380,12 +375,25 @@ struct SessionMachine {
     private var rawLastCredentialAt: Int64 = 0
     private var rawLastContactAt: Int64 = 0
     private var rawBackgroundSince: Int64 = 0
-    private var rawHiddenSince: Int64 = 0
     private var rawLastBootID: UInt64 = 0
     /// The fields few sessions use (scopes, holds, an announced interruption, the countdown of
-    /// WARNING, refresh-token generations): in a side allocation made when one of them first takes a value (Storage.swift).
-    /// Setting an Optional of them to nil before then allocates nothing.
+    /// WARNING, refresh-token generations, the administrator's ceilings, the hidden-grace start):
+    /// in a side allocation made when one of them first takes a value (Storage.swift). Setting
+    /// an Optional of them to nil before then allocates nothing.
     private var rare = Side<MachineRare>()
+
+    // The one-byte fields last, together: the fields are laid out in this order, and these fill
+    // the tail of the machine's last 8 bytes, where the engine's own one-byte fields follow them
+    // (a struct's size, not its stride, is where the next field of its container may start).
+    // The Optional fields above keep their presence bits in `present`.
+    private(set) var state: SessionState = .loading
+    private(set) var reason: Reason = .none
+    /// What the host last saw (`collect`).
+    private(set) var seenState: SessionState = .loading
+    /// Sticky until the next credential verification: the enrolled biometrics changed, or a
+    /// restore could not tell how long ago the credential was verified.
+    private(set) var credentialRequired = false
+    private var present = Present()
 
     /// `policy` must be valid (the engine checks it).
     init(policy: SessionPolicy, now: Int64) {

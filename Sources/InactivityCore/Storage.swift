@@ -42,13 +42,23 @@ struct Present: OptionSet {
     static let lastCredentialAt = Present(rawValue: 1 << 2)
     static let lastContactAt = Present(rawValue: 1 << 3)
     static let backgroundSince = Present(rawValue: 1 << 4)
-    static let hiddenSince = Present(rawValue: 1 << 5)
-    static let lastBootID = Present(rawValue: 1 << 6)
+    static let lastBootID = Present(rawValue: 1 << 5)
+    /// Its value is in the side allocation (`MachineRare.rawHiddenSince`).
+    static let hiddenSince = Present(rawValue: 1 << 6)
+}
 
-    /// Sets `field`'s bit when `value` is not nil, clears it otherwise; returns `value`.
+extension OptionSet {
+    /// Sets or clears `member` (a flag of a packed flags byte).
     @inline(__always)
-    mutating func store<T>(_ value: T?, _ field: Present) -> T? {
-        if value == nil { remove(field) } else { insert(field) }
+    mutating func set(_ member: Element, _ on: Bool) where Element == Self {
+        if on { insert(member) } else { remove(member) }
+    }
+
+    /// Sets `field`'s bit when `value` is not nil, clears it otherwise; returns `value`: a
+    /// presence bit instead of an Optional's tag byte (and its padding).
+    @inline(__always)
+    mutating func store<T>(_ value: T?, _ field: Element) -> T? where Element == Self {
+        set(field, value != nil)
         return value
     }
 }
@@ -57,7 +67,11 @@ struct Present: OptionSet {
 /// separate allocation, made at their first change (a million engines that never open a scope
 /// pay 8 bytes each for it, not the fields' size). The allocation is kept from then on, so
 /// counters such as the next scope id keep counting.
-protocol SideFields { init() }
+protocol SideFields {
+    init()
+    /// A box of the defaults that is never written, read while a `Side` has no box of its own.
+    static var defaults: SideBox<Self> { get }
+}
 
 final class SideBox<Value>: @unchecked Sendable {
     var value: Value
@@ -74,7 +88,14 @@ struct Side<Value: SideFields> {
     var isAllocated: Bool { box != nil }
 
     var value: Value {
-        get { box?.value ?? Value() }
+        // Lent, not copied: a read of one field must not copy the whole side struct (its arrays
+        // included) on every call. The defaults come from a shared box rather than a temporary:
+        // a temporary `Value` would make the accessor's frame too big for the caller's buffer,
+        // and the Embedded build then takes every read's frame from malloc.
+        _read {
+            let lender = box ?? Value.defaults
+            yield lender.value
+        }
         _modify {
             if box == nil {
                 box = SideBox(Value())
@@ -86,8 +107,12 @@ struct Side<Value: SideFields> {
     }
 }
 
+private let machineRareDefaults = SideBox(MachineRare())
+
 /// `SessionMachine`'s rarely used fields (see `SessionMachine.rare`).
 struct MachineRare: SideFields {
+    static var defaults: SideBox<MachineRare> { machineRareDefaults }
+
     var scopes: [(id: UInt64, idleMs: Int64)] = []
     var holds: [UInt64] = []
     var nextScopeID: UInt64 = 1
@@ -96,4 +121,10 @@ struct MachineRare: SideFields {
     var tickIndex: Int64?
     var pendingTick: (index: Int64, time: Int64)?
     var newestGeneration: UInt64 = 0
+    /// The administrator's ceilings, nil until the first `set_ceilings` (most engines have none):
+    /// the default ones then apply.
+    var ceilings: Shared<PolicyCeilings>?
+    /// The hidden-grace start's value (see `SessionMachine.hiddenSince`; its presence bit stays
+    /// in the machine): only hosts that report visible windows start a grace.
+    var rawHiddenSince: Int64 = 0
 }

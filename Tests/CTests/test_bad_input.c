@@ -142,6 +142,30 @@ TEST(stale_handle_never_reaches_the_engine_that_reused_its_slot) {
     recorder_deinit(&second);
 }
 
+TEST(handles_forged_for_a_free_slot_are_rejected) {
+    /* A free slot keeps its next generation in its gate's handle word (low half 0): neither that
+     * word, nor the next handle the slot will get, nor the retired one reaches anything. */
+    inact_policy policy = test_policy();
+    inact_engine old_engine = make_manual_engine(NULL, &policy, INACT_DELIVERY_HOST);
+    uint64_t low = old_engine & 0xFFFFFFFFu, generation = old_engine >> 32;
+    inact_engine forged[3];
+    size_t i;
+    REQUIRE_OK(inact_destroy(old_engine));
+    forged[0] = old_engine;
+    forged[1] = (generation + 1) << 32 | low;
+    forged[2] = (generation + 1) << 32;
+    for (i = 0; i < sizeof forged / sizeof forged[0]; i++) {
+        check_every_call_rejects(forged[i]);
+        CHECK_STATUS(inact_destroy(forged[i]), INACT_E_INVALID_HANDLE);
+    }
+    /* the slot still works for the engine that gets it next */
+    inact_engine new_engine = make_manual_engine(NULL, &policy, INACT_DELIVERY_HOST);
+    REQUIRE_OK(inact_start(new_engine));
+    CHECK_EQ(state_of(new_engine), INACT_STATE_ACTIVE);
+    check_every_call_rejects(old_engine);
+    REQUIRE_OK(inact_destroy(new_engine));
+}
+
 TEST(many_engines_get_distinct_handles) {
     enum { N = 64 };
     inact_engine engines[N];
