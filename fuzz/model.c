@@ -1200,8 +1200,9 @@ int32_t m_restore(model *m, const m_snapshot *s) {
     /* a rotation reported in LOADING adds to what the snapshot kept */
     if (s->generation > m->generation) m->generation = s->generation;
     /* "A snapshot of a session that never started (EXPIRED from LOADING) restores with no
-     * session start and no credential verification ..., as one that signed in, ended and was
-     * saved within the same millisecond" (header): the written times all at the snapshot's clock. */
+     * session start and no credential verification ...; so does one that signed in, ended and
+     * was saved within the same millisecond" (header): the written times all at the snapshot's
+     * clock. */
     int never_started = m_snapshot_never_started(s);
     m->started_at = never_started ? M_NEVER : rebase(s, snap_at, s->started_at);
     int64_t loading_contact = m->last_contact; /* a contact reported in LOADING */

@@ -571,8 +571,9 @@ INACT_EXPORT int32_t inact_start(inact_engine engine);
  * Restores a snapshot written by inact_snapshot_write (format 2, or format 1 of earlier
  * versions: its missing fields read as the credential and the server last seen at the
  * session start). A snapshot of a session that never started (EXPIRED from LOADING) restores
- * with no session start and no credential verification (INACT_NEVER in inact_info), as one
- * that signed in, ended and was saved within the same millisecond. Allowed in LOADING only. With policy.lock_on_restart an ACTIVE or WARNING
+ * with no session start and no credential verification (INACT_NEVER in inact_info); so does
+ * one that signed in, ended and was saved within the same millisecond (the bytes are the same).
+ * Allowed in LOADING only. With policy.lock_on_restart an ACTIVE or WARNING
  * outcome becomes LOCKED (RESTART). The time since the snapshot counts as background time. Elapsed time is trusted only on
  * the same boot with a clock that did not go back; otherwise the engine is LOCKED
  * (UNTRUSTED_CLOCK) at least, EXPIRED when the absolute lifetime passed by the wall clock

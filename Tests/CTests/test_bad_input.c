@@ -98,8 +98,10 @@ TEST(destroyed_handle_is_rejected_by_every_call) {
 TEST(forged_handles_are_rejected) {
     inact_policy policy = test_policy();
     inact_engine engine = make_manual_engine(NULL, &policy, INACT_DELIVERY_HOST);
-    inact_engine forged[8];
+    inact_engine forged[10];
     size_t i;
+    forged[8] = engine & 0xFFFFFFFFu;          /* its slot, generation 0 */
+    forged[9] = engine & ~(uint64_t)0xFFFFFFFFu; /* its generation, low half 0 (a retired slot's word) */
     forged[0] = engine + 1;
     forged[1] = engine - 1;
     forged[2] = engine ^ ((uint64_t)1 << 32);
