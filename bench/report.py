@@ -348,6 +348,7 @@ def main() -> int:
         s = t.target(cold_target, "<= 1 ms", e, e <= 1.0, f"{e:.3f} ms")
         for label, name in (("empty", "empty C program (process floor)"),
                             ("empty_one_so", "empty C program loading one trivial .so (by rpath)"),
+                            ("empty_one_so_thread", "empty C program loading one trivial .so and starting one thread"),
                             ("swiftpm_dynamic", "SwiftPM library + Swift runtime .so files"),
                             ("swiftpm_static_stdlib", "SwiftPM library, -static-stdlib"),
                             ("embedded", "Embedded library"),
