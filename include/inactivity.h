@@ -502,8 +502,9 @@ INACT_EXPORT int32_t inact_config_init(inact_config *config);
  * Returns INACT_OK; INACT_E_NULL_POINTER (out_engine); INACT_E_STRUCT_SIZE,
  * INACT_E_INVALID_ARGUMENT (config or policy); INACT_E_LIMIT; INACT_E_SYSTEM (a THREAD
  * engine on the SYSTEM clock whose scheduler thread is not running and cannot be started:
- * the system refused the thread, its timer or its wake-up channel; the message names the
- * system call and errno). Then nothing is created, the engines that exist are untouched and
+ * the system refused the thread, its timer or its wake-up channel; inact_last_error then
+ * reads "scheduler thread: CALL failed: TEXT (errno N)", the form the Python and Kotlin
+ * bindings read their errno from). Then nothing is created, the engines that exist are untouched and
  * the next create tries again.
  * Ownership: on success the engine owns `user_data` (freed by user_data_free at destroy);
  * on failure nothing is kept, the callback is never called and user_data_free is not
