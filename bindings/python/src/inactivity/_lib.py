@@ -158,12 +158,18 @@ _TABLE: Sequence[Tuple[str, Sequence[Any], Any]] = (
     ("inact_status_string", (c_int32,), c_char_p),
     ("inact_last_error", (), c_char_p),
     # policy
+    # The plain init symbols fill the layout of the release that added them (1.0's 80-byte
+    # policy): this binding calls the _sized ones with ctypes.sizeof of its own structs.
     ("inact_policy_init", (_P(CPolicy),), _STATUS),
+    ("inact_policy_init_sized", (_P(CPolicy), c_size_t), _STATUS),
     ("inact_policy_preset", (_P(CPolicy), c_int32), _STATUS),
+    ("inact_policy_preset_sized", (_P(CPolicy), c_size_t, c_int32), _STATUS),
     ("inact_policy_validate", (_P(CPolicy),), _STATUS),
     ("inact_ceilings_init", (_P(CCeilings),), _STATUS),
+    ("inact_ceilings_init_sized", (_P(CCeilings), c_size_t), _STATUS),
     # lifecycle
     ("inact_config_init", (_P(CConfig),), _STATUS),
+    ("inact_config_init_sized", (_P(CConfig), c_size_t), _STATUS),
     (
         "inact_engine_create",
         (_P(CConfig), _P(CPolicy), CALLBACK, c_void_p, USER_DATA_FREE, _P(c_uint64)),
@@ -205,6 +211,7 @@ _TABLE: Sequence[Tuple[str, Sequence[Any], Any]] = (
     ("inact_get_reason", (_engine, _P(c_int32)), _STATUS),
     ("inact_get_remaining", (_engine, _P(c_int64)), _STATUS),
     ("inact_info_init", (_P(CInfo),), _STATUS),
+    ("inact_info_init_sized", (_P(CInfo), c_size_t), _STATUS),
     ("inact_get_info", (_engine, _P(CInfo)), _STATUS),
     ("inact_get_policy", (_engine, _P(CPolicy)), _STATUS),
     ("inact_get_required_auth", (_engine, _P(c_int32)), _STATUS),
@@ -320,7 +327,7 @@ LIB, LIBRARY_PATH = load_library()
 # call hosts make per touch; the table's errcheck wrapper alone costs about as much as the call.
 ACTIVITY_UNCHECKED = ctypes.CFUNCTYPE(c_int32, c_uint64, c_uint32)(("inact_activity", LIB))
 
-#: The loaded library's version number (e.g. 10100) and string (e.g. "1.1.0").
+#: The loaded library's version number (e.g. 10200) and string (e.g. "1.2.0").
 LIBRARY_VERSION_NUMBER: int = int(LIB.inact_version_number())
 LIBRARY_VERSION: str = (LIB.inact_version_string() or b"").decode("ascii", "replace")
 

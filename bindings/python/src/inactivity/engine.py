@@ -285,7 +285,7 @@ class Engine:
         clock: Optional[ManualClock] = None,
     ) -> None:
         config = _lib.CConfig()
-        _lib.LIB.inact_config_init(byref(config))
+        _lib.LIB.inact_config_init_sized(byref(config), ctypes.sizeof(config))
         config.delivery = check_int(delivery, "delivery", INT32_MIN, INT32_MAX)
         if clock is not None:
             config.clock = ClockKind.MANUAL
@@ -578,7 +578,7 @@ class Engine:
     def info(self) -> Info:
         """A full view of the engine."""
         c = _lib.CInfo()
-        _lib.LIB.inact_info_init(byref(c))
+        _lib.LIB.inact_info_init_sized(byref(c), ctypes.sizeof(c))
         self._call(_lib.LIB.inact_get_info, byref(c))
         return Info._from_c(c)
 

@@ -160,7 +160,7 @@ class Policy:
     def preset(cls, preset: Union[Preset, int]) -> "Policy":
         """A named policy (``Preset.NIST_AAL2``, ``Preset.BANKING``, ...) as the library defines it."""
         c = _lib.CPolicy()
-        _lib.LIB.inact_policy_preset(ctypes.byref(c), int(preset))
+        _lib.LIB.inact_policy_preset_sized(ctypes.byref(c), ctypes.sizeof(c), int(preset))
         return cls._from_c(c)
 
     @classmethod
@@ -196,7 +196,7 @@ class Policy:
 
     def _to_c(self) -> _lib.CPolicy:
         c = _lib.CPolicy()
-        _lib.LIB.inact_policy_init(ctypes.byref(c))  # sets size, and any field added later
+        _lib.LIB.inact_policy_init_sized(ctypes.byref(c), ctypes.sizeof(c))  # sets size and every default
         c.idle_action = int(self.idle_action)
         for name in self._DURATIONS:
             setattr(c, name + "_ms", duration_to_ms(getattr(self, name), name))
@@ -286,7 +286,7 @@ class Ceilings:
 
     def _to_c(self) -> _lib.CCeilings:
         c = _lib.CCeilings()
-        _lib.LIB.inact_ceilings_init(ctypes.byref(c))
+        _lib.LIB.inact_ceilings_init_sized(ctypes.byref(c), ctypes.sizeof(c))
         for name in self._DURATIONS:
             setattr(c, name + "_ms", duration_to_ms(getattr(self, name), name))
         c.max_unlock_failures = self.max_unlock_failures
@@ -338,6 +338,6 @@ def _library_default() -> Policy:
     global _DEFAULT
     if _DEFAULT is None:
         c = _lib.CPolicy()
-        _lib.LIB.inact_policy_init(ctypes.byref(c))
+        _lib.LIB.inact_policy_init_sized(ctypes.byref(c), ctypes.sizeof(c))
         _DEFAULT = Policy._from_c(c)
     return _DEFAULT
