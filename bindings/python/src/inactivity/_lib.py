@@ -142,8 +142,9 @@ CALLBACK = CFUNCTYPE(None, POINTER(CEvent), c_void_p)
 USER_DATA_FREE = CFUNCTYPE(None, c_void_p)
 
 # ---------------------------------------------------------------------------------------------
-# The function table: (name, argtypes, restype, errcheck). A status-returning function raises
-# the matching InactivityError on a negative status; the rest return their value as is.
+# The function table: (name, argtypes, restype). A restype of _STATUS marks a status-returning
+# function: _bind gives it an int32 restype and an errcheck that raises the matching
+# InactivityError on a negative status; the rest return their value as is.
 # ---------------------------------------------------------------------------------------------
 
 _engine = c_uint64
