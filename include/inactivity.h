@@ -667,7 +667,7 @@ INACT_EXPORT int32_t inact_unlock(inact_engine engine);
 INACT_EXPORT int32_t inact_unlock_with(inact_engine engine, int32_t method);
 
 /** A failed credential re-verification: inact_unlock_failed_with(engine, INACT_AUTH_CREDENTIAL, out).
- *  Returns as inact_unlock_failed_with.
+ *  out_failures (may be NULL): the count after this call. Returns as inact_unlock_failed_with.
  *  Ownership: *out_failures is written only on success.
  *  Thread: any; delivers the events it causes before it returns (see Threading). */
 INACT_EXPORT int32_t inact_unlock_failed(inact_engine engine, uint32_t *out_failures);
