@@ -59,14 +59,14 @@
  *   inact_ceilings_init and inact_info_init (the macros are at the end of this header). A
  *   _sized function takes the size as above: it fills layout L with the defaults, zeroes the
  *   tail and stores `size` = S. The plain exported symbols, reached by a program built against
- *   an older header, by name (ctypes, dlsym, JNI) or as (inact_policy_init)(p) or a function
+ *   an older header, by name (ctypes, dlsym) or as (inact_policy_init)(p) or a function
  *   pointer, fill exactly the layout of the release that added them and store its size, for
  *   ever: inact_policy_init and inact_policy_preset 80 bytes (1.0), inact_config_init 40
  *   (1.0), inact_ceilings_init 80 and inact_info_init 152 (1.1). A binding that calls by name
  *   calls the _sized function with its own struct's size (Python: ctypes.sizeof). Versioned
- *   symbols (glibc's .symver) were not chosen: dlsym, which ctypes and JNI loaders use, sees
- *   only the default (newest) version, so a 1.0 binding calling by name would reach the new
- *   layout; and a macro states the rule in the one place every C caller compiles.
+ *   symbols (glibc's .symver) were not chosen: dlsym, which ctypes, JNA and every by-name
+ *   loader use, sees only the default (newest) version, so a 1.0 binding calling by name would
+ *   reach the new layout; and a macro states the rule in the one place every C caller compiles.
  *   Programs built against the 1.1 header, whose plain inact_policy_init and
  *   inact_policy_preset filled 120 bytes, get the 80-byte 1.0 layout from this library: a
  *   field added in 1.1 that such a program sets after the call is not read (it keeps its
