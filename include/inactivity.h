@@ -673,9 +673,11 @@ INACT_EXPORT int32_t inact_scheduler_faults(int32_t *out_degraded, uint64_t *out
 INACT_EXPORT int32_t inact_start(inact_engine engine);
 
 /**
- * Restores a snapshot written by inact_snapshot_write (format 2, or format 1 of earlier
- * versions: its missing fields read as the credential and the server last seen at the
- * session start). A snapshot of a session that never started (EXPIRED from LOADING) restores
+ * Restores a snapshot written by inact_snapshot_write (format 3, 96 bytes), by 1.1 (format
+ * 2, 104 bytes: the same fields) or by 1.0 (format 1, 80 bytes: its missing fields read as the
+ * credential and the server last seen at the session start). A library refuses a format newer
+ * than it knows (_VERSION, EXPIRED): 1.0 and 1.1 refuse format 3, so rolling the library back
+ * signs users out and never unlocks. A snapshot of a session that never started (EXPIRED from LOADING) restores
  * with no session start and no credential verification (INACT_NEVER in inact_info); so does
  * one that signed in, ended and was saved within the same millisecond (the bytes are the same).
  * Allowed in LOADING only. With policy.lock_on_restart an ACTIVE or WARNING
@@ -695,7 +697,7 @@ INACT_EXPORT int32_t inact_start(inact_engine engine);
  * pause_idle_in_background. Deadlines are applied before it returns, and the host
  * receives one STATE_CHANGED event from LOADING.
  * bytes/length: the snapshot (copied; bytes may be NULL only if length is 0). length: any
- *   size_t; at most INACT_SNAPSHOT_MAX_SIZE + 1 bytes are read. A length other than the
+ *   size_t; at most 105 bytes are read (the longest format read, 104, and one more). A length other than the
  *   snapshot's is a corrupt snapshot: _TRUNCATED when shorter, _INVALID when longer (up to
  *   SIZE_MAX), _VERSION for another format version whatever the length.
  * Returns INACT_OK; INACT_E_INVALID_STATE (not LOADING; nothing changes);
@@ -1134,8 +1136,12 @@ INACT_EXPORT int32_t inact_clock_now(inact_engine engine, int64_t *out_monotonic
  * platform protects app data.
  * ------------------------------------------------------------------------------- */
 
-/** Upper bound of a snapshot's size in bytes (the same for every engine of this version). */
-#define INACT_SNAPSHOT_MAX_SIZE 128
+/** Upper bound of a snapshot's size in bytes, for every engine and every session. It never
+ *  grows within a major version: every 1.x library writes snapshots of at most 96 bytes, the
+ *  bound 1.0 gave, so a buffer sized by any 1.x header (1.1's said 128) holds every snapshot
+ *  and a host built against 1.0 saves every session. A restore reads longer formats too (see
+ *  inact_restore). */
+#define INACT_SNAPSHOT_MAX_SIZE 96
 
 /** Writes the size of the engine's snapshot now. Returns INACT_E_INVALID_STATE in LOADING
  *  (no session to save).

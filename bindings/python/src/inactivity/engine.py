@@ -54,7 +54,7 @@ from .policy import Ceilings, Policy
 __all__ = ["ClockReading", "Engine", "Event", "EventCallback", "Info", "ManualClock", "SNAPSHOT_MAX_SIZE"]
 
 #: Upper bound of a snapshot's size in bytes (INACT_SNAPSHOT_MAX_SIZE).
-SNAPSHOT_MAX_SIZE = 128
+SNAPSHOT_MAX_SIZE = 96
 
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 UINT32_MAX = 2**32 - 1
