@@ -63,9 +63,11 @@ def _bind(lib: ctypes.CDLL) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# Loading: $INACTIVITY_LIBRARY, then the package directory (wheels bundle the library there),
-# then the SwiftPM build tree of the checkout this package runs from. One ImportError lists
-# every place that was tried and why it failed.
+# Loading: $INACTIVITY_LIBRARY when it is set, and then nothing else (a host that names a
+# library must get that library or an ImportError, never another one found by search);
+# otherwise the package directory (wheels bundle the library there), then the SwiftPM build
+# tree of the checkout this package runs from. One ImportError lists every place that was tried
+# and why it failed.
 # ---------------------------------------------------------------------------------------------
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
@@ -75,8 +77,9 @@ def _candidates(notes: list[str]) -> Iterator[Tuple[str, Path]]:
     override = os.environ.get(LIBRARY_ENV)
     if override:
         yield f"${LIBRARY_ENV}", Path(override)
-    else:
-        notes.append(f"${LIBRARY_ENV}: not set")
+        notes.append(f"nothing else: ${LIBRARY_ENV} is set, so the search stops there")
+        return
+    notes.append(f"${LIBRARY_ENV}: not set")
     yield "the package directory", _PACKAGE_DIR / LIBRARY_NAME
     # bindings/python/src/inactivity -> the repository root
     repo = _PACKAGE_DIR.parents[3] if len(_PACKAGE_DIR.parents) > 3 else None
@@ -91,7 +94,12 @@ def _try_load(path: Path) -> ctypes.CDLL:
     if not path.exists():
         raise OSError("no such file")
     lib = ctypes.CDLL(str(path))
-    version = lib.inact_version_number
+    try:
+        version = lib.inact_version_number
+    except AttributeError:
+        # Another shared library (libm, a stale build of something else): ctypes reports the
+        # missing symbol as AttributeError; the loader's contract is ImportError.
+        raise OSError("not libinactivity: it has no inact_version_number") from None
     version.argtypes = ()
     version.restype = c_uint32
     number = int(version())
