@@ -177,9 +177,11 @@ def simple_inputs(model: Model) -> list[Function]:
 
 
 def summary(f: Function) -> str:
-    """A function's doc block up to its Returns/Ownership/Thread lines, on one line."""
-    text = " ".join(f.doc.split())
-    return re.split(r"\s(?:Returns|Ownership|Thread)\b", text)[0].strip()
+    """The first two sentences of a function's doc block (before Returns/Ownership/Thread), and
+    where the rest is."""
+    text = re.split(r"\s(?:Returns|Ownership|Thread)\b", " ".join(f.doc.split()))[0].strip()
+    sentences = re.split(r"(?<=[.])\s+(?=[A-Z])", text)
+    return " ".join(sentences[:2]) + f" The rules: {f.name} in inactivity.h."
 
 
 def _wrap(text: str, indent: str, width: int = 100) -> list[str]:

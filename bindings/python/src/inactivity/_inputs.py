@@ -17,39 +17,40 @@ class GeneratedInputs:
 
     def biometrics_changed(self) -> None:
         """The enrolled biometrics changed (a finger or face was added or removed): until the next
-        credential verification an unlock needs the CREDENTIAL. Kept in a snapshot. Allowed in
-        every state (in LOADING it is added to what a restore brings; inact_start clears it)."""
+        credential verification an unlock needs the CREDENTIAL. Kept in a snapshot. The rules:
+        inact_biometrics_changed in inactivity.h."""
         self._call(_lib.LIB.inact_biometrics_changed)
 
     def server_contact(self) -> None:
         """A successful online check (any server call the host trusts, besides a 2xx refresh, which
         counts by itself): the offline deadlines restart from now and an unlock refused with
-        INACT_E_OFFLINE is allowed again. Allowed in every state (kept through a restore from
-        LOADING)."""
+        INACT_E_OFFLINE is allowed again. A contact does not unlock by itself. The rules:
+        inact_server_contact in inactivity.h."""
         self._call(_lib.LIB.inact_server_contact)
 
     def background(self) -> None:
         """The app went to background: the background time starts now (if not already in
-        background); while in background activity is ignored. Allowed in every state."""
+        background); while in background activity is ignored. Allowed in every state. The rules:
+        inact_background in inactivity.h."""
         self._call(_lib.LIB.inact_background)
 
     def window_shown(self) -> None:
         """A window (an Android activity, a desktop window) became visible. Counting windows lets
         an activity transition or a rotation hide every window for an instant without counting
         as background: background takes effect only after policy.background_grace_ms with no
-        window shown, and then dates from the instant the count dropped to 0. Going above 0 is
-        foreground. Allowed in every state."""
+        window shown, and then dates from the instant the count dropped to 0. The rules:
+        inact_window_shown in inactivity.h."""
         self._call(_lib.LIB.inact_window_shown)
 
     def window_hidden(self) -> None:
         """A window was hidden. When the count drops to 0 the grace starts; an inact_background
-        during the grace makes background date from the hide."""
+        during the grace makes background date from the hide. The rules: inact_window_hidden in
+        inactivity.h."""
         self._call(_lib.LIB.inact_window_hidden)
 
     def device_locked(self) -> None:
         """The device locked (iOS protected data became unavailable, Android screen off or
         keyguard). Background starts now (as inact_background; an announced interruption no
         longer applies), and with policy.lock_on_device_lock an ACTIVE or WARNING session is
-        LOCKED (DEVICE_LOCKED) at once. The unlock of the device is reported as a foreground.
-        Allowed in every state."""
+        LOCKED (DEVICE_LOCKED) at once. The rules: inact_device_locked in inactivity.h."""
         self._call(_lib.LIB.inact_device_locked)
