@@ -11,7 +11,7 @@ import kotlin.time.Duration.Companion.milliseconds
  *
  *     java ... dev.inactivity.ConformanceRunner OUTDIR FILE.ops...   writes OUTDIR/FILE.out
  *
- * Not a test class: scripts/test-conformance runs it. An input is one line of [execute].
+ * Not a test class: scripts/lib/test-conformance runs it. An input is one line of [execute].
  */
 object ConformanceRunner {
     private const val NEVER = Long.MAX_VALUE
