@@ -39,6 +39,7 @@
 
 #include "inactivity.h"
 #include "model.h"
+#include "ops_generated.h"
 
 #define SLOTS 3
 #define MAX_CTX 64
@@ -1033,7 +1034,12 @@ enum {
     OP_DESTROY_IN_CALLBACK, OP_LOCK_IN_CALLBACK, OP_TOKEN_ROTATED, OP_DEVICE_LOCKED,
     OP_UNLOCK_WITH, OP_UNLOCK_FAILED_WITH, OP_BIOMETRICS_CHANGED,
     OP_SERVER_CONTACT, OP_SET_CEILINGS, OP_COMPAT_QUERY,
-    OP_EXPECT_INTERRUPTION, OP_REQUIRED_AUTH, OP_COUNT
+    OP_EXPECT_INTERRUPTION, OP_REQUIRED_AUTH,
+    /* the engine-only inputs of the header that have no op above (ops_generated.h) */
+#define FUZZ_OP_ENUM(name) OP_GEN_##name,
+    FUZZ_GENERATED_OPS(FUZZ_OP_ENUM)
+#undef FUZZ_OP_ENUM
+    OP_COUNT
 };
 
 /* ---- unlock strength and expected interruption (issue 13 sections 1 and 2) ------------------ */
@@ -1364,6 +1370,10 @@ static void op_on_live(reader *r, int op) {
     char what[96];
     int loading_input = m->state == INACT_STATE_LOADING;
     switch (op) {
+#define FUZZ_OP_CASE(name) \
+    case OP_GEN_##name: rc = inact_##name(s->h); ex = m_##name(m); snprintf(what, sizeof what, #name); break;
+    FUZZ_GENERATED_OPS(FUZZ_OP_CASE)
+#undef FUZZ_OP_CASE
     case OP_START:
         rc = inact_start(s->h); ex = m_start(m); snprintf(what, sizeof what, "start");
         loading_input = 0;

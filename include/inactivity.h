@@ -154,7 +154,7 @@ extern "C" {
  * behaviour is fixed without an addition; the major version only when the ABI breaks.
  * inact_version_number() returns the library's INACT_VERSION_NUMBER; bindings compare it
  * with the header they were built for.
- * The Python and Kotlin bindings state the same version (scripts/test-packaging checks).
+ * The Python and Kotlin bindings state the same version (scripts/lib/test-packaging checks).
  * ------------------------------------------------------------------------------- */
 #define INACT_VERSION_MAJOR 1
 #define INACT_VERSION_MINOR 2

@@ -1,6 +1,6 @@
 // The Android library module of the Kotlin/JNI binding: `gradle assembleRelease` here builds
 // build/outputs/aar/inactivity-release.aar (scripts/build-aar runs it and checks the result).
-// The same Kotlin sources are compiled and tested on the host JVM by scripts/test-jvm, and the
+// The same Kotlin sources are compiled and tested on the host JVM by scripts/lib/test-jvm, and the
 // Android integration by the instrumented tests in src/androidTest (.github/workflows/android.yml).
 //
 // Native libraries, per ABI: libinactivity.so is built by scripts/build-android-lib (the Swift
@@ -16,7 +16,7 @@ plugins {
 }
 
 // The version is gradle.properties' `version` (Gradle's own project property), the one place
-// scripts/test-packaging's versions_agree checks against the header; NativeBridge.BINDING_VERSION
+// scripts/lib/test-packaging's versions_agree checks against the header; NativeBridge.BINDING_VERSION
 // states it to the Kotlin code (checked there too).
 check(version.toString().matches(Regex("""\d+\.\d+\.\d+"""))) {
     "bindings/kotlin-jni/gradle.properties has no version=X.Y.Z (it has $version)"
