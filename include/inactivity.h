@@ -21,6 +21,13 @@
  * - Every call on an engine first evaluates its deadlines (catch-up) and delivers what came
  *   due, also a call that is then refused for its argument or for the state: catch-up is
  *   not the call's change, and the refused call itself still changes nothing.
+ * - Deadlines that fall at the same instant are applied most severe first, each only if it
+ *   still runs in the state the ones before it left, in this order: absolute lifetime
+ *   (ABSOLUTE_TIMEOUT), offline expiry (OFFLINE_EXPIRY), locked timeout (LOCKED_TIMEOUT),
+ *   idle action EXPIRE (IDLE_TIMEOUT), offline timeout (OFFLINE_TIMEOUT), background timeout
+ *   (BACKGROUND_TIMEOUT), idle action LOCK (IDLE_TIMEOUT), grace end, warning (IDLE), tick.
+ *   So an expiry wins over a lock at the same instant, and the event names the reason of
+ *   the last change (docs/design.md, section 2, gives the table this comes from).
  * - Every function's doc block ends with Returns (every status it can return besides
  *   INACT_E_INVALID_HANDLE for a bad handle), Ownership (what the library keeps of what it
  *   is given, and what it gives) and Thread (where it may be called, where it delivers).
@@ -563,7 +570,11 @@ INACT_EXPORT int32_t inact_scheduler_faults(int32_t *out_degraded, uint64_t *out
  * ------------------------------------------------------------------------------- */
 
 /** Starts a session (signed in). LOADING or EXPIRED -> ACTIVE (STARTED); the absolute
- *  lifetime starts now, unlock failures reset. Returns INACT_OK or INACT_E_INVALID_STATE.
+ *  lifetime starts now, unlock failures reset. A sign-in is also a credential verification
+ *  (the strong-auth time restarts from now and a biometrics change is cleared) and a
+ *  successful server contact (both offline deadlines restart from now; a contact reported
+ *  in LOADING before it is superseded), and it starts a new refresh-token family (the newest
+ *  generation is 0 again). Returns INACT_OK or INACT_E_INVALID_STATE.
  *  Ownership: nothing is kept.
  *  Thread: any; delivers the events it causes before it returns (see Threading). */
 INACT_EXPORT int32_t inact_start(inact_engine engine);
@@ -575,11 +586,15 @@ INACT_EXPORT int32_t inact_start(inact_engine engine);
  * with no session start and no credential verification (INACT_NEVER in inact_info); so does
  * one that signed in, ended and was saved within the same millisecond (the bytes are the same).
  * Allowed in LOADING only. With policy.lock_on_restart an ACTIVE or WARNING
- * outcome becomes LOCKED (RESTART). The time since the snapshot counts as background time. Elapsed time is trusted only on
+ * outcome becomes LOCKED (RESTART), taking effect at the restore. The time since the snapshot
+ * counts as background time. Elapsed time is trusted only on
  * the same boot with a clock that did not go back; otherwise the engine is LOCKED
- * (UNTRUSTED_CLOCK) at least, EXPIRED when the absolute lifetime passed by the wall clock
- * or the wall clock went back. A lock in the snapshot, or one due on the wall-clock estimate,
- * keeps its locked-at time: the locked timeout counts from it, never afresh from the restore. Any expiry deadline (absolute, locked timeout, idle action
+ * (UNTRUSTED_CLOCK) at least, EXPIRED when an expiry deadline passed by the wall clock
+ * or the wall clock went back (UNTRUSTED_CLOCK). The untrusted clock decides before the lock on
+ * restart: after an untrusted restore the reason is UNTRUSTED_CLOCK (or the expiry's), never
+ * RESTART. A lock in the snapshot, or one due on the wall-clock estimate,
+ * keeps its locked-at time: the locked timeout counts from it, never afresh from the restore.
+ * Any expiry deadline (absolute, locked timeout, offline expiry, idle action
  * EXPIRE) that is due on the wall-clock estimate expires the session (fail secure: moving
  * the wall clock forward only makes the outcome stricter); its event time then lies on this
  * clock's timeline extended backwards and may precede this boot (even be negative). A
@@ -643,23 +658,27 @@ INACT_EXPORT int32_t inact_unlock(inact_engine engine);
  * INACT_E_INVALID_STATE (not LOCKED, or in background after the background timeout);
  * INACT_E_OFFLINE (the offline timeout has passed since the
  * last server contact: report one with inact_server_contact first); INACT_E_WEAK_AUTH (a
- * biometric where the credential is required). Every error changes nothing.
+ * biometric where the credential is required). When several apply, the first in that order
+ * is returned: offline and too weak at once is INACT_E_OFFLINE (a contact first, then the
+ * lock screen asks for the credential). Every error changes nothing.
  * Ownership: nothing is kept.
  * Thread: any; delivers the events it causes before it returns (see Threading).
  */
 INACT_EXPORT int32_t inact_unlock_with(inact_engine engine, int32_t method);
 
 /** A failed credential re-verification: inact_unlock_failed_with(engine, INACT_AUTH_CREDENTIAL, out).
- *  Returns as inact_unlock_failed_with.
+ *  out_failures (may be NULL): the count after this call. Returns as inact_unlock_failed_with.
  *  Ownership: *out_failures is written only on success.
  *  Thread: any; delivers the events it causes before it returns (see Threading). */
 INACT_EXPORT int32_t inact_unlock_failed(inact_engine engine, uint32_t *out_failures);
 
 /** A re-verification with `method` failed. LOCKED only: failures + 1; at
- *  policy.max_unlock_failures -> EXPIRED (UNLOCK_FAILURES). out_failures (may be NULL): the
+ *  policy.max_unlock_failures -> EXPIRED (UNLOCK_FAILURES). A failed attempt counts while
+ *  offline too (past the offline timeout, where inact_unlock_with is refused: a wrong PIN is
+ *  a wrong PIN), and so does one in background. out_failures (may be NULL): the
  *  count after this call. Returns INACT_OK, INACT_E_INVALID_ARGUMENT (method),
  *  INACT_E_INVALID_STATE, or INACT_E_WEAK_AUTH (a method the lock does not accept: not
- *  counted, nothing changes).
+ *  counted, nothing changes), the first that applies in that order.
  *  Ownership: nothing is kept.
  *  Thread: any; delivers the events it causes before it returns (see Threading). */
 INACT_EXPORT int32_t inact_unlock_failed_with(inact_engine engine, int32_t method, uint32_t *out_failures);
@@ -667,6 +686,9 @@ INACT_EXPORT int32_t inact_unlock_failed_with(inact_engine engine, int32_t metho
 /** The enrolled biometrics changed (a finger or face was added or removed): until the next
  *  credential verification an unlock needs the CREDENTIAL. Kept in a snapshot. Allowed in
  *  every state (in LOADING it is added to what a restore brings; inact_start clears it).
+ *  Until then inact_info.strong_auth_deadline_ms reads the last credential verification
+ *  (already passed: from then a biometric no longer unlocks), whatever
+ *  policy.strong_auth_timeout_ms; INACT_NEVER while there was none (LOADING).
  *  Returns INACT_OK.
  *  Ownership: nothing is kept.
  *  Thread: any; delivers the events it causes before it returns (see Threading). */
@@ -733,8 +755,13 @@ INACT_EXPORT int32_t inact_token_rotated(inact_engine engine, uint64_t generatio
 
 /** A successful online check (any server call the host trusts, besides a 2xx refresh, which
  *  counts by itself): the offline deadlines restart from now and an unlock refused with
- *  INACT_E_OFFLINE is allowed again. Allowed in every state (kept through a restore from
- *  LOADING).
+ *  INACT_E_OFFLINE is allowed again. A contact does not unlock by itself. Allowed in every
+ *  state. Reported in LOADING it is kept through the following restore and takes effect at its
+ *  own instant: the catch-up comes first, so every deadline due up to and including that
+ *  instant is applied (an offline lock or expiry that fell due while the process was dead
+ *  still applies, also one due at the contact's very instant), then the later of the contact
+ *  and the snapshot's last contact counts. The outcome is the same whether the host reports
+ *  the contact before or after the restore. inact_start supersedes it (a sign-in is a contact).
  *  Returns INACT_OK.
  *  Ownership: nothing is kept.
  *  Thread: any; delivers the events it causes before it returns (see Threading). */
@@ -778,7 +805,15 @@ INACT_EXPORT int32_t inact_window_hidden(inact_engine engine);
  * picker, share sheet, Face ID, a document or payment sheet) that sends it to background for
  * a moment. A background that begins within `max_ms` from now does not lock before the end
  * of that window (then the background timeout counts from the background start as usual):
- * a background that ends in time does not count at all. Single use: a foreground after such
+ * a background that ends in time does not count at all. The window is [now, now + max_ms],
+ * both ends included, and the lock takes effect at max(background start + background
+ * timeout, now + max_ms): at the end instant itself the lock is due, so a background that
+ * begins at the end locks then (at once with a background timeout of 0), and a foreground
+ * must come before the end for the background not to count. A policy that lowers
+ * policy.expected_interruption_max_ms (inact_set_policy, inact_set_ceilings) shortens a
+ * pending announcement at once to its instant + the new cap, also one that already covers a
+ * background: a lock it held back past the new end takes effect at that call.
+ * Single use: a foreground after such
  * a background consumes it; unused, it lapses at its end. It never suspends the idle,
  * absolute, locked or offline timeouts, and is dropped when the session leaves
  * ACTIVE/WARNING or the device locks. Not kept in a snapshot. max_ms: 1 ..
@@ -794,7 +829,12 @@ INACT_EXPORT int32_t inact_expect_interruption(inact_engine engine, int64_t max_
  * The device locked (iOS protected data became unavailable, Android screen off or keyguard).
  * Background starts now (as inact_background; an announced interruption no longer applies),
  * and with policy.lock_on_device_lock an ACTIVE or WARNING session is LOCKED (DEVICE_LOCKED)
- * at once. The unlock of the device is reported as a foreground. Allowed in every state.
+ * at once. During a background an announcement covers, the cover ends at once: the
+ * background counts from its own start as if never announced, so a background timeout that
+ * has already passed locks at this call (BACKGROUND_TIMEOUT, time_ms = now; DEVICE_LOCKED
+ * with policy.lock_on_device_lock). In LOADING, LOCKED and EXPIRED it only starts background
+ * (never LOCKED from LOADING or EXPIRED). The unlock of the device is reported as a
+ * foreground. Allowed in every state.
  * Returns INACT_OK.
  * Ownership: nothing is kept.
  * Thread: any; delivers the events it causes before it returns (see Threading).

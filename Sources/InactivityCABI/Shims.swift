@@ -1,4 +1,5 @@
-// The C ABI: thin shims over InactivityCore, one per function of include/inactivity.h.
+// The C ABI: thin shims over InactivityCore, one per function of include/inactivity.h. The shims
+// of conventional shape are generated into GeneratedShims.swift (tools/generate); these are the rest.
 //
 // Each shim converts its C arguments, calls the core, and converts the result; no session
 // logic lives here. `@c @implementation` makes the compiler check every shim against its
@@ -30,14 +31,14 @@ private func status(_ body: () throws(InactivityError) -> Void) -> Int32 {
 @inline(__always)
 private func cSize(_ value: Int) -> UInt { UInt(bitPattern: value) }
 
-private func nullPointer(_ name: String) -> InactivityError {
+func nullPointer(_ name: String) -> InactivityError {
     InactivityError(.nullPointer, "\(name) must not be NULL")
 }
 
 /// Runs `body` with the live engine named by `handle`. A call refused here (a NULL pointer, a
 /// bad struct or enum) first lets the engine deliver what is due, as every entry point does.
 @inline(__always)
-private func withEngine(_ handle: inact_engine, _ body: (InactivityEngine) throws(InactivityError) -> Void) -> Int32 {
+func withEngine(_ handle: inact_engine, _ body: (InactivityEngine) throws(InactivityError) -> Void) -> Int32 {
     status { () throws(InactivityError) in
         let engine = try InactivityEngine.find(handle: handle)
         do throws(InactivityError) { try body(engine) } catch { throw error.code == .invalidHandle ? error : engine.refusing(error) }
@@ -340,10 +341,6 @@ public func inact_destroy(_ engine: inact_engine) -> Int32 {
 
 // MARK: - Inputs
 
-@c @implementation
-public func inact_start(_ engine: inact_engine) -> Int32 {
-    withEngine(engine) { e throws(InactivityError) in try e.start() }
-}
 
 @c @implementation
 public func inact_restore(_ engine: inact_engine, _ bytes: UnsafePointer<UInt8>?, _ length: Int) -> Int32 {
@@ -374,28 +371,13 @@ public func inact_continue(_ engine: inact_engine) -> Int32 {
     withEngine(engine) { e throws(InactivityError) in try e.continueSession() }
 }
 
-@c @implementation
-public func inact_lock(_ engine: inact_engine) -> Int32 {
-    withEngine(engine) { e throws(InactivityError) in try e.lock() }
-}
 
-@c @implementation
-public func inact_unlock(_ engine: inact_engine) -> Int32 {
-    withEngine(engine) { e throws(InactivityError) in try e.unlock() }
-}
 
 @c @implementation
 public func inact_unlock_with(_ engine: inact_engine, _ method: Int32) -> Int32 {
     withEngine(engine) { e throws(InactivityError) in try e.unlock(method: authMethod(method)) }
 }
 
-@c @implementation
-public func inact_unlock_failed(_ engine: inact_engine, _ outFailures: UnsafeMutablePointer<UInt32>?) -> Int32 {
-    withEngine(engine) { e throws(InactivityError) in
-        let n = try e.unlockFailed()
-        outFailures?.pointee = n
-    }
-}
 
 @c @implementation
 public func inact_unlock_failed_with(_ engine: inact_engine, _ method: Int32, _ outFailures: UnsafeMutablePointer<UInt32>?) -> Int32 {
@@ -405,10 +387,6 @@ public func inact_unlock_failed_with(_ engine: inact_engine, _ method: Int32, _ 
     }
 }
 
-@c @implementation
-public func inact_biometrics_changed(_ engine: inact_engine) -> Int32 {
-    withEngine(engine) { e throws(InactivityError) in try e.biometricsChanged() }
-}
 
 @c @implementation
 public func inact_get_required_auth(_ engine: inact_engine, _ outAuth: UnsafeMutablePointer<Int32>?) -> Int32 {
@@ -418,25 +396,9 @@ public func inact_get_required_auth(_ engine: inact_engine, _ outAuth: UnsafeMut
     }
 }
 
-@c @implementation
-public func inact_expect_interruption(_ engine: inact_engine, _ maxMs: Int64) -> Int32 {
-    withEngine(engine) { e throws(InactivityError) in try e.expectInterruption(maxMs: maxMs) }
-}
 
-@c @implementation
-public func inact_device_locked(_ engine: inact_engine) -> Int32 {
-    withEngine(engine) { e throws(InactivityError) in try e.deviceLocked() }
-}
 
-@c @implementation
-public func inact_token_rotated(_ engine: inact_engine, _ generation: UInt64) -> Int32 {
-    withEngine(engine) { e throws(InactivityError) in try e.tokenRotated(generation: generation) }
-}
 
-@c @implementation
-public func inact_server_contact(_ engine: inact_engine) -> Int32 {
-    withEngine(engine) { e throws(InactivityError) in try e.serverContact() }
-}
 
 @c @implementation
 public func inact_end(_ engine: inact_engine, _ reason: Int32) -> Int32 {
@@ -475,15 +437,7 @@ public func inact_foreground(_ engine: inact_engine) -> Int32 {
     withEngine(engine) { e throws(InactivityError) in try e.enterForeground() }
 }
 
-@c @implementation
-public func inact_window_shown(_ engine: inact_engine) -> Int32 {
-    withEngine(engine) { e throws(InactivityError) in try e.windowShown() }
-}
 
-@c @implementation
-public func inact_window_hidden(_ engine: inact_engine) -> Int32 {
-    withEngine(engine) { e throws(InactivityError) in try e.windowHidden() }
-}
 
 @c @implementation
 public func inact_scope_push(_ engine: inact_engine, _ idleTimeoutMs: Int64, _ outScopeID: UnsafeMutablePointer<UInt64>?) -> Int32 {
@@ -600,10 +554,6 @@ public func inact_next_deadline(_ engine: inact_engine, _ outDelayMs: UnsafeMuta
     }
 }
 
-@c @implementation
-public func inact_poll(_ engine: inact_engine) -> Int32 {
-    withEngine(engine) { e throws(InactivityError) in try e.poll() }
-}
 
 // MARK: - Manual clock
 

@@ -47,7 +47,7 @@ from ._time import (
     ms_to_wall,
     wall_to_ms,
 )
-from .enums import ActivityKind, Auth, ClockKind, Delivery, EventKind, Reason, RefreshOutcome, State
+from .enums import ActivityKind, Auth, ClockKind, Delivery, EventKind, Preset, Reason, RefreshOutcome, State
 from .errors import EngineClosedError, InvalidHandleError
 from .policy import Ceilings, Policy
 
@@ -268,8 +268,10 @@ class Engine:
         (no thread: the host calls ``next_deadline()`` and ``poll()``; see ``inactivity.aio``).
     clock: a ``ManualClock`` for tests and simulation; None for the system clock.
 
-    Raises InvalidArgumentError for an invalid policy or configuration, LimitError when too many
-    engines are open.
+    Raises TypeError naming the argument for an argument of the wrong type (a policy that is not
+    a ``Policy``, an ``on_event`` that is not callable, a clock that is not a ``ManualClock``),
+    InvalidArgumentError for an invalid policy or configuration, LimitError when too many
+    engines are open. Nothing is created when it raises.
     """
 
     _handle: int
@@ -284,6 +286,15 @@ class Engine:
         delivery: Delivery = Delivery.THREAD,
         clock: Optional[ManualClock] = None,
     ) -> None:
+        # Types at the door: a wrong one would otherwise surface later, as an AttributeError in
+        # the policy conversion or a TypeError logged for every event delivered.
+        if policy is not None and not isinstance(policy, Policy):
+            hint = " (a preset: Policy.preset(Preset.BANKING))" if isinstance(policy, (str, Preset)) else ""
+            raise TypeError(f"policy must be a Policy or None, not {type(policy).__name__}{hint}")
+        if on_event is not None and not callable(on_event):
+            raise TypeError(f"on_event must be a callable taking an Event, or None, not {type(on_event).__name__}")
+        if clock is not None and not isinstance(clock, ManualClock):
+            raise TypeError(f"clock must be a ManualClock or None, not {type(clock).__name__}")
         config = _lib.CConfig()
         _lib.LIB.inact_config_init(byref(config))
         config.delivery = check_int(delivery, "delivery", INT32_MIN, INT32_MAX)
