@@ -154,7 +154,7 @@ extern "C" {
  * behaviour is fixed without an addition; the major version only when the ABI breaks.
  * inact_version_number() returns the library's INACT_VERSION_NUMBER; bindings compare it
  * with the header they were built for.
- * The Python and Kotlin bindings state the same version (scripts/test-packaging checks).
+ * The Python and Kotlin bindings state the same version (scripts/lib/test-packaging checks).
  * ------------------------------------------------------------------------------- */
 #define INACT_VERSION_MAJOR 1
 #define INACT_VERSION_MINOR 2
@@ -291,7 +291,9 @@ typedef enum inact_delivery {
 
 /** Which clock an engine reads (inact_config.clock). */
 typedef enum inact_clock_kind {
-    INACT_CLOCK_SYSTEM = 0, /* CLOCK_BOOTTIME: counts deep sleep, cannot be set */
+    INACT_CLOCK_SYSTEM = 0, /* CLOCK_BOOTTIME: counts deep sleep, cannot be set (on wasm32,
+                               performance.now() and Date.now() under the web clock rule of
+                               docs/design.md, "Time") */
     INACT_CLOCK_MANUAL = 1  /* moves only through inact_clock_advance; for tests and simulation */
 } inact_clock_kind;
 
@@ -604,7 +606,9 @@ INACT_EXPORT int32_t inact_config_init_sized(inact_config *config, size_t size);
  * engine on the SYSTEM clock whose scheduler thread is not running and cannot be started:
  * the system refused the thread, its timer or its wake-up channel; inact_last_error then
  * reads "scheduler thread: CALL failed: TEXT (errno N)", the form the Python and Kotlin
- * bindings read their errno from). Then nothing is created, the engines that exist are untouched and
+ * bindings read their errno from; on wasm32, which has no threads, every such engine fails so,
+ * "scheduler thread: pthread_create failed: wasm32 has no threads, ...": use
+ * INACT_DELIVERY_HOST). Then nothing is created, the engines that exist are untouched and
  * the next create tries again.
  * Ownership: on success the engine owns `user_data` (freed by user_data_free at destroy);
  * on failure nothing is kept, the callback is never called and user_data_free is not
@@ -673,9 +677,11 @@ INACT_EXPORT int32_t inact_scheduler_faults(int32_t *out_degraded, uint64_t *out
 INACT_EXPORT int32_t inact_start(inact_engine engine);
 
 /**
- * Restores a snapshot written by inact_snapshot_write (format 2, or format 1 of earlier
- * versions: its missing fields read as the credential and the server last seen at the
- * session start). A snapshot of a session that never started (EXPIRED from LOADING) restores
+ * Restores a snapshot written by inact_snapshot_write (format 3, 96 bytes), by 1.1 (format
+ * 2, 104 bytes: the same fields) or by 1.0 (format 1, 80 bytes: its missing fields read as the
+ * credential and the server last seen at the session start). A library refuses a format newer
+ * than it knows (_VERSION, EXPIRED): 1.0 and 1.1 refuse format 3, so rolling the library back
+ * signs users out and never unlocks. A snapshot of a session that never started (EXPIRED from LOADING) restores
  * with no session start and no credential verification (INACT_NEVER in inact_info); so does
  * one that signed in, ended and was saved within the same millisecond (the bytes are the same).
  * Allowed in LOADING only. With policy.lock_on_restart an ACTIVE or WARNING
@@ -695,7 +701,7 @@ INACT_EXPORT int32_t inact_start(inact_engine engine);
  * pause_idle_in_background. Deadlines are applied before it returns, and the host
  * receives one STATE_CHANGED event from LOADING.
  * bytes/length: the snapshot (copied; bytes may be NULL only if length is 0). length: any
- *   size_t; at most INACT_SNAPSHOT_MAX_SIZE + 1 bytes are read. A length other than the
+ *   size_t; at most 105 bytes are read (the longest format read, 104, and one more). A length other than the
  *   snapshot's is a corrupt snapshot: _TRUNCATED when shorter, _INVALID when longer (up to
  *   SIZE_MAX), _VERSION for another format version whatever the length.
  * Returns INACT_OK; INACT_E_INVALID_STATE (not LOADING; nothing changes);
@@ -1134,8 +1140,12 @@ INACT_EXPORT int32_t inact_clock_now(inact_engine engine, int64_t *out_monotonic
  * platform protects app data.
  * ------------------------------------------------------------------------------- */
 
-/** Upper bound of a snapshot's size in bytes (the same for every engine of this version). */
-#define INACT_SNAPSHOT_MAX_SIZE 128
+/** Upper bound of a snapshot's size in bytes, for every engine and every session. It never
+ *  grows within a major version: every 1.x library writes snapshots of at most 96 bytes, the
+ *  bound 1.0 gave, so a buffer sized by any 1.x header (1.1's said 128) holds every snapshot
+ *  and a host built against 1.0 saves every session. A restore reads longer formats too (see
+ *  inact_restore). */
+#define INACT_SNAPSHOT_MAX_SIZE 96
 
 /** Writes the size of the engine's snapshot now. Returns INACT_E_INVALID_STATE in LOADING
  *  (no session to save).

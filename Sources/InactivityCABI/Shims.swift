@@ -451,9 +451,11 @@ public func inact_restore(_ engine: inact_engine, _ bytes: UnsafePointer<UInt8>?
     withEngine(engine) { e throws(InactivityError) in
         let length = cSize(length)
         guard bytes != nil || length == 0 else { throw nullPointer("bytes") }
-        // A snapshot is at most INACT_SNAPSHOT_MAX_SIZE bytes: one byte more is enough for the
-        // core to see that a longer one is too long, so no more of the caller's buffer is read.
-        let count = Int(min(length, UInt(INACT_SNAPSHOT_MAX_SIZE) + 1))
+        // The longest snapshot a restore reads is format 2's (104 bytes, more than the 96 of
+        // INACT_SNAPSHOT_MAX_SIZE that every snapshot written now fits): one byte more is enough
+        // for the core to see that a longer one is too long, so no more of the caller's buffer
+        // is read.
+        let count = Int(min(length, UInt(Snapshot.longestReadable) + 1))
         let copied = bytes.map { Array(UnsafeBufferPointer(start: $0, count: count)) } ?? []
         try e.restore(copied, length: UInt64(length))
     }

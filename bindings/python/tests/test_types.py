@@ -297,7 +297,7 @@ def test_durations_round_to_the_nearest_ms_halves_away_from_zero() -> None:
 
 def test_versions() -> None:
     # In this repository the binding, the header it was written against and the library are
-    # one version (scripts/test-packaging's versions_agree checks the files themselves).
+    # one version (scripts/lib/test-packaging's versions_agree checks the files themselves).
     assert inactivity.__version__ == inactivity.LIBRARY_VERSION
     assert HEADER_VERSION_NUMBER == inactivity.LIBRARY_VERSION_NUMBER
     assert inactivity.LIBRARY_VERSION_NUMBER // 10000 == 1
