@@ -1,5 +1,5 @@
 /*
- * overflow.c -- the canary's self-test (scripts/test-compat, <release>/canary_catches_an_overflow):
+ * overflow.c -- the canary's self-test (scripts/lib/test-compat, <release>/canary_catches_an_overflow):
  * preloaded (LD_PRELOAD) in front of a release's library, its inact_policy_init does what 1.1's
  * did to a 1.0 program: fills the policy, then writes 40 bytes more (the 120-byte 1.1 layout)
  * and stamps size 120. Built with the release's header; never part of a library.
