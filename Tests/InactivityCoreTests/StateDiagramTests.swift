@@ -188,7 +188,8 @@ enum StateDiagram {
         case .to(let s, let r): text = cell.outcome == .applied ? "→ \(s) (`\(label(r))`)" : text + ": → \(s) (`\(label(r))`)"
         case .toIf(let c, let s, let r): text += "; → \(s) (`\(label(r))`) \(docs(c))"
         case .toNamedReason(let s): text = "→ \(s) (the reason given)"
-        case .toSnapshot: text = "→ the snapshot's state (section 4)"
+        case .toSnapshot:
+            text = "→ the snapshot's state (section 4); corrupt bytes: → \(RestoreRule.corrupt.state) (`\(label(RestoreRule.corrupt.reason))`) and the snapshot's error"
         }
         if !cell.refusals.isEmpty {
             text += "; refused: " + cell.refusals.map { "\($0.rule) (`\(status($0.status))`)" }.joined(separator: ", ")
