@@ -291,7 +291,9 @@ typedef enum inact_delivery {
 
 /** Which clock an engine reads (inact_config.clock). */
 typedef enum inact_clock_kind {
-    INACT_CLOCK_SYSTEM = 0, /* CLOCK_BOOTTIME: counts deep sleep, cannot be set */
+    INACT_CLOCK_SYSTEM = 0, /* CLOCK_BOOTTIME: counts deep sleep, cannot be set (on wasm32,
+                               performance.now() and Date.now() under the web clock rule of
+                               docs/design.md, "Time") */
     INACT_CLOCK_MANUAL = 1  /* moves only through inact_clock_advance; for tests and simulation */
 } inact_clock_kind;
 
@@ -604,7 +606,9 @@ INACT_EXPORT int32_t inact_config_init_sized(inact_config *config, size_t size);
  * engine on the SYSTEM clock whose scheduler thread is not running and cannot be started:
  * the system refused the thread, its timer or its wake-up channel; inact_last_error then
  * reads "scheduler thread: CALL failed: TEXT (errno N)", the form the Python and Kotlin
- * bindings read their errno from). Then nothing is created, the engines that exist are untouched and
+ * bindings read their errno from; on wasm32, which has no threads, every such engine fails so,
+ * "scheduler thread: pthread_create failed: wasm32 has no threads, ...": use
+ * INACT_DELIVERY_HOST). Then nothing is created, the engines that exist are untouched and
  * the next create tries again.
  * Ownership: on success the engine owns `user_data` (freed by user_data_free at destroy);
  * on failure nothing is kept, the callback is never called and user_data_free is not
