@@ -1,6 +1,7 @@
 // The session state machine. Every rule that decides a state, a reason, or what activity
-// counts lives in this file; the engine (Engine.swift) and the lock-free activity gate
-// (ActivityGate.swift) only execute what the machine publishes.
+// counts lives in this file, except restore's (SessionRestore.swift); the machine's fields and
+// their packing are SessionFields.swift. The engine (Engine.swift) and the lock-free activity
+// gate (ActivityGate.swift) only execute what the machine publishes.
 //
 // Theory of operation
 // -------------------
@@ -269,140 +270,7 @@ struct GateView: Equatable {
     var horizon: Int64
 }
 
-struct SessionMachine {
-    /// The policy in force, shared with the engines that use an equal one (Storage.swift).
-    private(set) var sharedPolicy: Shared<SessionPolicy>
-    var policy: SessionPolicy {
-        @inline(__always) get { sharedPolicy.value }
-    }
-    private(set) var unlockFailures: UInt32 = 0
-    private(set) var visibleWindows: Int32 = 0
-
-    // Session fields (engine-clock milliseconds).
-    private(set) var startedAt: Int64? {
-        get { present.contains(.startedAt) ? rawStartedAt : nil }
-        set { rawStartedAt = present.store(newValue, .startedAt) ?? 0 }
-    }
-    private(set) var lastActivity: Int64 = 0
-    private(set) var lockedAt: Int64? {
-        get { present.contains(.lockedAt) ? rawLockedAt : nil }
-        set { rawLockedAt = present.store(newValue, .lockedAt) ?? 0 }
-    }
-    /// The last credential verification (sign-in or credential unlock).
-    private(set) var lastCredentialAt: Int64? {
-        get { present.contains(.lastCredentialAt) ? rawLastCredentialAt : nil }
-        set { rawLastCredentialAt = present.store(newValue, .lastCredentialAt) ?? 0 }
-    }
-    /// The last successful server contact (sign-in, a 2xx refresh, a reported online check).
-    private(set) var lastContactAt: Int64? {
-        get { present.contains(.lastContactAt) ? rawLastContactAt : nil }
-        set { rawLastContactAt = present.store(newValue, .lastContactAt) ?? 0 }
-    }
-    /// The newest refresh-token generation seen (0: none). A sign-in starts a new family.
-    private(set) var newestGeneration: UInt64 {
-        get { rare.value.newestGeneration }
-        set { if newValue != 0 || rare.isAllocated { rare.value.newestGeneration = newValue } }
-    }
-    /// An announced expected interruption: a background beginning in [start, end] does not lock
-    /// before `end`. Single use; dropped when it lapses, is used, or the session leaves ACTIVE/WARNING.
-    private(set) var interruption: (start: Int64, end: Int64)? {
-        get { rare.value.interruption }
-        set { if newValue != nil || rare.isAllocated { rare.value.interruption = newValue } }
-    }
-    /// The administrator's limits; every policy applied must be within them. Shared like the
-    /// policy, and in the side allocation: until the first `set_ceilings` the defaults apply.
-    private var sharedCeilings: Shared<PolicyCeilings>? {
-        get { rare.value.ceilings }
-        set { if newValue != nil || rare.isAllocated { rare.value.ceilings = newValue } }
-    }
-    var ceilings: PolicyCeilings { sharedCeilings?.value ?? PolicyCeilings() }
-
-    // Background: `backgroundSince` is background in effect (activity ignored); `hiddenSince` is
-    // the instant the visible-window count dropped to 0 while the grace runs.
-    private(set) var backgroundSince: Int64? {
-        get { present.contains(.backgroundSince) ? rawBackgroundSince : nil }
-        set { rawBackgroundSince = present.store(newValue, .backgroundSince) ?? 0 }
-    }
-    /// Its value in the side allocation: only hosts that report visible windows start a grace.
-    private(set) var hiddenSince: Int64? {
-        get { present.contains(.hiddenSince) ? rare.value.rawHiddenSince : nil }
-        set {
-            if let newValue { rare.value.rawHiddenSince = newValue }
-            present.set(.hiddenSince, newValue != nil)
-        }
-    }
-
-    private(set) var scopes: [(id: UInt64, idleMs: Int64)] {
-        get { rare.value.scopes }
-        _modify { yield &rare.value.scopes }
-    }
-    private(set) var holds: [UInt64] {
-        get { rare.value.holds }
-        _modify { yield &rare.value.holds }
-    }
-    private var nextScopeID: UInt64 {
-        get { rare.value.nextScopeID }
-        _modify { yield &rare.value.nextScopeID }
-    }
-    private var nextHoldID: UInt64 {
-        get { rare.value.nextHoldID }
-        _modify { yield &rare.value.nextHoldID }
-    }
-
-    /// The latest instant evaluated; deadlines are never applied before it.
-    private(set) var cursor: Int64
-    /// The countdown tick already covered in WARNING (remaining = k * tick).
-    private var tickIndex: Int64? {
-        get { rare.value.tickIndex }
-        set { if newValue != nil || rare.isAllocated { rare.value.tickIndex = newValue } }
-    }
-    /// A tick due since the last collect, to deliver if the state did not change.
-    private var pendingTick: (index: Int64, time: Int64)? {
-        get { rare.value.pendingTick }
-        set { if newValue != nil || rare.isAllocated { rare.value.pendingTick = newValue } }
-    }
-    /// The time of the last change.
-    private var changedAt: Int64
-    /// The boot id of the clock at the last evaluation.
-    private var lastBootID: UInt64? {
-        get { present.contains(.lastBootID) ? rawLastBootID : nil }
-        set { rawLastBootID = present.store(newValue, .lastBootID) ?? 0 }
-    }
-
-    // The values of the Optional fields above, meaningful while their bit in `present` is set.
-    private var rawStartedAt: Int64 = 0
-    private var rawLockedAt: Int64 = 0
-    private var rawLastCredentialAt: Int64 = 0
-    private var rawLastContactAt: Int64 = 0
-    private var rawBackgroundSince: Int64 = 0
-    private var rawLastBootID: UInt64 = 0
-    /// The fields few sessions use (scopes, holds, an announced interruption, the countdown of
-    /// WARNING, refresh-token generations, the administrator's ceilings, the hidden-grace start):
-    /// in a side allocation made when one of them first takes a value (Storage.swift). Setting
-    /// an Optional of them to nil before then allocates nothing.
-    private var rare = Side<MachineRare>()
-
-    // The one-byte fields last, together: the fields are laid out in this order, and these fill
-    // the tail of the machine's last 8 bytes, where the engine's own one-byte fields follow them
-    // (a struct's size, not its stride, is where the next field of its container may start).
-    // The Optional fields above keep their presence bits in `present`.
-    private(set) var state: SessionState = .loading
-    private(set) var reason: Reason = .none
-    /// What the host last saw (`collect`).
-    private(set) var seenState: SessionState = .loading
-    /// Sticky until the next credential verification: the enrolled biometrics changed, or a
-    /// restore could not tell how long ago the credential was verified.
-    private(set) var credentialRequired = false
-    private var present = Present()
-
-    /// `policy` must be valid (the engine checks it).
-    init(policy: SessionPolicy, now: Int64) {
-        assertValid(policy)
-        self.sharedPolicy = Interned.policy(policy)
-        self.cursor = now
-        self.changedAt = now
-    }
-
+extension SessionMachine {
     // MARK: Derived values
 
     /// The effective idle timeout: the minimum of the policy's and every open scope's.
@@ -670,7 +538,7 @@ struct SessionMachine {
         return false
     }
 
-    private mutating func transition(to newState: SessionState, _ newReason: Reason, at t: Int64) {
+    mutating func transition(to newState: SessionState, _ newReason: Reason, at t: Int64) {
         state = newState
         reason = newReason
         changedAt = t
@@ -738,7 +606,7 @@ struct SessionMachine {
 
     /// Consults the transition table for `input` in the current state: throws `invalidState`
     /// when it is refused, returns false for a no-op and true when its effect is to be applied.
-    private func admits(_ input: Input, kind: ActivityKind? = nil) throws(InactivityError) -> Bool {
+    func admits(_ input: Input, kind: ActivityKind? = nil) throws(InactivityError) -> Bool {
         switch input.rule[state] {
         case .refused: throw InactivityError.invalidState(input.name, state)
         case .noOp: return false
@@ -972,7 +840,7 @@ struct SessionMachine {
     }
 
     /// Leaves background (an input, a window shown, the end of a restore).
-    private mutating func resumeForeground(now: Int64) {
+    mutating func resumeForeground(now: Int64) {
         if interruptionCover != nil { interruption = nil }   // used once
         if let b = backgroundSince, policy.pauseIdleInBackground, holds.isEmpty,
            state == .active || state == .warning {
@@ -1115,196 +983,17 @@ struct SessionMachine {
         }
     }
 
-    // MARK: Snapshot and restore
-
-    func snapshot(clock: ClockReading) throws(InactivityError) -> Snapshot {
-        guard state != .loading else {
-            throw InactivityError(.invalidState, "snapshot: no session in state LOADING")
-        }
-        // Holds are not kept (their screens push them again), and an open hold means the idle
-        // countdown is suspended: it counts from the snapshot, as it would from a release now.
-        let live = state == .active || state == .warning
-        let activity = live ? (holds.isEmpty ? lastActivity : max(lastActivity, clock.monotonicMs))
-            : (startedAt ?? clock.monotonicMs)
-        let start = startedAt ?? clock.monotonicMs
-        func sessionTime(_ t: Int64?) -> Int64 { min(max(t ?? start, start), clock.monotonicMs) }
-        return Snapshot(state: state, reason: reason, unlockFailures: unlockFailures,
-                        startedAt: start,
-                        lastActivity: activity,
-                        backgroundSince: backgroundSince ?? hiddenSince,
-                        lockedAt: lockedAt,
-                        bootID: clock.bootID, monotonicMs: clock.monotonicMs, wallMs: clock.wallMs,
-                        lastCredentialAt: sessionTime(lastCredentialAt), credentialRequired: credentialRequired,
-                        lastContactAt: sessionTime(lastContactAt), newestGeneration: newestGeneration)
-    }
-
-    /// Restores snapshot bytes at `clock` (docs/design.md, "Snapshot and restore"). Refused
-    /// outside LOADING without looking at the bytes; corrupt bytes throw their own error and
-    /// leave the session EXPIRED (RESTORE_FAILED): a full sign-in is the safe outcome.
-    mutating func restore(_ bytes: [UInt8], length: UInt64? = nil, clock: ClockReading) throws(InactivityError) {
-        guard try admits(.restore) else { return }
-        let snapshot: Snapshot
-        do throws(InactivityError) {
-            snapshot = try Snapshot.decode(bytes, length: length)
-        } catch {
-            transition(to: .expired, .restoreFailed, at: clock.monotonicMs)
-            throw error
-        }
-        let judgement = RestoreClock(snapshot, clock)
-        let contactInLoading = lastContactAt
-        load(snapshot, at: judgement)
-        let changed = catchUpAfterRestore(now: clock.monotonicMs, contactInLoading: contactInLoading)
-        let untrusted = failSecure(judgement, now: clock.monotonicMs)
-        let overridden = lockOnRestart(now: clock.monotonicMs) || untrusted
-        settleRestoredReason(deadlineApplied: changed, overridden: overridden, now: clock.monotonicMs)
-        checkInvariants()
-    }
-
-    /// How far the clock can be trusted across a snapshot, and the elapsed time it gives.
-    private struct RestoreClock {
-        /// Same boot, monotonic clock not behind: the elapsed time is exact.
-        var trusted: Bool
-        /// Not trusted, and the wall clock is behind the snapshot's: no estimate at all.
-        var wallWentBack: Bool
-        /// The snapshot's instant on this clock's timeline: `elapsed` before now.
-        var snapshotInstant: Int64
-        /// The snapshot's own clock.
-        var snapshotClock: Int64
-
-        init(_ s: Snapshot, _ clock: ClockReading) {
-            trusted = s.bootID == clock.bootID && clock.monotonicMs >= s.monotonicMs
-            wallWentBack = !trusted && clock.wallMs < s.wallMs
-            // Elapsed time since the snapshot: the continuous clock when trusted, else the wall
-            // clock as an estimate that can only make the outcome stricter (see `failSecure`).
-            let elapsed: Int64
-            if trusted {
-                elapsed = clock.monotonicMs - s.monotonicMs
-            } else if wallWentBack {
-                elapsed = 0   // no estimate: the outcome is EXPIRED (UNTRUSTED_CLOCK)
-            } else {
-                let (delta, overflow) = clock.wallMs.subtractingReportingOverflow(s.wallMs)
-                elapsed = overflow ? .max : delta
-            }
-            snapshotInstant = clock.monotonicMs &- min(elapsed, 1 << 61)
-            snapshotClock = s.monotonicMs
-        }
-
-        /// A snapshot time (at most the snapshot's clock: `Snapshot.decode` checks it) on this
-        /// clock: as long before the snapshot's instant as it was before the snapshot. Its age
-        /// is clamped at 2^61 ms, as the elapsed time is: any age beyond the longest duration
-        /// makes the same deadlines due, and the arithmetic stays in range. An age that does
-        /// not fit in Int64 (forged bytes) is the oldest, never the snapshot's instant: fail
-        /// secure, a time that far back cannot make a session younger.
-        func map(_ t: Int64) -> Int64 {
-            let (age, overflow) = snapshotClock.subtractingReportingOverflow(t)
-            return snapshotInstant - (overflow ? 1 << 61 : min(max(age, 0), 1 << 61))
-        }
-    }
-
-    /// Puts the snapshot's session in place as it was at its instant.
-    private mutating func load(_ s: Snapshot, at clock: RestoreClock) {
-        // A session that never started keeps having no start and no credential verification.
-        startedAt = s.neverStarted ? nil : clock.map(s.startedAt)
-        lastActivity = clock.map(s.lastActivity)
-        unlockFailures = s.unlockFailures
-        // What the host reported in LOADING (a biometrics change, a rotation) adds to what the
-        // snapshot kept; an online check counts from its own instant (`catchUpAfterRestore`).
-        lastCredentialAt = s.neverStarted ? nil : clock.map(s.lastCredentialAt)
-        credentialRequired = credentialRequired || s.credentialRequired
-        lastContactAt = clock.map(s.lastContactAt)
-        newestGeneration = max(newestGeneration, s.newestGeneration)
-        interruption = nil
-        // The time since the snapshot counts as background time: nothing was on screen.
-        backgroundSince = clock.map(s.backgroundSince ?? s.monotonicMs)
-        hiddenSince = nil
-        state = s.state
-        reason = s.reason
-        changedAt = clock.snapshotInstant
-        lockedAt = s.state == .locked ? clock.map(s.lockedAt ?? s.monotonicMs) : nil
-        cursor = clock.snapshotInstant
-        tickIndex = nil
-        pendingTick = nil
-        if state == .warning, policy.tickMs > 0, let d = idleDeadline {
-            tickIndex = ceilDiv(d - cursor, policy.tickMs)
-        }
-    }
-
-    /// Applies what came due while nothing ran (background time), then returns to foreground
-    /// and applies what that makes due: with the idle countdown paused in background, the
-    /// warning window is reached only once it resumes. Returns true when a deadline changed
-    /// the state.
-    ///
-    /// A server contact reported in LOADING took place at its instant, as if the process had
-    /// been awake: the offline deadlines that fell due before it (while the process was dead)
-    /// still apply, and from then on the later of the two contacts counts. Fail secure: the
-    /// outcome does not depend on whether the host reports the contact before or after the
-    /// restore.
-    private mutating func catchUpAfterRestore(now: Int64, contactInLoading: Int64?) -> Bool {
-        var beforeContact: DeadlineKind?
-        if let c = contactInLoading {
-            if c > cursor { beforeContact = evaluate(now: min(c, now)) }
-            lastContactAt = max(lastContactAt ?? c, c)
-        }
-        let inBackground = evaluate(now: now)
-        resumeForeground(now: now)
-        let resumed = evaluate(now: now)
-        return beforeContact != nil || inBackground != nil || resumed != nil
-    }
-
-    /// Unknown elapsed time: never ACTIVE. LOCKED at least, by the clock (a lock is never
-    /// attributed to a deadline judged on the wall-clock estimate), taking effect now, with the
-    /// locked timeout counted from the earliest lock the estimate shows; EXPIRED
-    /// when the wall clock went back (elapsed cannot even be estimated). Returns true when it
-    /// decided the outcome.
-    private mutating func failSecure(_ clock: RestoreClock, now: Int64) -> Bool {
-        guard !clock.trusted else { return false }
-        // How long ago the credential was verified is only estimated: when the policy limits
-        // it, the next unlock needs the credential.
-        if policy.strongAuthTimeoutMs != SessionPolicy.never { credentialRequired = true }
-        guard state != .expired else { return false }
-        if state == .locked && !clock.wallWentBack {
-            // Already LOCKED on the estimate (a lock in the snapshot, or a lock deadline due on
-            // the estimate): the estimate may shorten the locked time left, never lengthen it,
-            // so the locked timeout keeps counting from that lock. A fresh lock here would let
-            // a reboot stretch the locked timeout to almost twice its length.
-            let since = lockedAt ?? now
-            transition(to: .locked, .untrustedClock, at: now)
-            lockedAt = since
-        } else {
-            transition(to: clock.wallWentBack ? .expired : .locked, .untrustedClock, at: now)
-        }
-        return true
-    }
-
-    /// A policy that locks on every restart: LOCKED at least, whatever the elapsed time, taking
-    /// effect at the restore. Returns true when it decided the outcome.
-    private mutating func lockOnRestart(now: Int64) -> Bool {
-        guard policy.lockOnRestart, state == .active || state == .warning else { return false }
-        transition(to: .locked, .restart, at: now)
-        return true
-    }
-
-    /// The reason of the deadline that caused the outcome, else RESTORED (also for a restore
-    /// that lands inside the warning window or returns to ACTIVE).
-    private mutating func settleRestoredReason(deadlineApplied: Bool, overridden: Bool, now: Int64) {
-        if state == .active || state == .warning || (!deadlineApplied && !overridden) {
-            reason = .restored
-        }
-        if !deadlineApplied && !overridden {
-            changedAt = now   // restored as it was: that happens now
-        }
-    }
 
     // MARK: Invariants
 
-    private func checkInvariants() {
+    func checkInvariants() {
         assert(Reason.allowed(in: state).contains(reason), "reason \(reason) in state \(state)")
         assert(state != .locked || lockedAt != nil, "LOCKED without locked-at")
         assert(!(state == .active || state == .warning) || startedAt != nil, "session without start")
     }
 }
 
-private func assertValid(_ policy: SessionPolicy) {
+func assertValid(_ policy: SessionPolicy) {
     assert((try? policy.validate()) != nil, "an unchecked policy reached the machine")
 }
 

@@ -2,7 +2,7 @@
 // build/outputs/aar/inactivity-release.aar and `gradle publishReleasePublicationToFolderRepository`
 // publishes it with its POM (dev.inactivity:inactivity:<version>) to a Maven repository folder
 // (scripts/build-aar runs both and checks the result). The same Kotlin sources are compiled and
-// tested on the host JVM by scripts/test-jvm, and the Android integration by the instrumented
+// tested on the host JVM by scripts/lib/test-jvm, and the Android integration by the instrumented
 // tests in src/androidTest (.github/workflows/android.yml).
 //
 // No Gradle task here runs Swift. The engine, libinactivity.so per ABI, is PREBUILT by
@@ -22,7 +22,7 @@ plugins {
 
 // The version is the header's INACT_VERSION_STRING, read from include/inactivity.h (the one
 // place it is stated); NativeBridge.BINDING_VERSION states it to the Kotlin code, and
-// scripts/test-packaging's versions_agree checks that constant against the header.
+// scripts/lib/test-packaging's versions_agree checks that constant against the header.
 val repoRoot = projectDir.resolve("../..").canonicalFile
 group = "dev.inactivity"
 version = Regex("""(?m)^#define INACT_VERSION_STRING "(\d+\.\d+\.\d+)"$""")
