@@ -135,8 +135,12 @@ const defaultClock = {
 async function moduleBytes(source) {
     if (source === undefined) source = new URL('../inactivity.wasm', import.meta.url);
     if (source instanceof WebAssembly.Module) return source;
+    if (typeof Response !== 'undefined' && source instanceof Response) return source;
     if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) return source;
+    const inNode = typeof process !== 'undefined' && Boolean(process.versions?.node);
     if (typeof source === 'string' && !/^[a-z]+:/i.test(source)) {
+        // A path: a file in Node; in a browser, relative to the page.
+        if (!inNode) return fetch(new URL(source, globalThis.location?.href));
         const { readFile } = await import('node:fs/promises');
         return readFile(source);
     }
@@ -256,6 +260,13 @@ function makeLibrary(x, memory, listeners) {
             if (field !== 'size' && values[field] !== undefined) writeField(dv, p, spec, values[field]);
         }
     }
+    // Struct init calls: the _sized variant with this binding's struct size where the module
+    // has it (1.2: the plain 1.0 symbols fill only the 1.0 layout), else the plain call.
+    function init(name, p, ...rest) {
+        const sizedName = `${name}_sized`;
+        if (x[sizedName]) return x[sizedName](p, view().getUint32(p, true), ...rest);
+        return x[name](p, ...rest);
+    }
     const outI64 = (fn) => scoped(() => { const p = alloc(8); check(fn(p)); return view().getBigInt64(p, true); });
     const outU64 = (fn) => scoped(() => { const p = alloc(8); check(fn(p)); return view().getBigUint64(p, true); });
     const outI32 = (fn) => scoped(() => { const p = alloc(4); check(fn(p)); return view().getInt32(p, true); });
@@ -314,7 +325,7 @@ function makeLibrary(x, memory, listeners) {
         static defaults() {
             return scoped(() => {
                 const p = newStruct('inact_policy');
-                check(x.inact_policy_init(p));
+                check(init('inact_policy_init', p));
                 return Object.assign(Object.create(Policy.prototype), toJs(policyFields, readStruct('inact_policy', p)));
             });
         }
@@ -323,7 +334,7 @@ function makeLibrary(x, memory, listeners) {
             const value = enumArg(enums.inact_preset, name, 'preset');
             return scoped(() => {
                 const p = newStruct('inact_policy');
-                check(x.inact_policy_preset(p, value));
+                check(init('inact_policy_preset', p, value));
                 return Object.assign(Object.create(Policy.prototype), toJs(policyFields, readStruct('inact_policy', p)));
             });
         }
@@ -347,7 +358,7 @@ function makeLibrary(x, memory, listeners) {
         static none() {
             return scoped(() => {
                 const p = newStruct('inact_ceilings');
-                check(x.inact_ceilings_init(p));
+                check(init('inact_ceilings_init', p));
                 return Object.assign(Object.create(Ceilings.prototype), toJs(ceilingFields, readStruct('inact_ceilings', p)));
             });
         }
@@ -419,7 +430,7 @@ function makeLibrary(x, memory, listeners) {
             const listener = nextListener++;
             scoped(() => {
                 const config = newStruct('inact_config');
-                check(x.inact_config_init(config));
+                check(init('inact_config_init', config));
                 const manual = options.manual ?? {};
                 const values = {
                     // HOST delivery: there are no threads; the binding polls when the engine asks.

@@ -220,3 +220,33 @@ test('THREAD delivery cannot run on wasm32: INACT_E_SYSTEM naming the rule; HOST
 test('State and the other enumerations are the header values', () => {
     assert.deepEqual(State, { LOADING: 0, ACTIVE: 1, WARNING: 2, LOCKED: 3, EXPIRED: 4 });
 });
+
+test('load: from a fetch Response (streaming, and without the wasm type), bytes, or a compiled module', async () => {
+    const { readFileSync } = await import('node:fs');
+    const bytes = readFileSync(new URL('../inactivity.wasm', import.meta.url));
+    const sources = [
+        new Response(bytes, { headers: { 'content-type': 'application/wasm' } }),
+        new Response(bytes),
+        bytes,
+        new WebAssembly.Module(bytes),
+        new URL('../inactivity.wasm', import.meta.url),
+    ];
+    for (const wasm of sources) {
+        const other = await load({ wasm });
+        const engine = new other.Engine({ clock: 'manual' });
+        engine.start();
+        assert.equal(engine.state, 'ACTIVE');
+        engine.close();
+    }
+    await assert.rejects(load({ wasm: new Uint8Array([0, 97, 115, 109, 9, 9, 9, 9]) }), WebAssembly.CompileError);
+});
+
+test('two loads are two instances: an engine of one is not a handle of the other', async () => {
+    const other = await load();
+    const a = new ia.Engine({ clock: 'manual' });
+    const b = new other.Engine({ clock: 'manual' });
+    a.start();
+    assert.equal(b.state, 'LOADING');
+    a.close();
+    b.close();
+});
