@@ -168,7 +168,7 @@ export async function load(options = {}) {
         inactivity_host: {
             monotonic_ms: () => clock.monotonicMs(),
             wall_ms: () => clock.wallMs(),
-            event: (pointer, userData) => listeners.get(userData)?.deliver(pointer),
+            event: (pointer, userData) => listeners.get(userData)?.deref()?.deliver(pointer),
             release: (userData) => listeners.delete(userData),
         },
     };
@@ -411,6 +411,10 @@ function makeLibrary(x, memory, listeners) {
         #manual;
         #timer = null;
         #closed = false;
+        // The module's callbacks and the deadline timer reach the engine through this weak
+        // reference, so that an engine nobody holds can be collected (and destroyed by the
+        // FinalizationRegistry) although the module may still call back for it.
+        #self = new WeakRef(this);
 
         /**
          * options.policy: a Policy (default Policy.defaults()); options.onEvent: called with
@@ -443,7 +447,7 @@ function makeLibrary(x, memory, listeners) {
                 writeStruct('inact_config', config, values);
                 const policy = policyStruct(options.policy ?? Policy.defaults());
                 const out = alloc(8);
-                listeners.set(listener, this);
+                listeners.set(listener, this.#self);
                 try {
                     check(x.inact_engine_create(config, policy, eventCallback, listener, releaseCallback, out));
                 } catch (error) {
@@ -503,8 +507,17 @@ function makeLibrary(x, memory, listeners) {
             this.#timer = null;
             if (delay === null || delay === NEVER_I64) return;
             const ms = Number(delay > 0x7fffffffn ? 0x7fffffffn : delay);
-            this.#timer = setTimeout(() => { this.#timer = null; this.poll(); }, ms);
+            this.#timer = Engine.#pollLater(this.#self, ms);
             this.#timer.unref?.(); // Node: a pending deadline does not keep the process alive
+        }
+
+        // A static method, so that the timer's closure holds only the weak reference (a closure
+        // made inside an instance method would share that method's context, and `this` with it).
+        static #pollLater(self, ms) {
+            return setTimeout(() => {
+                const engine = self.deref();
+                if (engine) { engine.#timer = null; engine.poll(); }
+            }, ms);
         }
 
         /** The engine's 64-bit handle (a BigInt). */

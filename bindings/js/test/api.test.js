@@ -250,3 +250,27 @@ test('two loads are two instances: an engine of one is not a handle of the other
     a.close();
     b.close();
 });
+
+test('an engine dropped without close is destroyed once collected (FinalizationRegistry)', async () => {
+    const { setFlagsFromString } = await import('node:v8');
+    const { runInNewContext } = await import('node:vm');
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc');
+    const x = ia.exports;
+    const handles = (() => {
+        const out = [];
+        for (let i = 0; i < 20; i++) {
+            const e = new ia.Engine({ onEvent: () => {} }); // system clock: a deadline timer is pending
+            e.start();
+            out.push(BigInt.asIntN(64, e.handle));
+        }
+        return out;
+    })();
+    const state = (h) => { const p = x.malloc(4); const code = x.inact_get_state(h, p); x.free(p); return code; };
+    assert.ok(handles.every((h) => state(h) === 0));
+    for (let round = 0; round < 20 && !handles.every((h) => state(h) === -2); round++) {
+        gc();
+        await new Promise((r) => setTimeout(r, 10));
+    }
+    assert.deepEqual(handles.map(state), handles.map(() => -2)); // INACT_E_INVALID_HANDLE: destroyed
+});
