@@ -135,8 +135,12 @@ const defaultClock = {
 async function moduleBytes(source) {
     if (source === undefined) source = new URL('../inactivity.wasm', import.meta.url);
     if (source instanceof WebAssembly.Module) return source;
+    if (typeof Response !== 'undefined' && source instanceof Response) return source;
     if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) return source;
+    const inNode = typeof process !== 'undefined' && Boolean(process.versions?.node);
     if (typeof source === 'string' && !/^[a-z]+:/i.test(source)) {
+        // A path: a file in Node; in a browser, relative to the page.
+        if (!inNode) return fetch(new URL(source, globalThis.location?.href));
         const { readFile } = await import('node:fs/promises');
         return readFile(source);
     }
@@ -164,7 +168,7 @@ export async function load(options = {}) {
         inactivity_host: {
             monotonic_ms: () => clock.monotonicMs(),
             wall_ms: () => clock.wallMs(),
-            event: (pointer, userData) => listeners.get(userData)?.deliver(pointer),
+            event: (pointer, userData) => listeners.get(userData)?.deref()?.deliver(pointer),
             release: (userData) => listeners.delete(userData),
         },
     };
@@ -256,6 +260,13 @@ function makeLibrary(x, memory, listeners) {
             if (field !== 'size' && values[field] !== undefined) writeField(dv, p, spec, values[field]);
         }
     }
+    // Struct init calls: the _sized variant with this binding's struct size where the module
+    // has it (1.2: the plain 1.0 symbols fill only the 1.0 layout), else the plain call.
+    function init(name, p, ...rest) {
+        const sizedName = `${name}_sized`;
+        if (x[sizedName]) return x[sizedName](p, view().getUint32(p, true), ...rest);
+        return x[name](p, ...rest);
+    }
     const outI64 = (fn) => scoped(() => { const p = alloc(8); check(fn(p)); return view().getBigInt64(p, true); });
     const outU64 = (fn) => scoped(() => { const p = alloc(8); check(fn(p)); return view().getBigUint64(p, true); });
     const outI32 = (fn) => scoped(() => { const p = alloc(4); check(fn(p)); return view().getInt32(p, true); });
@@ -314,7 +325,7 @@ function makeLibrary(x, memory, listeners) {
         static defaults() {
             return scoped(() => {
                 const p = newStruct('inact_policy');
-                check(x.inact_policy_init(p));
+                check(init('inact_policy_init', p));
                 return Object.assign(Object.create(Policy.prototype), toJs(policyFields, readStruct('inact_policy', p)));
             });
         }
@@ -323,7 +334,7 @@ function makeLibrary(x, memory, listeners) {
             const value = enumArg(enums.inact_preset, name, 'preset');
             return scoped(() => {
                 const p = newStruct('inact_policy');
-                check(x.inact_policy_preset(p, value));
+                check(init('inact_policy_preset', p, value));
                 return Object.assign(Object.create(Policy.prototype), toJs(policyFields, readStruct('inact_policy', p)));
             });
         }
@@ -347,7 +358,7 @@ function makeLibrary(x, memory, listeners) {
         static none() {
             return scoped(() => {
                 const p = newStruct('inact_ceilings');
-                check(x.inact_ceilings_init(p));
+                check(init('inact_ceilings_init', p));
                 return Object.assign(Object.create(Ceilings.prototype), toJs(ceilingFields, readStruct('inact_ceilings', p)));
             });
         }
@@ -400,6 +411,10 @@ function makeLibrary(x, memory, listeners) {
         #manual;
         #timer = null;
         #closed = false;
+        // The module's callbacks and the deadline timer reach the engine through this weak
+        // reference, so that an engine nobody holds can be collected (and destroyed by the
+        // FinalizationRegistry) although the module may still call back for it.
+        #self = new WeakRef(this);
 
         /**
          * options.policy: a Policy (default Policy.defaults()); options.onEvent: called with
@@ -419,7 +434,7 @@ function makeLibrary(x, memory, listeners) {
             const listener = nextListener++;
             scoped(() => {
                 const config = newStruct('inact_config');
-                check(x.inact_config_init(config));
+                check(init('inact_config_init', config));
                 const manual = options.manual ?? {};
                 const values = {
                     // HOST delivery: there are no threads; the binding polls when the engine asks.
@@ -432,7 +447,7 @@ function makeLibrary(x, memory, listeners) {
                 writeStruct('inact_config', config, values);
                 const policy = policyStruct(options.policy ?? Policy.defaults());
                 const out = alloc(8);
-                listeners.set(listener, this);
+                listeners.set(listener, this.#self);
                 try {
                     check(x.inact_engine_create(config, policy, eventCallback, listener, releaseCallback, out));
                 } catch (error) {
@@ -492,8 +507,17 @@ function makeLibrary(x, memory, listeners) {
             this.#timer = null;
             if (delay === null || delay === NEVER_I64) return;
             const ms = Number(delay > 0x7fffffffn ? 0x7fffffffn : delay);
-            this.#timer = setTimeout(() => { this.#timer = null; this.poll(); }, ms);
+            this.#timer = Engine.#pollLater(this.#self, ms);
             this.#timer.unref?.(); // Node: a pending deadline does not keep the process alive
+        }
+
+        // A static method, so that the timer's closure holds only the weak reference (a closure
+        // made inside an instance method would share that method's context, and `this` with it).
+        static #pollLater(self, ms) {
+            return setTimeout(() => {
+                const engine = self.deref();
+                if (engine) { engine.#timer = null; engine.poll(); }
+            }, ms);
         }
 
         /** The engine's 64-bit handle (a BigInt). */
