@@ -254,8 +254,8 @@ extension InactivityEngine {
         gate.pointee.publish(view)
     }
 
-    /// Runs one call on the machine under the lock, in five steps: catch up on what time made
-    /// due, run `body` (the call), settle what the call made due, publish the gate view and arm
+    /// Runs one call on the machine under the lock, in five steps: close the gate, read the
+    /// clock and catch up on what time made due, run `body` (the call), settle what the call made due, publish the gate view and arm
     /// the scheduler, queue the events. Then, outside the lock, arm and deliver.
     @discardableResult
     func perform<R>(_ body: (inout SessionMachine, ClockReading) throws(InactivityError) -> R) throws(InactivityError) -> R {
@@ -266,9 +266,16 @@ extension InactivityEngine {
                 outcome = .failure(InactivityEngine.invalidHandle(handle))
                 return false
             }
+            // The gate closes before the clock is read, never after: a lock-free stamp read its
+            // clock before its compare-and-swap, which comes before this close, so every stamp
+            // taken in is at or before `reading`. Read first, the clock could say t while a
+            // stamp of t + 1 landed before the close; the merge, which refuses a stamp from the
+            // future, dropped it, and a wake-up at the idle deadline then locked an engine whose
+            // activity had returned OK (issue 26: the scheduler thread preempted between the two).
+            let stamp = gate.pointee.close()
             let reading = clock.now()
             var events: [SessionEvent] = []
-            catchUp(&c.machine, at: reading, into: &events)
+            catchUp(&c.machine, stamp: stamp, at: reading, into: &events)
             do throws(InactivityError) {
                 outcome = .success(try body(&c.machine, reading))
             } catch {
@@ -283,11 +290,14 @@ extension InactivityEngine {
         return try outcome!.get()
     }
 
-    /// Step 1: take in the gate's lock-free stamp (closing the gate), notice a clock
-    /// discontinuity, apply every deadline due, and collect the result for the host.
-    private func catchUp(_ m: inout SessionMachine, at reading: ClockReading, into events: inout [SessionEvent]) {
+    /// Step 1: take in the gate's lock-free stamp (the gate closed before `reading` was taken),
+    /// notice a clock discontinuity, apply every deadline due, and collect the result for the host.
+    private func catchUp(_ m: inout SessionMachine, stamp: Int64, at reading: ClockReading,
+                         into events: inout [SessionEvent]) {
         let now = reading.monotonicMs
-        m.mergeGateStamp(gate.pointee.close(), now: now)
+        // Never later than `now` (see `perform`); if a platform's clock ever disagreed across
+        // CPUs, the activity still counts, at `now`, instead of being dropped as from the future.
+        m.mergeGateStamp(min(stamp, now), now: now)
         m.observe(reading)
         m.evaluate(now: now)
         m.collect(now: now, engine: handle, into: &events)
