@@ -1,11 +1,21 @@
-// swift-tools-version: 6.2
+// swift-tools-version: 6.3
 // Inactivity: the session-inactivity engine. No package dependencies, by design.
+// Tools version 6.3: the C shims (Sources/InactivityCABI) are `@c @implementation` functions,
+// which Swift 6.3 is the first release to compile; an older toolchain stops here with a clear
+// "requires minimum Swift tools version 6.3" instead of errors in the shims.
 import PackageDescription
 
 let package = Package(
     name: "Inactivity",
-    // Apple: the core's Mutex and Atomic (Synchronization) need macOS 15 / iOS 18. Elsewhere
-    // this list is ignored.
+    // Apple minimums, each set by an API in use (elsewhere this list is ignored):
+    //   macOS 15, iOS 18: `Synchronization.Atomic`, which InactivityCore's lock-free paths
+    //     (ActivityGate, Registry, Engine, Scheduler, Clock, Locked) and InactivityAppleMapping's
+    //     EventMailbox use; the module is available from macOS 15 / iOS 18 only. It sets both.
+    //   Below that, and so not binding: InactivityApple's `@Observable` (Observation, iOS 17),
+    //     `UIAction` (iOS 14), SwiftUI's `scenePhase` (iOS 14), `UIHoverGestureRecognizer`
+    //     (iOS 13), `UIWindowScene` (iOS 13). The core reads the clock with clock_gettime,
+    //     not ContinuousClock (Clock.swift).
+    // Lower minimums would need the atomics from somewhere other than Synchronization.
     platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         // The engine for Swift hosts (`import InactivityCore`; `import InactivityAsync` adds
@@ -39,7 +49,7 @@ let package = Package(
                              .when(platforms: [.linux, .android])),
                 // The SONAME carries the ABI major version (INACT_VERSION_MAJOR): programs record
                 // libinactivity.so.1, so the loader never binds them to an incompatible major.
-                // scripts/install lays down .so.<version>, .so.1 and .so; scripts/soname-link adds
+                // scripts/install lays down .so.<version>, .so.1 and .so; scripts/lib/soname-link adds
                 // the .so.1 name beside a build tree's product. Android installs only lib*.so
                 // files from an APK, so there the SONAME is the file name.
                 .unsafeFlags(["-Xlinker", "-soname", "-Xlinker", "libinactivity.so.1"], .when(platforms: [.linux])),

@@ -7,7 +7,9 @@
 //   word    = last activity (44 bits, ms from `base`) | epoch (11) | mode (2) | counted kinds (7)
 //   window  = effective idle - warning: activity at or after last activity + window is due
 //             for WARNING (or the idle action), so it must go through the lock
-//   horizon = the earliest other deadline (absolute, background, grace end)
+//   horizon = the earliest deadline that activity does not move (absolute, background, grace
+//             end, offline timeout, offline expiry: every kind of the deadline table
+//             (`DeadlineKind`) that activity does not move)
 //
 // Mode `accept` (ACTIVE, foreground, system clock): the fast path stores `now` with a CAS on
 // the word if nothing is due. Mode `ignore` (LOADING, LOCKED, EXPIRED, background, or WARNING

@@ -2,7 +2,7 @@
 // delivery (docs/design.md, "Threading and delivery"). It decides nothing about sessions: it
 // serializes access to the machine, executes what the machine publishes (the gate view, the
 // next wake-up) and delivers what the machine reports. The public inputs and queries are in
-// EngineAPI.swift; each is one `perform` call.
+// EngineAPI.swift; each is one `perform` call (activity first tries the lock-free gate).
 //
 // Ownership and concurrency guarantees
 // - Every method may be called from any thread. `recordActivity` is lock-free on the system
@@ -288,7 +288,10 @@ extension InactivityEngine {
             do throws(InactivityError) {
                 outcome = .success(try body(&c.machine, reading))
             } catch {
-                outcome = .failure(error)   // a refused call: the machine is as it was
+                // A refused call: the machine is as it was, except after corrupt restore bytes,
+                // which leave it EXPIRED (RESTORE_FAILED) on purpose (fail secure); `settle`
+                // then collects that change like any other.
+                outcome = .failure(error)
             }
             settle(&c.machine, at: reading.monotonicMs, into: &events)
             arm = publish(&c)

@@ -1,7 +1,16 @@
-// The engine's public API: every input and query is one `perform` call (Engine.swift) around
-// the machine's method of the same name. Arguments are checked here, the boundary that receives
-// them, inside `perform`, so that a refused call has first caught up like every other call
-// (docs/design.md, "Deadlines, precedence and catch-up"). Nothing here decides a state.
+// The engine's public API. Every input and query is one `perform` call (Engine.swift) around
+// one machine method or read (the names differ where Swift idiom asks: `enterBackground` calls
+// `background`), with two exceptions: `recordActivity` first tries the lock-free gate
+// (ActivityGate.swift) and takes `perform` only when the gate cannot decide, and the manual-clock
+// moves (`advanceClock`, ...) act on the clock, not the machine (a refused move still catches up,
+// through `refusing`). Arguments are checked inside `perform`, so that a refused call has first
+// caught up like every other call (docs/design.md, "Deadlines, precedence and catch-up"): a
+// value's own range here, with the checks the machine exports (`SessionMachine.checkMethod`,
+// `checkScope`, `checkInterruption`, `SessionPolicy.validate`, ...); a value against the session
+// (a scope against the policy's warning, a cap, a generation, a ceiling) in the machine, whose
+// rule table names each such refusal; C pointers, struct sizes and enums in the C shims, before
+// the call arrives here. Nothing here decides a state; `info()` only presents the machine's
+// fields (times a state does not have read as INACT_NEVER).
 
 extension InactivityEngine {
     /// Starts a session (signed in): LOADING or EXPIRED -> ACTIVE (STARTED).

@@ -41,7 +41,7 @@ BUNDLE_ENV = "INACTIVITY_BUNDLE_LIBRARY"
 SDIST_SWIFT_DIR = "swift-package"
 SWIFT_PACKAGE_PARTS = ("Package.swift", "Sources", "Tests", "include")
 SWIFT_INSTALL_HINT = (
-    "Install Swift 6.2 or later (https://www.swift.org/install/) and put its usr/bin on PATH, "
+    "Install Swift 6.3 or later (https://www.swift.org/install/) and put its usr/bin on PATH, "
     "or install a prebuilt wheel of inactivity instead (scripts/build-wheel in the repository)."
 )
 

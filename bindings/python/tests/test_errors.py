@@ -180,6 +180,27 @@ def test_bad_engine_configurations_are_rejected() -> None:
         assert reading.boot_id == 7
 
 
+@pytest.mark.parametrize(
+    "arguments, named",
+    [
+        ((("banking",), {}), "policy must be a Policy or None, not str (a preset: Policy.preset(Preset.BANKING))"),
+        (((inactivity.Preset.BANKING,), {}), "policy must be a Policy or None, not Preset"),
+        (((), {"on_event": 42}), "on_event must be a callable taking an Event, or None, not int"),
+        (((), {"on_event": "print"}), "on_event must be a callable"),
+        (((), {"clock": 0}), "clock must be a ManualClock or None, not int"),
+    ],
+)
+def test_engine_arguments_of_the_wrong_type_fail_at_the_call(arguments: Tuple[Tuple[Any, ...], dict[str, Any]], named: str) -> None:
+    from inactivity import engine as engine_module
+
+    args, kwargs = arguments
+    open_before = dict(engine_module._engines)
+    with pytest.raises(TypeError) as caught:
+        Engine(*args, **kwargs)
+    assert named in str(caught.value)
+    assert engine_module._engines == open_before, "a refused Engine() registered an engine"
+
+
 def test_manual_clock_operations_need_a_manual_clock() -> None:
     with Engine(Policy(), delivery=inactivity.Delivery.HOST) as engine:
         calls: List[Callable[[], object]] = [lambda: engine.advance(1), lambda: engine.jump_wall(1), engine.reboot]

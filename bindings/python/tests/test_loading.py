@@ -72,12 +72,11 @@ def test_the_swiftpm_build_tree_is_found_from_a_checkout(tmp_path: Path) -> None
 
 def test_failure_lists_every_place_tried(tmp_path: Path) -> None:
     copy_package(tmp_path)
-    missing = tmp_path / "nowhere" / "libinactivity.so"
-    result = import_from(tmp_path, {_lib.LIBRARY_ENV: str(missing)})
+    result = import_from(tmp_path)
     assert result.returncode != 0
     message = result.stderr
     assert "ImportError" in message
-    assert f"${_lib.LIBRARY_ENV}: {missing}: no such file" in message
+    assert f"${_lib.LIBRARY_ENV}: not set" in message
     assert f"the package directory: {tmp_path / 'inactivity' / _lib.LIBRARY_NAME}: no such file" in message
     assert "the SwiftPM build tree" in message and "not inside a source checkout" in message
 
@@ -115,3 +114,26 @@ def test_an_unloadable_file_is_reported(tmp_path: Path) -> None:
     result = import_from(tmp_path / "pkg", {_lib.LIBRARY_ENV: str(junk)})
     assert result.returncode != 0
     assert f"${_lib.LIBRARY_ENV}: {junk}: " in result.stderr
+
+
+def test_a_named_path_that_does_not_exist_is_not_replaced_by_the_bundled_library(tmp_path: Path) -> None:
+    package = copy_package(tmp_path)
+    shutil.copy(REAL_LIBRARY, package / _lib.LIBRARY_NAME)  # a library the search would find
+    missing = tmp_path / "nowhere" / "libinactivity.so"
+    result = import_from(tmp_path, {_lib.LIBRARY_ENV: str(missing)})
+    assert result.returncode != 0, f"imported, from {result.stdout.strip()}"
+    assert "ImportError" in result.stderr
+    assert f"${_lib.LIBRARY_ENV}: {missing}: no such file" in result.stderr
+    assert "the package directory" not in result.stderr  # the search stopped at the variable
+
+
+def test_another_shared_library_raises_import_error(tmp_path: Path) -> None:
+    other = build_fake_library(tmp_path, "int not_inactivity(void) { return 1; }\n")
+    package = copy_package(tmp_path / "pkg")
+    shutil.copy(REAL_LIBRARY, package / _lib.LIBRARY_NAME)
+    result = import_from(tmp_path / "pkg", {_lib.LIBRARY_ENV: str(other)})
+    assert result.returncode != 0, f"imported, from {result.stdout.strip()}"
+    last = result.stderr.strip().splitlines()[-1]
+    assert "AttributeError" not in result.stderr, result.stderr
+    assert "ImportError" in result.stderr
+    assert f"${_lib.LIBRARY_ENV}: {other}: not libinactivity: it has no inact_version_number" in result.stderr, last

@@ -6,6 +6,7 @@ import PackageDescription
 
 let package = Package(
     name: "InactivityExample",
+    // The package's own minimum (Synchronization.Atomic in InactivityCore; see its Package.swift).
     platforms: [.iOS("18.0")],
     products: [
         .iOSApplication(
@@ -22,8 +23,15 @@ let package = Package(
                                              .portraitUpsideDown(.when(deviceFamilies: [.pad]))]
         )
     ],
-    dependencies: [.package(path: "../../..")],
+    // Named, so that `.product(name:package:)` finds it whatever the checkout's folder is called
+    // (a path dependency's identity is otherwise its folder name). A product of another package
+    // must be named with its package: a bare "InactivityApple" does not resolve.
+    dependencies: [.package(name: "Inactivity", path: "../../..")],
     targets: [
-        .executableTarget(name: "AppModule", dependencies: ["InactivityApple"], path: "Sources")
+        .executableTarget(
+            name: "AppModule",
+            dependencies: [.product(name: "InactivityApple", package: "Inactivity")],
+            path: "Sources"
+        )
     ]
 )

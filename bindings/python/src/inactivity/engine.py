@@ -38,6 +38,7 @@ from datetime import datetime, timedelta
 from typing import Any, Callable, Dict, Iterator, Optional, Type, TypeVar, Union
 
 from . import _lib
+from ._inputs import GeneratedInputs
 from ._time import (
     Duration,
     check_int,
@@ -47,14 +48,14 @@ from ._time import (
     ms_to_wall,
     wall_to_ms,
 )
-from .enums import ActivityKind, Auth, ClockKind, Delivery, EventKind, Reason, RefreshOutcome, State
+from .enums import ActivityKind, Auth, ClockKind, Delivery, EventKind, Preset, Reason, RefreshOutcome, State
 from .errors import EngineClosedError, InvalidHandleError
 from .policy import Ceilings, Policy
 
 __all__ = ["ClockReading", "Engine", "Event", "EventCallback", "Info", "ManualClock", "SNAPSHOT_MAX_SIZE"]
 
 #: Upper bound of a snapshot's size in bytes (INACT_SNAPSHOT_MAX_SIZE).
-SNAPSHOT_MAX_SIZE = 128
+SNAPSHOT_MAX_SIZE = 96
 
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 UINT32_MAX = 2**32 - 1
@@ -259,7 +260,7 @@ def _destroy(handle: int, key: int) -> None:
         _engines.pop(key, None)
 
 
-class Engine:
+class Engine(GeneratedInputs):
     """One user session.
 
     policy: the policy (None: ``Policy()``, the defaults).
@@ -268,8 +269,10 @@ class Engine:
         (no thread: the host calls ``next_deadline()`` and ``poll()``; see ``inactivity.aio``).
     clock: a ``ManualClock`` for tests and simulation; None for the system clock.
 
-    Raises InvalidArgumentError for an invalid policy or configuration, LimitError when too many
-    engines are open.
+    Raises TypeError naming the argument for an argument of the wrong type (a policy that is not
+    a ``Policy``, an ``on_event`` that is not callable, a clock that is not a ``ManualClock``),
+    InvalidArgumentError for an invalid policy or configuration, LimitError when too many
+    engines are open. Nothing is created when it raises.
     """
 
     _handle: int
@@ -284,8 +287,17 @@ class Engine:
         delivery: Delivery = Delivery.THREAD,
         clock: Optional[ManualClock] = None,
     ) -> None:
+        # Types at the door: a wrong one would otherwise surface later, as an AttributeError in
+        # the policy conversion or a TypeError logged for every event delivered.
+        if policy is not None and not isinstance(policy, Policy):
+            hint = " (a preset: Policy.preset(Preset.BANKING))" if isinstance(policy, (str, Preset)) else ""
+            raise TypeError(f"policy must be a Policy or None, not {type(policy).__name__}{hint}")
+        if on_event is not None and not callable(on_event):
+            raise TypeError(f"on_event must be a callable taking an Event, or None, not {type(on_event).__name__}")
+        if clock is not None and not isinstance(clock, ManualClock):
+            raise TypeError(f"clock must be a ManualClock or None, not {type(clock).__name__}")
         config = _lib.CConfig()
-        _lib.LIB.inact_config_init(byref(config))
+        _lib.LIB.inact_config_init_sized(byref(config), ctypes.sizeof(config))
         config.delivery = check_int(delivery, "delivery", INT32_MIN, INT32_MAX)
         if clock is not None:
             config.clock = ClockKind.MANUAL
@@ -418,10 +430,6 @@ class Engine:
         self._call(_lib.LIB.inact_unlock_failed_with, check_int(method, "method", INT32_MIN, INT32_MAX), byref(failures))
         return failures.value
 
-    def biometrics_changed(self) -> None:
-        """The enrolled biometrics changed: until the next credential unlock (or sign-in) an
-        unlock needs the credential."""
-        self._call(_lib.LIB.inact_biometrics_changed)
 
     def required_auth(self) -> Auth:
         """What an unlock needs now: NONE unless LOCKED."""
@@ -436,15 +444,7 @@ class Engine:
         ``expected_interruption_max``; ACTIVE or WARNING, not in background."""
         self._call(_lib.LIB.inact_expect_interruption, duration_to_ms(max_duration, "max_duration"))
 
-    def device_locked(self) -> None:
-        """The device locked (screen off, keyguard): background starts, and with the policy's
-        ``lock_on_device_lock`` the session is LOCKED (DEVICE_LOCKED) at once."""
-        self._call(_lib.LIB.inact_device_locked)
 
-    def server_contact(self) -> None:
-        """A successful online check: the offline deadlines restart, and an unlock refused
-        with OfflineError is allowed again."""
-        self._call(_lib.LIB.inact_server_contact)
 
     def token_rotated(self, generation: int) -> None:
         """The host stored a new refresh token of ``generation``; an ``invalid_grant`` for an
@@ -472,21 +472,12 @@ class Engine:
         self._call(_lib.LIB.inact_refresh_result_gen, status, error, gen, byref(outcome))
         return _enum(RefreshOutcome, outcome.value)
 
-    def background(self) -> None:
-        """The app went to background."""
-        self._call(_lib.LIB.inact_background)
 
     def foreground(self) -> None:
         """The app came to foreground; a too-long background locks before this returns."""
         self._call(_lib.LIB.inact_foreground)
 
-    def window_shown(self) -> None:
-        """A window became visible (counted; above 0 is foreground)."""
-        self._call(_lib.LIB.inact_window_shown)
 
-    def window_hidden(self) -> None:
-        """A window was hidden; at 0 windows, background after the policy's grace."""
-        self._call(_lib.LIB.inact_window_hidden)
 
     def push_scope(self, idle_timeout: Duration) -> int:
         """Opens a scope with a stricter idle timeout; returns its id for ``pop_scope``."""
@@ -578,7 +569,7 @@ class Engine:
     def info(self) -> Info:
         """A full view of the engine."""
         c = _lib.CInfo()
-        _lib.LIB.inact_info_init(byref(c))
+        _lib.LIB.inact_info_init_sized(byref(c), ctypes.sizeof(c))
         self._call(_lib.LIB.inact_get_info, byref(c))
         return Info._from_c(c)
 
