@@ -12,10 +12,14 @@ export const functions = {
     inact_status_string: { result: 'cstr', args: [['status', 'i32']] },
     inact_last_error: { result: 'cstr', args: [] },
     inact_policy_init: { result: 'status', args: [['policy', 'ptr']] },
+    inact_policy_init_sized: { result: 'status', args: [['policy', 'ptr'], ['size', 'size']] },
     inact_policy_preset: { result: 'status', args: [['policy', 'ptr'], ['preset', 'i32']] },
+    inact_policy_preset_sized: { result: 'status', args: [['policy', 'ptr'], ['size', 'size'], ['preset', 'i32']] },
     inact_policy_validate: { result: 'status', args: [['policy', 'ptr']] },
     inact_ceilings_init: { result: 'status', args: [['ceilings', 'ptr']] },
+    inact_ceilings_init_sized: { result: 'status', args: [['ceilings', 'ptr'], ['size', 'size']] },
     inact_config_init: { result: 'status', args: [['config', 'ptr']] },
+    inact_config_init_sized: { result: 'status', args: [['config', 'ptr'], ['size', 'size']] },
     inact_engine_create: { result: 'status', args: [['config', 'ptr'], ['policy', 'ptr'], ['callback', 'ptr'], ['user_data', 'ptr'], ['user_data_free', 'ptr'], ['out_engine', 'ptr']] },
     inact_destroy: { result: 'status', args: [['engine', 'u64']] },
     inact_scheduler_faults: { result: 'status', args: [['out_degraded', 'ptr'], ['out_failures', 'ptr'], ['out_last_errno', 'ptr']] },
@@ -52,6 +56,7 @@ export const functions = {
     inact_get_reason: { result: 'status', args: [['engine', 'u64'], ['out_reason', 'ptr']] },
     inact_get_remaining: { result: 'status', args: [['engine', 'u64'], ['out_remaining_ms', 'ptr']] },
     inact_info_init: { result: 'status', args: [['info', 'ptr']] },
+    inact_info_init_sized: { result: 'status', args: [['info', 'ptr'], ['size', 'size']] },
     inact_get_info: { result: 'status', args: [['engine', 'u64'], ['info', 'ptr']] },
     inact_get_policy: { result: 'status', args: [['engine', 'u64'], ['policy', 'ptr']] },
     inact_next_deadline: { result: 'status', args: [['engine', 'u64'], ['out_delay_ms', 'ptr']] },
@@ -191,5 +196,5 @@ export const statuses = [
 export const INACT_NEVER = 0x7fffffffffffffffn;
 export const INACT_ACTIVITY_USER = 0x3F;
 export const INACT_ACTIVITY_ALL = 0x7F;
-export const INACT_SNAPSHOT_MAX_SIZE = 128;
-export const INACT_VERSION_STRING = "1.1.0";
+export const INACT_SNAPSHOT_MAX_SIZE = 96;
+export const INACT_VERSION_STRING = "1.2.0";

@@ -1,4 +1,4 @@
-// Compiled (not run) by scripts/test-js with tsc --strict: the declarations accept every use
+// Compiled (not run) by scripts/lib/test-js with tsc --strict: the declarations accept every use
 // the README shows, and their results have the documented types.
 import { load, errors, InactivityError, NEVER, State, type InactivityEvent, type Info } from '../index.js';
 

@@ -1,4 +1,4 @@
-// Compiled by scripts/test-js with tsc --strict: every line marked @reject must be an error
+// Compiled by scripts/lib/test-js with tsc --strict: every line marked @reject must be an error
 // (and no other line), so the declarations are not `any` in disguise.
 import { load } from '../index.js';
 
