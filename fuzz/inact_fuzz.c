@@ -484,7 +484,8 @@ static void rd_policy(reader *r, inact_policy *p) {
         case 9: p->max_unlock_failures = f & 0x80 ? (uint32_t)rd_wide32(r) : rd8(r) % 5u; break;
         case 10: p->activity_dismisses_warning = f & 0x80 ? rd_wide32(r) : rd8(r) % 3; break;
         case 11: p->pause_idle_in_background = f & 0x80 ? rd_wide32(r) : rd8(r) % 3; break;
-        case 12: { /* sizes that are refused before any byte past the struct is read */
+        case 12: { /* sizes refused before any byte is read (below 80, above 65536), and sizes
+                    * between layouts, read as the 80-byte one with a tail that must be zero */
             static const uint32_t sizes[] = {0, 1, sizeof(inact_policy) - 8, sizeof(inact_policy) - 1,
                                              65537, 0x80000000u, UINT32_MAX};
             p->size = PICK(sizes, rd8(r));
@@ -1786,8 +1787,8 @@ static void op_bad_args(reader *r) {
     case 1: {
         inact_info info;
         memset(&info, 0, sizeof info);
-        info.size = (uint32_t)(rd8(r) % sizeof info);
-        if (info.size == 104) info.size = 105; /* 104 is the 1.0 layout, accepted (test_compat.c) */
+        /* below the 1.0 layout (104); 104 .. 151 with a zero tail are accepted (test_compat.c) */
+        info.size = (uint32_t)(rd8(r) % M_INFO_SIZE_1_0);
         what = "get_info(small size)";
         rc = inact_get_info(s->h, &info);
         expected = INACT_E_STRUCT_SIZE;

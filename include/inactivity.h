@@ -117,8 +117,12 @@
  * are never invoked while an internal lock is held, are serialized per engine and
  * arrive in order. An event caused by a call is delivered on the calling thread before
  * the call returns, unless another thread is delivering that engine's events at that
- * moment (then that thread delivers it next). A call made from inside a callback queues
- * its events; they are delivered after the callback returns (no recursion).
+ * moment (then that thread delivers it next). A call made from inside a callback, on
+ * any engine (its own or another), queues the events it causes; they are delivered on the
+ * same thread after the callback returns, never inside it (no recursion, however long a
+ * chain of callbacks that create, call or destroy engines: one callback of a thread runs
+ * at a time), in the order the engines first had events, each engine's in their order.
+ * An engine destroyed while its events only wait there never receives them.
  * After fork() the child may go on using the library, THREAD engines included (the child
  * starts its own scheduler thread at its first THREAD engine or deadline), provided no other
  * thread was inside a library call at the fork.
@@ -444,8 +448,9 @@ typedef struct inact_info {
 
 /**
  * Receives the engine's events. `event` is valid only during the call. It may call any
- * inact_ function, including on its own engine (its events are delivered after it
- * returns) and inact_destroy (takes effect when it returns).
+ * inact_ function, on its own engine or any other (the events it causes are delivered
+ * after it returns: see Threading) and inact_destroy (on its own engine: takes effect when
+ * it returns).
  * Thread: the thread that caused the event, or the scheduler thread for timer-caused
  * events in INACT_DELIVERY_THREAD mode. Keep it short: post heavy work elsewhere.
  */

@@ -220,6 +220,9 @@ export interface Engine {
     reboot(downtimeMs?: Ms): void;
     clockNow(): ClockReading;
     events(): AsyncIterableIterator<InactivityEvent>;
+    /** Calls listener with every event from now on (after onEvent); returns the unsubscribe. */
+    subscribe(listener: (event: InactivityEvent) => void): () => void;
+    readonly closed: boolean;
 }
 export interface EngineClass {
     new (options?: EngineOptions): Engine;

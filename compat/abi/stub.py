@@ -33,7 +33,9 @@ def main() -> int:
         result, name = m.group(1).strip(), m.group(2)
         names.append(name)
         body = "{ }" if result == "void" else "{ return 0; }"
-        out.append(f"{decl} {body}")
+        # (name): a function-like macro of the same name (the header's sizeof-passing init
+        # macros) is not expanded, so the exported function itself is defined.
+        out.append(f"{result} ({name})({m.group(3)}) {body}")
     if not names:
         print(f"stub.py: no INACT_EXPORT declaration in {header}", file=sys.stderr)
         return 1

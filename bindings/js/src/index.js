@@ -135,8 +135,12 @@ const defaultClock = {
 async function moduleBytes(source) {
     if (source === undefined) source = new URL('../inactivity.wasm', import.meta.url);
     if (source instanceof WebAssembly.Module) return source;
+    if (typeof Response !== 'undefined' && source instanceof Response) return source;
     if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) return source;
+    const inNode = typeof process !== 'undefined' && Boolean(process.versions?.node);
     if (typeof source === 'string' && !/^[a-z]+:/i.test(source)) {
+        // A path: a file in Node; in a browser, relative to the page.
+        if (!inNode) return fetch(new URL(source, globalThis.location?.href));
         const { readFile } = await import('node:fs/promises');
         return readFile(source);
     }
@@ -164,7 +168,7 @@ export async function load(options = {}) {
         inactivity_host: {
             monotonic_ms: () => clock.monotonicMs(),
             wall_ms: () => clock.wallMs(),
-            event: (pointer, userData) => listeners.get(userData)?.deliver(pointer),
+            event: (pointer, userData) => listeners.get(userData)?.deref()?.deliver(pointer),
             release: (userData) => listeners.delete(userData),
         },
     };
@@ -256,6 +260,13 @@ function makeLibrary(x, memory, listeners) {
             if (field !== 'size' && values[field] !== undefined) writeField(dv, p, spec, values[field]);
         }
     }
+    // Struct init calls: the _sized variant with this binding's struct size where the module
+    // has it (1.2: the plain 1.0 symbols fill only the 1.0 layout), else the plain call.
+    function init(name, p, ...rest) {
+        const sizedName = `${name}_sized`;
+        if (x[sizedName]) return x[sizedName](p, view().getUint32(p, true), ...rest);
+        return x[name](p, ...rest);
+    }
     const outI64 = (fn) => scoped(() => { const p = alloc(8); check(fn(p)); return view().getBigInt64(p, true); });
     const outU64 = (fn) => scoped(() => { const p = alloc(8); check(fn(p)); return view().getBigUint64(p, true); });
     const outI32 = (fn) => scoped(() => { const p = alloc(4); check(fn(p)); return view().getInt32(p, true); });
@@ -314,7 +325,7 @@ function makeLibrary(x, memory, listeners) {
         static defaults() {
             return scoped(() => {
                 const p = newStruct('inact_policy');
-                check(x.inact_policy_init(p));
+                check(init('inact_policy_init', p));
                 return Object.assign(Object.create(Policy.prototype), toJs(policyFields, readStruct('inact_policy', p)));
             });
         }
@@ -323,7 +334,7 @@ function makeLibrary(x, memory, listeners) {
             const value = enumArg(enums.inact_preset, name, 'preset');
             return scoped(() => {
                 const p = newStruct('inact_policy');
-                check(x.inact_policy_preset(p, value));
+                check(init('inact_policy_preset', p, value));
                 return Object.assign(Object.create(Policy.prototype), toJs(policyFields, readStruct('inact_policy', p)));
             });
         }
@@ -347,7 +358,7 @@ function makeLibrary(x, memory, listeners) {
         static none() {
             return scoped(() => {
                 const p = newStruct('inact_ceilings');
-                check(x.inact_ceilings_init(p));
+                check(init('inact_ceilings_init', p));
                 return Object.assign(Object.create(Ceilings.prototype), toJs(ceilingFields, readStruct('inact_ceilings', p)));
             });
         }
@@ -397,9 +408,14 @@ function makeLibrary(x, memory, listeners) {
         #onEvent;
         #onError;
         #queues = new Set();
+        #listeners = new Set();
         #manual;
         #timer = null;
         #closed = false;
+        // The module's callbacks and the deadline timer reach the engine through this weak
+        // reference, so that an engine nobody holds can be collected (and destroyed by the
+        // FinalizationRegistry) although the module may still call back for it.
+        #self = new WeakRef(this);
 
         /**
          * options.policy: a Policy (default Policy.defaults()); options.onEvent: called with
@@ -419,7 +435,7 @@ function makeLibrary(x, memory, listeners) {
             const listener = nextListener++;
             scoped(() => {
                 const config = newStruct('inact_config');
-                check(x.inact_config_init(config));
+                check(init('inact_config_init', config));
                 const manual = options.manual ?? {};
                 const values = {
                     // HOST delivery: there are no threads; the binding polls when the engine asks.
@@ -432,7 +448,7 @@ function makeLibrary(x, memory, listeners) {
                 writeStruct('inact_config', config, values);
                 const policy = policyStruct(options.policy ?? Policy.defaults());
                 const out = alloc(8);
-                listeners.set(listener, this);
+                listeners.set(listener, this.#self);
                 try {
                     check(x.inact_engine_create(config, policy, eventCallback, listener, releaseCallback, out));
                 } catch (error) {
@@ -463,11 +479,15 @@ function makeLibrary(x, memory, listeners) {
                 });
             } catch (error) { reportLater(error); return; }
             for (const q of this.#queues) q.push(event);
-            if (this.#onEvent) {
-                try { this.#onEvent(event); } catch (error) {
-                    if (this.#onError) { try { this.#onError(error); } catch (again) { reportLater(again); } }
-                    else reportLater(error);
-                }
+            if (this.#onEvent) this.#notify(this.#onEvent, event);
+            for (const listener of [...this.#listeners]) this.#notify(listener, event);
+        }
+
+        // A listener's exception never unwinds through the engine's frames: onError, or a microtask.
+        #notify(listener, event) {
+            try { listener(event); } catch (error) {
+                if (!this.#onError) { reportLater(error); return; }
+                try { this.#onError(error); } catch (again) { reportLater(again); }
             }
         }
 
@@ -492,8 +512,17 @@ function makeLibrary(x, memory, listeners) {
             this.#timer = null;
             if (delay === null || delay === NEVER_I64) return;
             const ms = Number(delay > 0x7fffffffn ? 0x7fffffffn : delay);
-            this.#timer = setTimeout(() => { this.#timer = null; this.poll(); }, ms);
+            this.#timer = Engine.#pollLater(this.#self, ms);
             this.#timer.unref?.(); // Node: a pending deadline does not keep the process alive
+        }
+
+        // A static method, so that the timer's closure holds only the weak reference (a closure
+        // made inside an instance method would share that method's context, and `this` with it).
+        static #pollLater(self, ms) {
+            return setTimeout(() => {
+                const engine = self.deref();
+                if (engine) { engine.#timer = null; engine.poll(); }
+            }, ms);
         }
 
         /** The engine's 64-bit handle (a BigInt). */
@@ -507,7 +536,6 @@ function makeLibrary(x, memory, listeners) {
             x.inact_destroy(this.#h);
             for (const q of this.#queues) q.end();
         }
-        [Symbol.dispose]() { this.close(); }
 
         // Inputs (each catches up first: see the header).
         start() { this.#call((h) => check(x.inact_start(h))); }
@@ -660,6 +688,17 @@ function makeLibrary(x, memory, listeners) {
             });
         }
 
+        /** Calls `listener` with every event from now on (after onEvent), until the returned
+         *  function is called; the same function added twice is called once. */
+        subscribe(listener) {
+            if (typeof listener !== 'function') throw new TypeError('listener must be a function');
+            this.#listeners.add(listener);
+            return () => { this.#listeners.delete(listener); };
+        }
+
+        /** Whether close() was called. */
+        get closed() { return this.#closed; }
+
         /** The events from now on as an async iterator; it ends when the engine is closed. */
         events() {
             const buffered = [];
@@ -683,6 +722,9 @@ function makeLibrary(x, memory, listeners) {
             };
         }
     }
+
+    // `using engine = new Engine()` where the runtime has explicit resource management.
+    if (typeof Symbol.dispose === 'symbol') Engine.prototype[Symbol.dispose] = function dispose() { this.close(); };
 
     return Object.freeze({
         Engine,

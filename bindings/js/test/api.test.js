@@ -220,3 +220,74 @@ test('THREAD delivery cannot run on wasm32: INACT_E_SYSTEM naming the rule; HOST
 test('State and the other enumerations are the header values', () => {
     assert.deepEqual(State, { LOADING: 0, ACTIVE: 1, WARNING: 2, LOCKED: 3, EXPIRED: 4 });
 });
+
+test('load: from a fetch Response (streaming, and without the wasm type), bytes, or a compiled module', async () => {
+    const { readFileSync } = await import('node:fs');
+    const bytes = readFileSync(new URL('../inactivity.wasm', import.meta.url));
+    const sources = [
+        new Response(bytes, { headers: { 'content-type': 'application/wasm' } }),
+        new Response(bytes),
+        bytes,
+        new WebAssembly.Module(bytes),
+        new URL('../inactivity.wasm', import.meta.url),
+    ];
+    for (const wasm of sources) {
+        const other = await load({ wasm });
+        const engine = new other.Engine({ clock: 'manual' });
+        engine.start();
+        assert.equal(engine.state, 'ACTIVE');
+        engine.close();
+    }
+    await assert.rejects(load({ wasm: new Uint8Array([0, 97, 115, 109, 9, 9, 9, 9]) }), WebAssembly.CompileError);
+});
+
+test('two loads are two instances: an engine of one is not a handle of the other', async () => {
+    const other = await load();
+    const a = new ia.Engine({ clock: 'manual' });
+    const b = new other.Engine({ clock: 'manual' });
+    a.start();
+    assert.equal(b.state, 'LOADING');
+    a.close();
+    b.close();
+});
+
+test('an engine dropped without close is destroyed once collected (FinalizationRegistry)', async () => {
+    const { setFlagsFromString } = await import('node:v8');
+    const { runInNewContext } = await import('node:vm');
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc');
+    const x = ia.exports;
+    const handles = (() => {
+        const out = [];
+        for (let i = 0; i < 20; i++) {
+            const e = new ia.Engine({ onEvent: () => {} }); // system clock: a deadline timer is pending
+            e.start();
+            out.push(BigInt.asIntN(64, e.handle));
+        }
+        return out;
+    })();
+    const state = (h) => { const p = x.malloc(4); const code = x.inact_get_state(h, p); x.free(p); return code; };
+    assert.ok(handles.every((h) => state(h) === 0));
+    for (let round = 0; round < 20 && !handles.every((h) => state(h) === -2); round++) {
+        gc();
+        await new Promise((r) => setTimeout(r, 10));
+    }
+    assert.deepEqual(handles.map(state), handles.map(() => -2)); // INACT_E_INVALID_HANDLE: destroyed
+});
+
+test('subscribe: listeners after onEvent, in order, until unsubscribed', () => {
+    const seen = [];
+    const engine = new ia.Engine({ clock: 'manual', onEvent: (e) => seen.push(`onEvent ${e.state}`) });
+    const off = engine.subscribe((e) => seen.push(`a ${e.state}`));
+    const b = (e) => seen.push(`b ${e.state}`);
+    engine.subscribe(b);
+    engine.subscribe(b); // the same function once
+    engine.start();
+    off();
+    engine.lock();
+    assert.deepEqual(seen, ['onEvent ACTIVE', 'a ACTIVE', 'b ACTIVE', 'onEvent LOCKED', 'b LOCKED']);
+    assert.throws(() => engine.subscribe(null), TypeError);
+    assert.equal(engine.closed, false);
+    engine.close();
+    assert.equal(engine.closed, true);
+});
