@@ -38,7 +38,7 @@ extension SessionMachine {
         do throws(InactivityError) {
             snapshot = try Snapshot.decode(bytes, length: length)
         } catch {
-            transition(to: .expired, .restoreFailed, at: clock.monotonicMs)
+            transition(to: RestoreRule.corrupt.state, RestoreRule.corrupt.reason, at: clock.monotonicMs)
             throw error
         }
         let judgement = RestoreClock(snapshot, clock)
@@ -152,17 +152,19 @@ extension SessionMachine {
         // How long ago the credential was verified is only estimated: when the policy limits
         // it, the next unlock needs the credential.
         if policy.strongAuthTimeoutMs != SessionPolicy.never { credentialRequired = true }
-        guard state != .expired else { return false }
+        guard RestoreRule.estimated.from.contains(state) else { return false }   // EXPIRED stays
         if state == .locked && !clock.wallWentBack {
             // Already LOCKED on the estimate (a lock in the snapshot, or a lock deadline due on
             // the estimate): the estimate may shorten the locked time left, never lengthen it,
             // so the locked timeout keeps counting from that lock. A fresh lock here would let
             // a reboot stretch the locked timeout to almost twice its length.
             let since = lockedAt ?? now
-            transition(to: .locked, .untrustedClock, at: now)
+            transition(to: RestoreRule.estimated.state, RestoreRule.estimated.reason, at: now)
             lockedAt = since
         } else {
-            transition(to: clock.wallWentBack ? .expired : .locked, .untrustedClock, at: now)
+            let outcome = clock.wallWentBack ? (RestoreRule.unknown.state, RestoreRule.unknown.reason)
+                : (RestoreRule.estimated.state, RestoreRule.estimated.reason)
+            transition(to: outcome.0, outcome.1, at: now)
         }
         return true
     }
@@ -170,8 +172,8 @@ extension SessionMachine {
     /// A policy that locks on every restart: LOCKED at least, whatever the elapsed time, taking
     /// effect at the restore. Returns true when it decided the outcome.
     private mutating func lockOnRestart(now: Int64) -> Bool {
-        guard policy.lockOnRestart, state == .active || state == .warning else { return false }
-        transition(to: .locked, .restart, at: now)
+        guard policy.lockOnRestart, RestoreRule.lockOnRestart.from.contains(state) else { return false }
+        transition(to: RestoreRule.lockOnRestart.state, RestoreRule.lockOnRestart.reason, at: now)
         return true
     }
 
@@ -179,7 +181,7 @@ extension SessionMachine {
     /// that lands inside the warning window or returns to ACTIVE).
     private mutating func settleRestoredReason(deadlineApplied: Bool, overridden: Bool, now: Int64) {
         if state == .active || state == .warning || (!deadlineApplied && !overridden) {
-            reason = .restored
+            reason = RestoreRule.asSaved
         }
         if !deadlineApplied && !overridden {
             changedAt = now   // restored as it was: that happens now
