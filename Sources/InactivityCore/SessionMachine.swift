@@ -716,10 +716,26 @@ extension SessionMachine {
         guard try admits(.unlockFailed) else { return unlockFailures }
         try requireStrength(method, .unlockFailed, now: now)
         unlockFailures = unlockFailures == .max ? .max : unlockFailures + 1
-        if policy.maxUnlockFailures > 0 && unlockFailures >= policy.maxUnlockFailures {
+        if failureLimitReached {
             move(by: .unlockFailed, at: now)
         }
         return unlockFailures
+    }
+
+    /// The failed attempts counted reach the policy's limit (0: no limit).
+    var failureLimitReached: Bool {
+        policy.maxUnlockFailures > 0 && unlockFailures >= policy.maxUnlockFailures
+    }
+
+    /// A limit lowered to or below the failures already counted (a new policy, ceilings, a
+    /// restore under a stricter policy than the snapshot's): the attempts allowed are spent,
+    /// so the session takes the move of the failed unlock that reaches the limit, now, in the
+    /// states where a failed unlock counts (LOCKED: EXPIRED, UNLOCK_FAILURES). Returns true
+    /// when it moved the session.
+    mutating func expireIfFailuresSpent(at now: Int64) -> Bool {
+        guard Input.unlockFailed.rule[state] == .applied, failureLimitReached else { return false }
+        move(by: .unlockFailed, at: now)
+        return true
     }
 
     /// Ends the session with an ending reason (`Reason.isEnding`: the engine checks it).
@@ -953,6 +969,8 @@ extension SessionMachine {
             interruption = (i.start, i.start + policy.expectedInterruptionMaxMs)   // the new cap binds at once
         }
         realignTicks()
+        // The engine evaluated up to the call's instant before it: `cursor` is now.
+        _ = expireIfFailuresSpent(at: cursor)
     }
 
     /// The idle deadline moved while WARNING may stay (a policy, a scope): the countdown goes
