@@ -49,7 +49,7 @@ let package = Package(
                              .when(platforms: [.linux, .android])),
                 // The SONAME carries the ABI major version (INACT_VERSION_MAJOR): programs record
                 // libinactivity.so.1, so the loader never binds them to an incompatible major.
-                // scripts/install lays down .so.<version>, .so.1 and .so; scripts/soname-link adds
+                // scripts/install lays down .so.<version>, .so.1 and .so; scripts/lib/soname-link adds
                 // the .so.1 name beside a build tree's product. Android installs only lib*.so
                 // files from an APK, so there the SONAME is the file name.
                 .unsafeFlags(["-Xlinker", "-soname", "-Xlinker", "libinactivity.so.1"], .when(platforms: [.linux])),

@@ -22,6 +22,8 @@ import sys
 from pathlib import Path
 from typing import Dict, List
 
+from runner_ops import OPS  # conformance/runner_ops.py, generated from the header
+
 NEVER = 2**63 - 1
 # Far beyond any deadline (about 317,000 years) and still a duration in every binding's type (a
 # Python timedelta holds about 2.7 million years, a Kotlin Duration 146 million): values between
@@ -223,6 +225,11 @@ STEPS: Dict[str, int] = {
     "token-rotated": 1, "server-contact": 1, "expect-interruption": 1, "device-locked": 1,
     "info": 5, "policy": 1, "next-deadline": 2, "poll": 2, "clock": 1,
 }
+
+
+# An engine-only input of the header that has no weight above is drawn as often as the rarest.
+for _op, _ in OPS:
+    STEPS.setdefault(_op, 1)
 
 
 def sequence(seed: int, index: int) -> str:

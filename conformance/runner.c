@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "inactivity.h"
+#include "runner_ops.h"
 
 #define MAX_WORDS 32
 #define MAX_NAMES 64
@@ -268,21 +269,13 @@ static int32_t op_clock(char **a, int n) {
 }
 
 /* The inputs that are one C call each: one line per input (name, call; `a` holds the words
- * after the name). The ops with results or host state are the functions above. */
+ * after the name). The ops with results or host state are the functions above. The inputs
+ * that take the engine alone are GENERATED_OPS (runner_ops.h, from the header), tried after
+ * these. */
 #define SIMPLE_OPS(X)                                                   \
-    X("start", inact_start(engine))                                     \
-    X("continue", inact_continue(engine))                               \
-    X("lock", inact_lock(engine))                                       \
     X("unlock", inact_unlock_with(engine, (int32_t)int_arg(a, 0)))      \
-    X("biometrics-changed", inact_biometrics_changed(engine))           \
     X("token-rotated", inact_token_rotated(engine, strtoull(a[0], NULL, 10))) \
-    X("server-contact", inact_server_contact(engine))                   \
     X("expect-interruption", inact_expect_interruption(engine, int_arg(a, 0))) \
-    X("device-locked", inact_device_locked(engine))                     \
-    X("background", inact_background(engine))                           \
-    X("foreground", inact_foreground(engine))                           \
-    X("window-shown", inact_window_shown(engine))                       \
-    X("window-hidden", inact_window_hidden(engine))                     \
     X("advance", inact_clock_advance(engine, int_arg(a, 0)))            \
     X("freeze", inact_clock_freeze(engine, int_arg(a, 0)))              \
     X("wall-jump", inact_clock_jump_wall(engine, int_arg(a, 0)))        \
@@ -293,6 +286,7 @@ static int32_t op_clock(char **a, int n) {
 static int32_t simple_op(const char *name, char **a) {
 #define RUN_IF(op, call) if (strcmp(name, op) == 0) return call;
     SIMPLE_OPS(RUN_IF)
+    GENERATED_OPS(RUN_IF)
 #undef RUN_IF
     return INT32_MIN; /* not a simple op */
 }

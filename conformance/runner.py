@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional
 
 import inactivity as ia
+from runner_ops import OPS  # conformance/runner_ops.py, generated from the header
 
 NEVER_MS = 2**63 - 1
 
@@ -136,24 +137,14 @@ class Runner:
             "advance": lambda: e.advance(ms_in(int(a[0]))),
             "freeze": lambda: e.freeze(ms_in(int(a[0]))),
             "wall-jump": lambda: e.jump_wall(ms_in(int(a[0]))),
-            "start": e.start,
             "activity": lambda: e.activity(ia.ActivityKind(int(a[0]))),
-            "continue": e.continue_,
-            "lock": e.lock,
             "unlock": lambda: e.unlock(int(a[0])),
             "unlock-failed": lambda: f"ok failures={e.unlock_failed(int(a[0]))}",
-            "biometrics-changed": e.biometrics_changed,
             "token-rotated": lambda: e.token_rotated(int(a[0])),
-            "server-contact": e.server_contact,
             "expect-interruption": lambda: e.expect_interruption(ms_in(int(a[0]))),
-            "device-locked": e.device_locked,
             "set-ceilings": lambda: e.set_ceilings(ceilings(a)),
             "end": lambda: e.end(ia.Reason(int(a[0]))),
             "refresh": lambda: f"ok outcome={int(e.refresh_result(int(a[0]), a[2] if len(a) > 2 else None, int(a[1])))}",
-            "background": e.background,
-            "foreground": e.foreground,
-            "window-shown": e.window_shown,
-            "window-hidden": e.window_hidden,
             "push-scope": lambda: self.push_scope(e, a[0], a[1]),
             "pop-scope": lambda: self.pop_scope(e, a[0]),
             "hold": lambda: self.hold(e, a[0]),
@@ -168,6 +159,8 @@ class Runner:
             "clock": lambda: clock(e.clock_now()),
             "poll": e.poll,
         }
+        for name, method in OPS:  # the engine-only inputs, from the header
+            ops.setdefault(name, getattr(e, method))
         run = ops.get(op)
         if run is None:
             return "unknown-op"

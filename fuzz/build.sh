@@ -27,7 +27,7 @@ swift build -c release --product inactivity --sanitize=address \
     { tail -n 30 "$out/swift-build.log" >&2; echo "fuzz/build.sh: swift build failed" >&2; exit 1; }
 libdir="$repo/.build/fuzz/release"
 [[ -f "$libdir/libinactivity.so" ]] || { echo "no $libdir/libinactivity.so" >&2; exit 1; }
-"$repo/scripts/soname-link" "$libdir" >/dev/null  # the fuzzer loads it by SONAME
+"$repo/scripts/lib/soname-link" "$libdir" >/dev/null  # the fuzzer loads it by SONAME
 
 # 2. The target.
 "$clang" -std=c11 -g -O1 -Wall -Wextra -Werror -fsanitize=fuzzer,address,undefined \

@@ -40,6 +40,7 @@
 
 #include "inactivity.h"
 #include "model.h"
+#include "ops_generated.h"
 
 #define SLOTS 3
 #define MAX_CTX 64
@@ -484,7 +485,8 @@ static void rd_policy(reader *r, inact_policy *p) {
         case 9: p->max_unlock_failures = f & 0x80 ? (uint32_t)rd_wide32(r) : rd8(r) % 5u; break;
         case 10: p->activity_dismisses_warning = f & 0x80 ? rd_wide32(r) : rd8(r) % 3; break;
         case 11: p->pause_idle_in_background = f & 0x80 ? rd_wide32(r) : rd8(r) % 3; break;
-        case 12: { /* sizes that are refused before any byte past the struct is read */
+        case 12: { /* sizes refused before any byte is read (below 80, above 65536), and sizes
+                    * between layouts, read as the 80-byte one with a tail that must be zero */
             static const uint32_t sizes[] = {0, 1, sizeof(inact_policy) - 8, sizeof(inact_policy) - 1,
                                              65537, 0x80000000u, UINT32_MAX};
             p->size = PICK(sizes, rd8(r));
@@ -1034,7 +1036,12 @@ enum {
     OP_DESTROY_IN_CALLBACK, OP_LOCK_IN_CALLBACK, OP_TOKEN_ROTATED, OP_DEVICE_LOCKED,
     OP_UNLOCK_WITH, OP_UNLOCK_FAILED_WITH, OP_BIOMETRICS_CHANGED,
     OP_SERVER_CONTACT, OP_SET_CEILINGS, OP_COMPAT_QUERY,
-    OP_EXPECT_INTERRUPTION, OP_REQUIRED_AUTH, OP_COUNT
+    OP_EXPECT_INTERRUPTION, OP_REQUIRED_AUTH,
+    /* the engine-only inputs of the header that have no op above (ops_generated.h) */
+#define FUZZ_OP_ENUM(name) OP_GEN_##name,
+    FUZZ_GENERATED_OPS(FUZZ_OP_ENUM)
+#undef FUZZ_OP_ENUM
+    OP_COUNT
 };
 
 /* ---- unlock strength and expected interruption (issue 13 sections 1 and 2) ------------------ */
@@ -1365,6 +1372,10 @@ static void op_on_live(reader *r, int op) {
     char what[96];
     int loading_input = m->state == INACT_STATE_LOADING;
     switch (op) {
+#define FUZZ_OP_CASE(name) \
+    case OP_GEN_##name: rc = inact_##name(s->h); ex = m_##name(m); snprintf(what, sizeof what, #name); break;
+    FUZZ_GENERATED_OPS(FUZZ_OP_CASE)
+#undef FUZZ_OP_CASE
     case OP_START:
         rc = inact_start(s->h); ex = m_start(m); snprintf(what, sizeof what, "start");
         loading_input = 0;
@@ -1790,8 +1801,8 @@ static void op_bad_args(reader *r) {
     case 1: {
         inact_info info;
         memset(&info, 0, sizeof info);
-        info.size = (uint32_t)(rd8(r) % sizeof info);
-        if (info.size == 104) info.size = 105; /* 104 is the 1.0 layout, accepted (test_compat.c) */
+        /* below the 1.0 layout (104); 104 .. 151 with a zero tail are accepted (test_compat.c) */
+        info.size = (uint32_t)(rd8(r) % M_INFO_SIZE_1_0);
         what = "get_info(small size)";
         rc = inact_get_info(s->h, &info);
         expected = INACT_E_STRUCT_SIZE;

@@ -47,17 +47,12 @@ final class SwiftRunner {
         case "advance": try e.advanceClock(byMs: Int64(a[0])!)
         case "freeze": try e.freezeClock(forMs: Int64(a[0])!)
         case "wall-jump": try e.jumpWallClock(byMs: Int64(a[0])!)
-        case "start": try e.start()
         case "activity": try e.recordActivity(ActivityKind(rawValue: UInt32(a[0])!))
         case "continue": try e.continueSession()
-        case "lock": try e.lock()
         case "unlock": try e.unlock(method: AuthStrength(rawValue: Int32(a[0])!) ?? .none)
         case "unlock-failed": return "ok failures=\(try e.unlockFailed(method: AuthStrength(rawValue: Int32(a[0])!) ?? .none))"
-        case "biometrics-changed": try e.biometricsChanged()
         case "token-rotated": try e.tokenRotated(generation: UInt64(a[0])!)
-        case "server-contact": try e.serverContact()
         case "expect-interruption": try e.expectInterruption(maxMs: Int64(a[0])!)
-        case "device-locked": try e.deviceLocked()
         case "set-ceilings": try e.setCeilings(try SwiftRunner.ceilings(a))
         case "end": try e.end(reason: Reason(rawValue: Int32(a[0])!)!)
         case "refresh":
@@ -66,8 +61,6 @@ final class SwiftRunner {
             return "ok outcome=\(outcome.rawValue)"
         case "background": try e.enterBackground()
         case "foreground": try e.enterForeground()
-        case "window-shown": try e.windowShown()
-        case "window-hidden": try e.windowHidden()
         case "push-scope": let id = try e.pushScope(idleTimeoutMs: Int64(a[1])!); scopes[a[0]] = id; return "ok id=\(id)"
         case "pop-scope": try e.popScope(scopes[a[0]] ?? 0); scopes[a[0]] = nil
         case "hold": let id = try e.acquireHold(); holds[a[0]] = id; return "ok id=\(id)"
@@ -81,7 +74,7 @@ final class SwiftRunner {
         case "next-deadline": return "ok delay=\(try e.nextDeadlineDelayMs() ?? SessionPolicy.never)"
         case "clock": let c = e.clockNow(); return "ok monotonic=\(c.monotonicMs) wall=\(c.wallMs) boot=\(c.bootID)"
         case "poll": try e.poll()
-        default: return "unknown-op"
+        default: if try !generatedOp(e, op) { return "unknown-op" }  // GeneratedOps.swift
         }
         return "ok"
     }

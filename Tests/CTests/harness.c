@@ -4,7 +4,7 @@
  * and ends with `N passed, N failed`.
  *
  * Child exit codes: 0 passed; 10 a check failed; 86 valgrind found errors or definite
- * leaks (scripts/test-c runs valgrind with --error-exitcode=86, a code that nothing else
+ * leaks (scripts/lib/test-c runs valgrind with --error-exitcode=86, a code that nothing else
  * uses); a signal: crashed, or killed by the per-test alarm.
  */
 #define _POSIX_C_SOURCE 200809L

@@ -6,7 +6,7 @@
  * INT64_MAX; uint64_t ids at 0 and UINT64_MAX; and NULL for every pointer. Each value is
  * either accepted with its documented meaning or refused with its status and a message that
  * names the argument, changing nothing (CHECK_REJECTED). The suite runs against the debug
- * and the release library (scripts/test-c), where Swift's checks differ.
+ * and the release library (scripts/lib/test-c), where Swift's checks differ.
  */
 #include "support.h"
 

@@ -43,7 +43,7 @@ static int in_fresh_process(const char *name, int preload) {
     exe[n] = '\0';
     snprintf(lib, sizeof lib, "%.*s/libinact_faults.so", (int)(strrchr(exe, '/') - exe), exe);
     if (preload && access(lib, R_OK) != 0) {
-        harness_fail(__FILE__, __LINE__, "no %s (scripts/test-c builds it next to the suite)", lib);
+        harness_fail(__FILE__, __LINE__, "no %s (scripts/lib/test-c builds it next to the suite)", lib);
         return 0;
     }
     REQUIRE(pipe(pipe_fds) == 0);

@@ -1,4 +1,4 @@
-/* The cross-CPU checks of scripts/test-cross, built for each CPU and run there (ARM under
+/* The cross-CPU checks of scripts/lib/test-cross, built for each CPU and run there (ARM under
  * qemu-user). Everything is on the manual clock, so every CPU must print the same text:
  *
  *   cross_cpu write           runs a fixed session (start, activity, background, idle lock, a

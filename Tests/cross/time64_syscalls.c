@@ -1,5 +1,5 @@
 /* time64_syscalls.c -- the 64-bit time helpers of Sources/CInactivityPlatform
- * (inactivity_platform.h) and the library's use of them (scripts/test-cross).
+ * (inactivity_platform.h) and the library's use of them (scripts/lib/test-cross).
  *
  *   time64_syscalls unit syscalls|libc      the helpers compiled into this program
  *   time64_syscalls library syscalls|libc   the libinactivity.so this program is linked with
@@ -8,7 +8,7 @@
  * The second word is what the caller expects of this build: "syscalls" = the kernel's
  * 64-bit-time system calls (clock_gettime64 403, timerfd_settime64 411), the path of a 32-bit
  * time_t such as bionic's on armeabi-v7a; "libc" = no system call, the plain libc functions.
- * scripts/test-cross knows which: armv7 built with glibc's default 32-bit time_t takes the
+ * scripts/lib/test-cross knows which: armv7 built with glibc's default 32-bit time_t takes the
  * system calls by sizeof(time_t), as bionic does; with -D_TIME_BITS=64 it must not; forced
  * (INACTIVITY_FORCE_TIME64_SYSCALLS, the --time64-syscalls library) it must.
  *

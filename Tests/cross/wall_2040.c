@@ -1,4 +1,4 @@
-/* wall_2040.c -- libwall_2040.so, an LD_PRELOAD interposer for wall_clock.c (scripts/test-cross):
+/* wall_2040.c -- libwall_2040.so, an LD_PRELOAD interposer for wall_clock.c (scripts/lib/test-cross):
  * the wall clock (CLOCK_REALTIME) reads 2040-06-01 00:00:00 UTC plus the real time elapsed
  * since its first read; every other clock passes through unchanged.
  *

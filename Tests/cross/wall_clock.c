@@ -1,5 +1,5 @@
 /* wall_clock.c -- the wall clock after 2038-01-19 03:14:07 UTC, the last second of a 32-bit
- * time_t (scripts/test-cross, every CPU; ARM under qemu-user). Built with -D_TIME_BITS=64
+ * time_t (scripts/lib/test-cross, every CPU; ARM under qemu-user). Built with -D_TIME_BITS=64
  * -D_FILE_OFFSET_BITS=64, as scripts/build-embedded builds the library, and run with
  * libwall_2040.so preloaded (wall_2040.c: the wall clock reads 2040-06-01; a 32-bit time_t read
  * fails with EOVERFLOW, as in glibc).

@@ -38,6 +38,7 @@ from datetime import datetime, timedelta
 from typing import Any, Callable, Dict, Iterator, Optional, Type, TypeVar, Union
 
 from . import _lib
+from ._inputs import GeneratedInputs
 from ._time import (
     Duration,
     check_int,
@@ -259,7 +260,7 @@ def _destroy(handle: int, key: int) -> None:
         _engines.pop(key, None)
 
 
-class Engine:
+class Engine(GeneratedInputs):
     """One user session.
 
     policy: the policy (None: ``Policy()``, the defaults).
@@ -296,7 +297,7 @@ class Engine:
         if clock is not None and not isinstance(clock, ManualClock):
             raise TypeError(f"clock must be a ManualClock or None, not {type(clock).__name__}")
         config = _lib.CConfig()
-        _lib.LIB.inact_config_init(byref(config))
+        _lib.LIB.inact_config_init_sized(byref(config), ctypes.sizeof(config))
         config.delivery = check_int(delivery, "delivery", INT32_MIN, INT32_MAX)
         if clock is not None:
             config.clock = ClockKind.MANUAL
@@ -429,10 +430,6 @@ class Engine:
         self._call(_lib.LIB.inact_unlock_failed_with, check_int(method, "method", INT32_MIN, INT32_MAX), byref(failures))
         return failures.value
 
-    def biometrics_changed(self) -> None:
-        """The enrolled biometrics changed: until the next credential unlock (or sign-in) an
-        unlock needs the credential."""
-        self._call(_lib.LIB.inact_biometrics_changed)
 
     def required_auth(self) -> Auth:
         """What an unlock needs now: NONE unless LOCKED."""
@@ -447,15 +444,7 @@ class Engine:
         ``expected_interruption_max``; ACTIVE or WARNING, not in background."""
         self._call(_lib.LIB.inact_expect_interruption, duration_to_ms(max_duration, "max_duration"))
 
-    def device_locked(self) -> None:
-        """The device locked (screen off, keyguard): background starts, and with the policy's
-        ``lock_on_device_lock`` the session is LOCKED (DEVICE_LOCKED) at once."""
-        self._call(_lib.LIB.inact_device_locked)
 
-    def server_contact(self) -> None:
-        """A successful online check: the offline deadlines restart, and an unlock refused
-        with OfflineError is allowed again."""
-        self._call(_lib.LIB.inact_server_contact)
 
     def token_rotated(self, generation: int) -> None:
         """The host stored a new refresh token of ``generation``; an ``invalid_grant`` for an
@@ -483,21 +472,12 @@ class Engine:
         self._call(_lib.LIB.inact_refresh_result_gen, status, error, gen, byref(outcome))
         return _enum(RefreshOutcome, outcome.value)
 
-    def background(self) -> None:
-        """The app went to background."""
-        self._call(_lib.LIB.inact_background)
 
     def foreground(self) -> None:
         """The app came to foreground; a too-long background locks before this returns."""
         self._call(_lib.LIB.inact_foreground)
 
-    def window_shown(self) -> None:
-        """A window became visible (counted; above 0 is foreground)."""
-        self._call(_lib.LIB.inact_window_shown)
 
-    def window_hidden(self) -> None:
-        """A window was hidden; at 0 windows, background after the policy's grace."""
-        self._call(_lib.LIB.inact_window_hidden)
 
     def push_scope(self, idle_timeout: Duration) -> int:
         """Opens a scope with a stricter idle timeout; returns its id for ``pop_scope``."""
@@ -589,7 +569,7 @@ class Engine:
     def info(self) -> Info:
         """A full view of the engine."""
         c = _lib.CInfo()
-        _lib.LIB.inact_info_init(byref(c))
+        _lib.LIB.inact_info_init_sized(byref(c), ctypes.sizeof(c))
         self._call(_lib.LIB.inact_get_info, byref(c))
         return Info._from_c(c)
 

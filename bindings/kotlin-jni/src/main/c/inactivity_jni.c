@@ -5,7 +5,8 @@
  *
  * ## Theory of operation
  * - JNI_OnLoad caches the JavaVM, the classes and the method ids, and registers the
- *   natives of dev.inactivity.NativeBridge (so a renamed or missing method fails at load,
+ *   natives of dev.inactivity.NativeBridge and, generated from the header
+ *   (inactivity_jni_generated.h), of dev.inactivity.NativeCalls (so a renamed or missing method fails at load,
  *   not at first use). Every native is static and takes the engine handle as a jlong.
  * - A failed inact_* call throws the exception built by the Kotlin factory
  *   InactivityException.fromStatus(status, message); the message is copied from
@@ -42,31 +43,12 @@
 #endif
 
 #define BRIDGE_CLASS "dev/inactivity/NativeBridge"
+#define CALLS_CLASS "dev/inactivity/NativeCalls"
 #define DISPATCHER_CLASS "dev/inactivity/EventDispatcher"
 #define EXCEPTION_CLASS "dev/inactivity/InactivityException"
 
-/* Layout of the jlong arrays shared with NativeBridge.kt (keep both in step). */
-enum {
-    POLICY_IDLE_ACTION = 0,
-    POLICY_IDLE_TIMEOUT_MS,
-    POLICY_WARNING_MS,
-    POLICY_BACKGROUND_TIMEOUT_MS,
-    POLICY_ABSOLUTE_TIMEOUT_MS,
-    POLICY_LOCKED_TIMEOUT_MS,
-    POLICY_TICK_MS,
-    POLICY_BACKGROUND_GRACE_MS,
-    POLICY_ACTIVITY_KINDS,
-    POLICY_MAX_UNLOCK_FAILURES,
-    POLICY_ACTIVITY_DISMISSES_WARNING,
-    POLICY_PAUSE_IDLE_IN_BACKGROUND,
-    POLICY_LOCK_ON_DEVICE_LOCK,
-    POLICY_LOCK_ON_RESTART,
-    POLICY_STRONG_AUTH_TIMEOUT_MS,
-    POLICY_EXPECTED_INTERRUPTION_MAX_MS,
-    POLICY_OFFLINE_TIMEOUT_MS,
-    POLICY_OFFLINE_EXPIRY_MS,
-    POLICY_FIELDS
-};
+/* The policy, ceilings and info arrays are laid out by inactivity_jni_generated.h (from the
+ * header); the config and clock arrays are this file's own (NativeBridge.kt's C_ constants). */
 enum {
     CONFIG_DELIVERY = 0,
     CONFIG_CLOCK,
@@ -78,48 +60,7 @@ enum {
     CONFIG_MANUAL_BOOT_ID,
     CONFIG_FIELDS
 };
-enum {
-    INFO_STATE = 0,
-    INFO_REASON,
-    INFO_DELIVERY,
-    INFO_CLOCK,
-    INFO_IN_BACKGROUND,
-    INFO_VISIBLE_WINDOWS,
-    INFO_OPEN_SCOPES,
-    INFO_OPEN_HOLDS,
-    INFO_UNLOCK_FAILURES,
-    INFO_NOW_MS,
-    INFO_REMAINING_MS,
-    INFO_NEXT_DEADLINE_MS,
-    INFO_EFFECTIVE_IDLE_TIMEOUT_MS,
-    INFO_STARTED_AT_MS,
-    INFO_LAST_ACTIVITY_MS,
-    INFO_BACKGROUND_SINCE_MS,
-    INFO_LOCKED_AT_MS,
-    INFO_REQUIRED_AUTH,
-    INFO_NEEDS_SERVER_CONTACT,
-    INFO_LAST_CREDENTIAL_MS,
-    INFO_STRONG_AUTH_DEADLINE_MS,
-    INFO_LAST_SERVER_CONTACT_MS,
-    INFO_TOKEN_GENERATION,
-    INFO_INTERRUPTION_UNTIL_MS,
-    INFO_FIELDS
-};
 enum { CLOCK_MONOTONIC_MS = 0, CLOCK_WALL_MS, CLOCK_BOOT_ID, CLOCK_FIELDS };
-enum {
-    CEILING_IDLE_TIMEOUT_MS = 0,
-    CEILING_BACKGROUND_TIMEOUT_MS,
-    CEILING_ABSOLUTE_TIMEOUT_MS,
-    CEILING_LOCKED_TIMEOUT_MS,
-    CEILING_STRONG_AUTH_TIMEOUT_MS,
-    CEILING_EXPECTED_INTERRUPTION_MAX_MS,
-    CEILING_OFFLINE_TIMEOUT_MS,
-    CEILING_OFFLINE_EXPIRY_MS,
-    CEILING_MAX_UNLOCK_FAILURES,
-    CEILING_LOCK_ON_DEVICE_LOCK,
-    CEILING_LOCK_ON_RESTART,
-    CEILING_FIELDS
-};
 
 static JavaVM *g_vm;
 static pthread_key_t g_attached_key;
@@ -258,29 +199,14 @@ static int write_longs(JNIEnv *env, jlongArray array, const jlong *values, jsize
     return !(*env)->ExceptionCheck(env);
 }
 
+#include "inactivity_jni_generated.h"
+
 static int policy_from_java(JNIEnv *env, jlongArray array, inact_policy *policy) {
     jlong v[POLICY_FIELDS];
     if (!read_longs(env, array, v, POLICY_FIELDS)) return 0;
     memset(policy, 0, sizeof(*policy));
     policy->size = (uint32_t)sizeof(inact_policy);
-    policy->idle_action = (int32_t)v[POLICY_IDLE_ACTION];
-    policy->idle_timeout_ms = (int64_t)v[POLICY_IDLE_TIMEOUT_MS];
-    policy->warning_ms = (int64_t)v[POLICY_WARNING_MS];
-    policy->background_timeout_ms = (int64_t)v[POLICY_BACKGROUND_TIMEOUT_MS];
-    policy->absolute_timeout_ms = (int64_t)v[POLICY_ABSOLUTE_TIMEOUT_MS];
-    policy->locked_timeout_ms = (int64_t)v[POLICY_LOCKED_TIMEOUT_MS];
-    policy->tick_ms = (int64_t)v[POLICY_TICK_MS];
-    policy->background_grace_ms = (int64_t)v[POLICY_BACKGROUND_GRACE_MS];
-    policy->activity_kinds = (uint32_t)v[POLICY_ACTIVITY_KINDS];
-    policy->max_unlock_failures = (uint32_t)v[POLICY_MAX_UNLOCK_FAILURES];
-    policy->activity_dismisses_warning = (int32_t)v[POLICY_ACTIVITY_DISMISSES_WARNING];
-    policy->pause_idle_in_background = (int32_t)v[POLICY_PAUSE_IDLE_IN_BACKGROUND];
-    policy->lock_on_device_lock = (int32_t)v[POLICY_LOCK_ON_DEVICE_LOCK];
-    policy->lock_on_restart = (int32_t)v[POLICY_LOCK_ON_RESTART];
-    policy->strong_auth_timeout_ms = (int64_t)v[POLICY_STRONG_AUTH_TIMEOUT_MS];
-    policy->expected_interruption_max_ms = (int64_t)v[POLICY_EXPECTED_INTERRUPTION_MAX_MS];
-    policy->offline_timeout_ms = (int64_t)v[POLICY_OFFLINE_TIMEOUT_MS];
-    policy->offline_expiry_ms = (int64_t)v[POLICY_OFFLINE_EXPIRY_MS];
+    policy_from_longs(v, policy);
     return 1;
 }
 
@@ -289,56 +215,19 @@ static int ceilings_from_java(JNIEnv *env, jlongArray array, inact_ceilings *cei
     if (!read_longs(env, array, v, CEILING_FIELDS)) return 0;
     memset(ceilings, 0, sizeof(*ceilings));
     ceilings->size = (uint32_t)sizeof(inact_ceilings);
-    ceilings->idle_timeout_ms = (int64_t)v[CEILING_IDLE_TIMEOUT_MS];
-    ceilings->background_timeout_ms = (int64_t)v[CEILING_BACKGROUND_TIMEOUT_MS];
-    ceilings->absolute_timeout_ms = (int64_t)v[CEILING_ABSOLUTE_TIMEOUT_MS];
-    ceilings->locked_timeout_ms = (int64_t)v[CEILING_LOCKED_TIMEOUT_MS];
-    ceilings->strong_auth_timeout_ms = (int64_t)v[CEILING_STRONG_AUTH_TIMEOUT_MS];
-    ceilings->expected_interruption_max_ms = (int64_t)v[CEILING_EXPECTED_INTERRUPTION_MAX_MS];
-    ceilings->offline_timeout_ms = (int64_t)v[CEILING_OFFLINE_TIMEOUT_MS];
-    ceilings->offline_expiry_ms = (int64_t)v[CEILING_OFFLINE_EXPIRY_MS];
-    ceilings->max_unlock_failures = (uint32_t)v[CEILING_MAX_UNLOCK_FAILURES];
-    ceilings->lock_on_device_lock = (int32_t)v[CEILING_LOCK_ON_DEVICE_LOCK];
-    ceilings->lock_on_restart = (int32_t)v[CEILING_LOCK_ON_RESTART];
+    ceilings_from_longs(v, ceilings);
     return 1;
 }
 
 static int ceilings_to_java(JNIEnv *env, const inact_ceilings *c, jlongArray array) {
     jlong v[CEILING_FIELDS];
-    v[CEILING_IDLE_TIMEOUT_MS] = c->idle_timeout_ms;
-    v[CEILING_BACKGROUND_TIMEOUT_MS] = c->background_timeout_ms;
-    v[CEILING_ABSOLUTE_TIMEOUT_MS] = c->absolute_timeout_ms;
-    v[CEILING_LOCKED_TIMEOUT_MS] = c->locked_timeout_ms;
-    v[CEILING_STRONG_AUTH_TIMEOUT_MS] = c->strong_auth_timeout_ms;
-    v[CEILING_EXPECTED_INTERRUPTION_MAX_MS] = c->expected_interruption_max_ms;
-    v[CEILING_OFFLINE_TIMEOUT_MS] = c->offline_timeout_ms;
-    v[CEILING_OFFLINE_EXPIRY_MS] = c->offline_expiry_ms;
-    v[CEILING_MAX_UNLOCK_FAILURES] = (jlong)c->max_unlock_failures;
-    v[CEILING_LOCK_ON_DEVICE_LOCK] = c->lock_on_device_lock;
-    v[CEILING_LOCK_ON_RESTART] = c->lock_on_restart;
+    ceilings_to_longs(c, v);
     return write_longs(env, array, v, CEILING_FIELDS);
 }
 
 static int policy_to_java(JNIEnv *env, const inact_policy *policy, jlongArray array) {
     jlong v[POLICY_FIELDS];
-    v[POLICY_IDLE_ACTION] = policy->idle_action;
-    v[POLICY_IDLE_TIMEOUT_MS] = policy->idle_timeout_ms;
-    v[POLICY_WARNING_MS] = policy->warning_ms;
-    v[POLICY_BACKGROUND_TIMEOUT_MS] = policy->background_timeout_ms;
-    v[POLICY_ABSOLUTE_TIMEOUT_MS] = policy->absolute_timeout_ms;
-    v[POLICY_LOCKED_TIMEOUT_MS] = policy->locked_timeout_ms;
-    v[POLICY_TICK_MS] = policy->tick_ms;
-    v[POLICY_BACKGROUND_GRACE_MS] = policy->background_grace_ms;
-    v[POLICY_ACTIVITY_KINDS] = (jlong)policy->activity_kinds;
-    v[POLICY_MAX_UNLOCK_FAILURES] = (jlong)policy->max_unlock_failures;
-    v[POLICY_ACTIVITY_DISMISSES_WARNING] = policy->activity_dismisses_warning;
-    v[POLICY_PAUSE_IDLE_IN_BACKGROUND] = policy->pause_idle_in_background;
-    v[POLICY_LOCK_ON_DEVICE_LOCK] = policy->lock_on_device_lock;
-    v[POLICY_LOCK_ON_RESTART] = policy->lock_on_restart;
-    v[POLICY_STRONG_AUTH_TIMEOUT_MS] = policy->strong_auth_timeout_ms;
-    v[POLICY_EXPECTED_INTERRUPTION_MAX_MS] = policy->expected_interruption_max_ms;
-    v[POLICY_OFFLINE_TIMEOUT_MS] = policy->offline_timeout_ms;
-    v[POLICY_OFFLINE_EXPIRY_MS] = policy->offline_expiry_ms;
+    policy_to_longs(policy, v);
     return write_longs(env, array, v, POLICY_FIELDS);
 }
 
@@ -426,10 +315,6 @@ static jlong n_create(JNIEnv *env, jclass cls, jlongArray config_values, jlongAr
     return (jlong)engine;
 }
 
-static void n_destroy(JNIEnv *env, jclass cls, jlong engine) {
-    (void)cls;
-    throw_if_error(env, inact_destroy((inact_engine)engine));
-}
 
 /* ---------------------------------------------------------------------------------
  * Natives: inputs
@@ -441,47 +326,12 @@ static void n_destroy(JNIEnv *env, jclass cls, jlong engine) {
         throw_if_error(env, cname((inact_engine)engine));            \
     }
 
-SIMPLE_INPUT(n_start, inact_start)
 SIMPLE_INPUT(n_continue, inact_continue)
-SIMPLE_INPUT(n_lock, inact_lock)
-SIMPLE_INPUT(n_unlock, inact_unlock)
-SIMPLE_INPUT(n_background, inact_background)
-SIMPLE_INPUT(n_foreground, inact_foreground)
-SIMPLE_INPUT(n_window_shown, inact_window_shown)
-SIMPLE_INPUT(n_window_hidden, inact_window_hidden)
-SIMPLE_INPUT(n_poll, inact_poll)
-SIMPLE_INPUT(n_biometrics_changed, inact_biometrics_changed)
-SIMPLE_INPUT(n_device_locked, inact_device_locked)
-SIMPLE_INPUT(n_server_contact, inact_server_contact)
 
-static void n_unlock_with(JNIEnv *env, jclass cls, jlong engine, jint method) {
-    (void)cls;
-    throw_if_error(env, inact_unlock_with((inact_engine)engine, (int32_t)method));
-}
 
-static jint n_unlock_failed_with(JNIEnv *env, jclass cls, jlong engine, jint method) {
-    (void)cls;
-    uint32_t failures = 0;
-    if (throw_if_error(env, inact_unlock_failed_with((inact_engine)engine, (int32_t)method, &failures))) return 0;
-    return (jint)failures;
-}
 
-static jint n_get_required_auth(JNIEnv *env, jclass cls, jlong engine) {
-    (void)cls;
-    int32_t auth = 0;
-    if (throw_if_error(env, inact_get_required_auth((inact_engine)engine, &auth))) return 0;
-    return (jint)auth;
-}
 
-static void n_expect_interruption(JNIEnv *env, jclass cls, jlong engine, jlong max_ms) {
-    (void)cls;
-    throw_if_error(env, inact_expect_interruption((inact_engine)engine, (int64_t)max_ms));
-}
 
-static void n_token_rotated(JNIEnv *env, jclass cls, jlong engine, jlong generation) {
-    (void)cls;
-    throw_if_error(env, inact_token_rotated((inact_engine)engine, (uint64_t)generation));
-}
 
 static void n_set_ceilings(JNIEnv *env, jclass cls, jlong engine, jlongArray values) {
     (void)cls;
@@ -524,22 +374,8 @@ static void n_restore(JNIEnv *env, jclass cls, jlong engine, jbyteArray bytes) {
     throw_if_error(env, rc);
 }
 
-static void n_activity(JNIEnv *env, jclass cls, jlong engine, jint kind) {
-    (void)cls;
-    throw_if_error(env, inact_activity((inact_engine)engine, (uint32_t)kind));
-}
 
-static jint n_unlock_failed(JNIEnv *env, jclass cls, jlong engine) {
-    (void)cls;
-    uint32_t failures = 0;
-    if (throw_if_error(env, inact_unlock_failed((inact_engine)engine, &failures))) return 0;
-    return (jint)failures;
-}
 
-static void n_end(JNIEnv *env, jclass cls, jlong engine, jint reason) {
-    (void)cls;
-    throw_if_error(env, inact_end((inact_engine)engine, (int32_t)reason));
-}
 
 /* oauth_error arrives as UTF-8 bytes without a terminator (Kotlin rejects embedded NULs). */
 static jint n_refresh_result(JNIEnv *env, jclass cls, jlong engine, jint http_status,
@@ -564,31 +400,9 @@ static jint n_refresh_result(JNIEnv *env, jclass cls, jlong engine, jint http_st
     return (jint)outcome;
 }
 
-static jlong n_scope_push(JNIEnv *env, jclass cls, jlong engine, jlong idle_timeout_ms) {
-    (void)cls;
-    uint64_t id = 0;
-    if (throw_if_error(env, inact_scope_push((inact_engine)engine, (int64_t)idle_timeout_ms, &id))) {
-        return 0;
-    }
-    return (jlong)id;
-}
 
-static void n_scope_pop(JNIEnv *env, jclass cls, jlong engine, jlong scope_id) {
-    (void)cls;
-    throw_if_error(env, inact_scope_pop((inact_engine)engine, (uint64_t)scope_id));
-}
 
-static jlong n_hold_acquire(JNIEnv *env, jclass cls, jlong engine) {
-    (void)cls;
-    uint64_t id = 0;
-    if (throw_if_error(env, inact_hold_acquire((inact_engine)engine, &id))) return 0;
-    return (jlong)id;
-}
 
-static void n_hold_release(JNIEnv *env, jclass cls, jlong engine, jlong hold_id) {
-    (void)cls;
-    throw_if_error(env, inact_hold_release((inact_engine)engine, (uint64_t)hold_id));
-}
 
 static void n_set_policy(JNIEnv *env, jclass cls, jlong engine, jlongArray values) {
     (void)cls;
@@ -601,26 +415,8 @@ static void n_set_policy(JNIEnv *env, jclass cls, jlong engine, jlongArray value
  * Natives: queries, host mode, manual clock, snapshot
  * ------------------------------------------------------------------------------- */
 
-static jint n_get_state(JNIEnv *env, jclass cls, jlong engine) {
-    (void)cls;
-    int32_t state = 0;
-    if (throw_if_error(env, inact_get_state((inact_engine)engine, &state))) return 0;
-    return (jint)state;
-}
 
-static jint n_get_reason(JNIEnv *env, jclass cls, jlong engine) {
-    (void)cls;
-    int32_t reason = 0;
-    if (throw_if_error(env, inact_get_reason((inact_engine)engine, &reason))) return 0;
-    return (jint)reason;
-}
 
-static jlong n_get_remaining(JNIEnv *env, jclass cls, jlong engine) {
-    (void)cls;
-    int64_t remaining = 0;
-    if (throw_if_error(env, inact_get_remaining((inact_engine)engine, &remaining))) return 0;
-    return (jlong)remaining;
-}
 
 static void n_get_info(JNIEnv *env, jclass cls, jlong engine, jlongArray out) {
     (void)cls;
@@ -629,30 +425,7 @@ static void n_get_info(JNIEnv *env, jclass cls, jlong engine, jlongArray out) {
     info.size = (uint32_t)sizeof(inact_info);
     if (throw_if_error(env, inact_get_info((inact_engine)engine, &info))) return;
     jlong v[INFO_FIELDS];
-    v[INFO_STATE] = info.state;
-    v[INFO_REASON] = info.reason;
-    v[INFO_DELIVERY] = info.delivery;
-    v[INFO_CLOCK] = info.clock;
-    v[INFO_IN_BACKGROUND] = info.in_background;
-    v[INFO_VISIBLE_WINDOWS] = info.visible_windows;
-    v[INFO_OPEN_SCOPES] = info.open_scopes;
-    v[INFO_OPEN_HOLDS] = info.open_holds;
-    v[INFO_UNLOCK_FAILURES] = (jlong)info.unlock_failures;
-    v[INFO_NOW_MS] = info.now_ms;
-    v[INFO_REMAINING_MS] = info.remaining_ms;
-    v[INFO_NEXT_DEADLINE_MS] = info.next_deadline_ms;
-    v[INFO_EFFECTIVE_IDLE_TIMEOUT_MS] = info.effective_idle_timeout_ms;
-    v[INFO_STARTED_AT_MS] = info.started_at_ms;
-    v[INFO_LAST_ACTIVITY_MS] = info.last_activity_ms;
-    v[INFO_BACKGROUND_SINCE_MS] = info.background_since_ms;
-    v[INFO_LOCKED_AT_MS] = info.locked_at_ms;
-    v[INFO_REQUIRED_AUTH] = info.required_auth;
-    v[INFO_NEEDS_SERVER_CONTACT] = info.needs_server_contact;
-    v[INFO_LAST_CREDENTIAL_MS] = info.last_credential_ms;
-    v[INFO_STRONG_AUTH_DEADLINE_MS] = info.strong_auth_deadline_ms;
-    v[INFO_LAST_SERVER_CONTACT_MS] = info.last_server_contact_ms;
-    v[INFO_TOKEN_GENERATION] = (jlong)info.token_generation;
-    v[INFO_INTERRUPTION_UNTIL_MS] = info.interruption_until_ms;
+    info_to_longs(&info, v);
     write_longs(env, out, v, INFO_FIELDS);
 }
 
@@ -665,32 +438,10 @@ static void n_get_policy(JNIEnv *env, jclass cls, jlong engine, jlongArray out) 
     policy_to_java(env, &policy, out);
 }
 
-static jlong n_next_deadline(JNIEnv *env, jclass cls, jlong engine) {
-    (void)cls;
-    int64_t delay = 0;
-    if (throw_if_error(env, inact_next_deadline((inact_engine)engine, &delay))) return 0;
-    return (jlong)delay;
-}
 
-static void n_clock_advance(JNIEnv *env, jclass cls, jlong engine, jlong ms) {
-    (void)cls;
-    throw_if_error(env, inact_clock_advance((inact_engine)engine, (int64_t)ms));
-}
 
-static void n_clock_freeze(JNIEnv *env, jclass cls, jlong engine, jlong ms) {
-    (void)cls;
-    throw_if_error(env, inact_clock_freeze((inact_engine)engine, (int64_t)ms));
-}
 
-static void n_clock_jump_wall(JNIEnv *env, jclass cls, jlong engine, jlong delta_ms) {
-    (void)cls;
-    throw_if_error(env, inact_clock_jump_wall((inact_engine)engine, (int64_t)delta_ms));
-}
 
-static void n_clock_reboot(JNIEnv *env, jclass cls, jlong engine, jlong downtime_ms) {
-    (void)cls;
-    throw_if_error(env, inact_clock_reboot((inact_engine)engine, (int64_t)downtime_ms));
-}
 
 static void n_clock_now(JNIEnv *env, jclass cls, jlong engine, jlongArray out) {
     (void)cls;
@@ -751,53 +502,32 @@ static const JNINativeMethod k_natives[] = {
     NATIVE("policyPreset", "(I[J)V", n_policy_preset),
     NATIVE("policyValidate", "([J)V", n_policy_validate),
     NATIVE("create", "([J[JLjava/lang/Object;)J", n_create),
-    NATIVE("destroy", "(J)V", n_destroy),
-    NATIVE("start", "(J)V", n_start),
     NATIVE("restore", "(J[B)V", n_restore),
-    NATIVE("activity", "(JI)V", n_activity),
     NATIVE("continueSession", "(J)V", n_continue),
-    NATIVE("lock", "(J)V", n_lock),
-    NATIVE("unlock", "(J)V", n_unlock),
-    NATIVE("unlockFailed", "(J)I", n_unlock_failed),
-    NATIVE("end", "(JI)V", n_end),
     NATIVE("refreshResult", "(JI[BJ)I", n_refresh_result),
-    NATIVE("unlockWith", "(JI)V", n_unlock_with),
-    NATIVE("unlockFailedWith", "(JI)I", n_unlock_failed_with),
-    NATIVE("biometricsChanged", "(J)V", n_biometrics_changed),
-    NATIVE("getRequiredAuth", "(J)I", n_get_required_auth),
-    NATIVE("expectInterruption", "(JJ)V", n_expect_interruption),
-    NATIVE("deviceLocked", "(J)V", n_device_locked),
-    NATIVE("serverContact", "(J)V", n_server_contact),
-    NATIVE("tokenRotated", "(JJ)V", n_token_rotated),
     NATIVE("setCeilings", "(J[J)V", n_set_ceilings),
     NATIVE("getCeilings", "(J[J)V", n_get_ceilings),
     NATIVE("ceilingsInit", "([J)V", n_ceilings_init),
-    NATIVE("background", "(J)V", n_background),
-    NATIVE("foreground", "(J)V", n_foreground),
-    NATIVE("windowShown", "(J)V", n_window_shown),
-    NATIVE("windowHidden", "(J)V", n_window_hidden),
-    NATIVE("scopePush", "(JJ)J", n_scope_push),
-    NATIVE("scopePop", "(JJ)V", n_scope_pop),
-    NATIVE("holdAcquire", "(J)J", n_hold_acquire),
-    NATIVE("holdRelease", "(JJ)V", n_hold_release),
     NATIVE("setPolicy", "(J[J)V", n_set_policy),
-    NATIVE("getState", "(J)I", n_get_state),
-    NATIVE("getReason", "(J)I", n_get_reason),
-    NATIVE("getRemaining", "(J)J", n_get_remaining),
     NATIVE("getInfo", "(J[J)V", n_get_info),
     NATIVE("getPolicy", "(J[J)V", n_get_policy),
-    NATIVE("nextDeadline", "(J)J", n_next_deadline),
-    NATIVE("poll", "(J)V", n_poll),
-    NATIVE("clockAdvance", "(JJ)V", n_clock_advance),
-    NATIVE("clockFreeze", "(JJ)V", n_clock_freeze),
-    NATIVE("clockJumpWall", "(JJ)V", n_clock_jump_wall),
-    NATIVE("clockReboot", "(JJ)V", n_clock_reboot),
     NATIVE("clockNow", "(J[J)V", n_clock_now),
     NATIVE("snapshot", "(J)[B", n_snapshot),
     NATIVE("attachCount", "()J", n_attach_count),
     NATIVE("detachCount", "()J", n_detach_count),
     NATIVE("escapedExceptionCount", "()J", n_escaped_exception_count),
 };
+
+/* The natives of conventional shape, generated from the header, on NativeCalls. */
+static const JNINativeMethod k_generated_natives[] = {GENERATED_NATIVES};
+
+static int register_natives(JNIEnv *env, const char *class_name, const JNINativeMethod *natives, jint count) {
+    jclass cls = (*env)->FindClass(env, class_name);
+    if (cls == NULL) return 0;
+    jint registered = (*env)->RegisterNatives(env, cls, natives, count);
+    (*env)->DeleteLocalRef(env, cls);
+    return registered == JNI_OK;
+}
 
 static jclass global_class(JNIEnv *env, const char *name) {
     jclass local = (*env)->FindClass(env, name);
@@ -814,12 +544,11 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
     g_vm = vm;
     if (pthread_key_create(&g_attached_key, detach_at_thread_exit) != 0) return JNI_ERR;
 
-    jclass bridge = (*env)->FindClass(env, BRIDGE_CLASS);
-    if (bridge == NULL) return JNI_ERR;
-    jint registered = (*env)->RegisterNatives(env, bridge, k_natives,
-                                              (jint)(sizeof(k_natives) / sizeof(k_natives[0])));
-    (*env)->DeleteLocalRef(env, bridge);
-    if (registered != JNI_OK) return JNI_ERR;
+    if (!register_natives(env, BRIDGE_CLASS, k_natives, (jint)(sizeof(k_natives) / sizeof(k_natives[0]))) ||
+        !register_natives(env, CALLS_CLASS, k_generated_natives,
+                          (jint)(sizeof(k_generated_natives) / sizeof(k_generated_natives[0])))) {
+        return JNI_ERR;
+    }
 
     g_dispatcher_class = global_class(env, DISPATCHER_CLASS);
     if (g_dispatcher_class == NULL) return JNI_ERR;

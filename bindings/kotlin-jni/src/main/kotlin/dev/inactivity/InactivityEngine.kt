@@ -67,11 +67,11 @@ class InactivityEngine private constructor(
             return InactivityEngine(handle, dispatcher)
         }
 
-        /** The library's version string ("1.1.0"). */
+        /** The library's version string ("1.2.0"). */
         @JvmStatic
         val libraryVersion: String get() = NativeBridge.libraryVersionString()
 
-        /** This binding's version ("1.1.0"): the header version it was written against. */
+        /** This binding's version ("1.2.0"): the header version it was written against. */
         @JvmStatic
         val bindingVersion: String get() = NativeBridge.BINDING_VERSION
 
@@ -107,7 +107,7 @@ class InactivityEngine private constructor(
         if (h == 0L) return
         try {
             cleanup.clean() // unregisters the safety net; its action finds the handle taken
-            NativeBridge.destroy(h) // waits for a native callback in progress
+            NativeCalls.destroy(h) // waits for a native callback in progress
         } finally {
             dispatcher.awaitIdle() // and for an executor delivery in progress
             for (action in closeActions) runCatching(action)
@@ -132,20 +132,20 @@ class InactivityEngine private constructor(
     // ----- inputs ---------------------------------------------------------------------------
 
     /** Starts a session (signed in): LOADING or EXPIRED -> ACTIVE (STARTED). */
-    fun start() = call { NativeBridge.start(it) }
+    fun start() = call { NativeCalls.start(it) }
 
     /** Restores a snapshot from [snapshot]; LOADING only. Corrupt bytes throw [SnapshotException]. */
     fun restore(bytes: ByteArray) = call { NativeBridge.restore(it, bytes) }
 
     /** Records user activity of one kind; ignored where the policy or the state says so. */
     @JvmOverloads
-    fun activity(kind: ActivityKind = ActivityKind.TOUCH_DOWN) = call { NativeBridge.activity(it, kind.bit) }
+    fun activity(kind: ActivityKind = ActivityKind.TOUCH_DOWN) = call { NativeCalls.activity(it, kind.bit) }
 
     /** The user chose Continue: WARNING -> ACTIVE (CONTINUED). */
     fun continueSession() = call { NativeBridge.continueSession(it) }
 
     /** Locks now: ACTIVE/WARNING -> LOCKED (MANUAL_LOCK); a no-op in LOCKED. */
-    fun lock() = call { NativeBridge.lock(it) }
+    fun lock() = call { NativeCalls.lock(it) }
 
     /**
      * The host verified the user with [method]: LOCKED -> ACTIVE (UNLOCKED). A biometric where
@@ -153,7 +153,7 @@ class InactivityEngine private constructor(
      * [OfflineException] (report [serverContact] first).
      */
     @JvmOverloads
-    fun unlock(method: AuthStrength = AuthStrength.CREDENTIAL) = call { NativeBridge.unlockWith(it, method.code) }
+    fun unlock(method: AuthStrength = AuthStrength.CREDENTIAL) = call { NativeCalls.unlockWith(it, method.code) }
 
     /**
      * A re-verification with [method] failed (LOCKED only); returns the failures in a row after
@@ -161,32 +161,32 @@ class InactivityEngine private constructor(
      */
     @JvmOverloads
     fun unlockFailed(method: AuthStrength = AuthStrength.CREDENTIAL): UInt =
-        call { NativeBridge.unlockFailedWith(it, method.code) }.toUInt()
+        call { NativeCalls.unlockFailedWith(it, method.code) }.toUInt()
 
     /** The enrolled biometrics changed: until the next credential unlock an unlock needs the credential. */
-    fun biometricsChanged() = call { NativeBridge.biometricsChanged(it) }
+    fun biometricsChanged() = call { NativeCalls.biometricsChanged(it) }
 
     /** What an unlock needs now: NONE unless LOCKED. */
-    val requiredAuth: AuthStrength get() = AuthStrength.of(call { NativeBridge.getRequiredAuth(it) })
+    val requiredAuth: AuthStrength get() = AuthStrength.of(call { NativeCalls.getRequiredAuth(it) })
 
     /**
      * Announces the app's own system sheet (photo picker, share sheet, biometric prompt): a
      * background that begins within [maxDuration] and ends by then does not count toward the
      * background timeout. Single use; zero withdraws it; at most the policy's expectedInterruptionMax.
      */
-    fun expectInterruption(maxDuration: Duration) = call { NativeBridge.expectInterruption(it, maxDuration.toWireMs()) }
+    fun expectInterruption(maxDuration: Duration) = call { NativeCalls.expectInterruption(it, maxDuration.toWireMs()) }
 
     /** The device locked (screen off, keyguard): background starts, and with the policy's lockOnDeviceLock LOCKED at once. */
-    fun deviceLocked() = call { NativeBridge.deviceLocked(it) }
+    fun deviceLocked() = call { NativeCalls.deviceLocked(it) }
 
     /** A successful online check: the offline deadlines restart and a refused unlock is allowed again. */
-    fun serverContact() = call { NativeBridge.serverContact(it) }
+    fun serverContact() = call { NativeCalls.serverContact(it) }
 
     /**
      * The host stored a new refresh token of [generation] (any uint64_t, compared unsigned); an
      * invalid_grant for an older one is then STALE.
      */
-    fun tokenRotated(generation: ULong) = call { NativeBridge.tokenRotated(it, generation.toLong()) }
+    fun tokenRotated(generation: ULong) = call { NativeCalls.tokenRotated(it, generation.toLong()) }
 
     /**
      * The administrator's limits; setting them makes the current policy as strict as them, and
@@ -194,7 +194,7 @@ class InactivityEngine private constructor(
      */
     var ceilings: Ceilings
         get() {
-            val v = LongArray(NativeBridge.CEILING_FIELDS)
+            val v = LongArray(WireLayout.CEILING_FIELDS)
             call { NativeBridge.getCeilings(it, v) }
             return Ceilings.fromWire(v)
         }
@@ -205,7 +205,7 @@ class InactivityEngine private constructor(
 
     /** Ends the session with [reason] (LOGOUT, REVOKED or PASSWORD_CHANGED) -> EXPIRED. */
     @JvmOverloads
-    fun end(reason: Reason = Reason.LOGOUT) = call { NativeBridge.end(it, reason.code) }
+    fun end(reason: Reason = Reason.LOGOUT) = call { NativeCalls.end(it, reason.code) }
 
     /**
      * Reports a token refresh result: [httpStatus] 0 for "no response", else 100..599;
@@ -221,36 +221,36 @@ class InactivityEngine private constructor(
     }
 
     /** The app went to background. */
-    fun background() = call { NativeBridge.background(it) }
+    fun background() = call { NativeCalls.background(it) }
 
     /** The app came to foreground; a too-long background locks before this returns. */
-    fun foreground() = call { NativeBridge.foreground(it) }
+    fun foreground() = call { NativeCalls.foreground(it) }
 
     /** A window (an Android activity) became visible. */
-    fun windowShown() = call { NativeBridge.windowShown(it) }
+    fun windowShown() = call { NativeCalls.windowShown(it) }
 
     /** A window was hidden; background follows after the policy's grace with none shown. */
-    fun windowHidden() = call { NativeBridge.windowHidden(it) }
+    fun windowHidden() = call { NativeCalls.windowHidden(it) }
 
     /** Opens a scope with a stricter idle timeout; close the returned [Scope] to pop it. */
     fun pushScope(idleTimeout: Duration): Scope {
-        val id = call { NativeBridge.scopePush(it, idleTimeout.toWireMs()) }
+        val id = call { NativeCalls.scopePush(it, idleTimeout.toWireMs()) }
         return Scope(this, id)
     }
 
     /** Pops a scope by id, in any order. */
-    fun popScope(scopeId: Long) = call { NativeBridge.scopePop(it, scopeId) }
+    fun popScope(scopeId: Long) = call { NativeCalls.scopePop(it, scopeId) }
 
     /** Suspends the idle countdown until the returned [Hold] is closed (a video plays). */
-    fun acquireHold(): Hold = Hold(this, call { NativeBridge.holdAcquire(it) })
+    fun acquireHold(): Hold = Hold(this, call { NativeCalls.holdAcquire(it) })
 
     /** Releases a hold by id. */
-    fun releaseHold(holdId: Long) = call { NativeBridge.holdRelease(it, holdId) }
+    fun releaseHold(holdId: Long) = call { NativeCalls.holdRelease(it, holdId) }
 
     /** The engine's policy; setting it recomputes every deadline at once. */
     var policy: Policy
         get() {
-            val v = LongArray(NativeBridge.POLICY_FIELDS)
+            val v = LongArray(WireLayout.POLICY_FIELDS)
             call { NativeBridge.getPolicy(it, v) }
             return Policy.fromWire(v)
         }
@@ -261,19 +261,19 @@ class InactivityEngine private constructor(
 
     // ----- queries (each evaluates deadlines first, so it may deliver a catch-up event) -----
 
-    val state: SessionState get() = SessionState.of(call { NativeBridge.getState(it) })
+    val state: SessionState get() = SessionState.of(call { NativeCalls.getState(it) })
 
-    val reason: Reason get() = Reason.of(call { NativeBridge.getReason(it) })
+    val reason: Reason get() = Reason.of(call { NativeCalls.getReason(it) })
 
     /** State and reason read together. */
     val status: SessionStatus get() = info().let { SessionStatus(it.state, it.reason) }
 
     /** Time to the next lock or expiry; [Duration.INFINITE] if none is scheduled. */
-    val remaining: Duration get() = call { NativeBridge.getRemaining(it) }.wireMsToDuration()
+    val remaining: Duration get() = call { NativeCalls.getRemaining(it) }.wireMsToDuration()
 
     /** A full view of the engine. */
     fun info(): EngineInfo {
-        val v = LongArray(NativeBridge.INFO_FIELDS)
+        val v = LongArray(WireLayout.INFO_FIELDS)
         call { NativeBridge.getInfo(it, v) }
         return EngineInfo.fromWire(v)
     }
@@ -281,27 +281,27 @@ class InactivityEngine private constructor(
     // ----- host-mode delivery -----------------------------------------------------------------
 
     /** Time until the engine next needs [poll]: zero when due, INFINITE when nothing is scheduled. */
-    fun nextDeadline(): Duration = call { NativeBridge.nextDeadline(it) }.wireMsToDuration()
+    fun nextDeadline(): Duration = call { NativeCalls.nextDeadline(it) }.wireMsToDuration()
 
     /** Evaluates deadlines now and delivers due events on this thread. Early or late is harmless. */
-    fun poll() = call { NativeBridge.poll(it) }
+    fun poll() = call { NativeCalls.poll(it) }
 
     // ----- manual clock (other clocks throw WrongClockException) ------------------------------
 
     /** Moves the manual clock forward; every due event is delivered inside the call, in order. */
-    fun advanceClock(by: Duration) = call { NativeBridge.clockAdvance(it, by.toWireMs()) }
+    fun advanceClock(by: Duration) = call { NativeCalls.clockAdvance(it, by.toWireMs()) }
 
     /**
      * Moves the manual clock forward as for a frozen process: nothing is delivered now; the next
      * call catches up with one transition to the final state (deadlines applied in time order).
      */
-    fun freezeClock(by: Duration) = call { NativeBridge.clockFreeze(it, by.toWireMs()) }
+    fun freezeClock(by: Duration) = call { NativeCalls.clockFreeze(it, by.toWireMs()) }
 
     /** Moves only the manual wall clock (negative: the user set it back). */
-    fun jumpWallClock(by: Duration) = call { NativeBridge.clockJumpWall(it, by.toWireMs()) }
+    fun jumpWallClock(by: Duration) = call { NativeCalls.clockJumpWall(it, by.toWireMs()) }
 
     /** Simulates a reboot: new boot id, monotonic clock at 0, wall clock forward by [downtime]. */
-    fun rebootClock(downtime: Duration) = call { NativeBridge.clockReboot(it, downtime.toWireMs()) }
+    fun rebootClock(downtime: Duration) = call { NativeCalls.clockReboot(it, downtime.toWireMs()) }
 
     /** Reads the engine's clock (any clock kind). */
     fun clockNow(): ClockReading {
@@ -413,30 +413,30 @@ data class EngineInfo(
 ) {
     internal companion object {
         fun fromWire(v: LongArray) = EngineInfo(
-            state = SessionState.of(v[NativeBridge.I_STATE].toInt()),
-            reason = Reason.of(v[NativeBridge.I_REASON].toInt()),
-            delivery = Delivery.of(v[NativeBridge.I_DELIVERY].toInt()),
-            clock = ClockKind.of(v[NativeBridge.I_CLOCK].toInt()),
-            inBackground = v[NativeBridge.I_IN_BACKGROUND] != 0L,
-            visibleWindows = v[NativeBridge.I_VISIBLE_WINDOWS].toInt(),
-            openScopes = v[NativeBridge.I_OPEN_SCOPES].toInt(),
-            openHolds = v[NativeBridge.I_OPEN_HOLDS].toInt(),
-            unlockFailures = v[NativeBridge.I_UNLOCK_FAILURES].toUInt(),
-            nowMs = v[NativeBridge.I_NOW_MS],
-            remaining = v[NativeBridge.I_REMAINING_MS].wireMsToDuration(),
-            nextDeadlineAtMs = v[NativeBridge.I_NEXT_DEADLINE_MS].wireInstantOrNull(),
-            effectiveIdleTimeout = v[NativeBridge.I_EFFECTIVE_IDLE_TIMEOUT_MS].wireMsToDuration(),
-            startedAtMs = v[NativeBridge.I_STARTED_AT_MS].wireInstantOrNull(),
-            lastActivityMs = v[NativeBridge.I_LAST_ACTIVITY_MS].wireInstantOrNull(),
-            backgroundSinceMs = v[NativeBridge.I_BACKGROUND_SINCE_MS].wireInstantOrNull(),
-            lockedAtMs = v[NativeBridge.I_LOCKED_AT_MS].wireInstantOrNull(),
-            requiredAuth = AuthStrength.of(v[NativeBridge.I_REQUIRED_AUTH].toInt()),
-            needsServerContact = v[NativeBridge.I_NEEDS_SERVER_CONTACT] != 0L,
-            lastCredentialMs = v[NativeBridge.I_LAST_CREDENTIAL_MS].wireInstantOrNull(),
-            strongAuthDeadlineMs = v[NativeBridge.I_STRONG_AUTH_DEADLINE_MS].wireInstantOrNull(),
-            lastServerContactMs = v[NativeBridge.I_LAST_SERVER_CONTACT_MS].wireInstantOrNull(),
-            tokenGeneration = v[NativeBridge.I_TOKEN_GENERATION].toULong(),
-            interruptionUntilMs = v[NativeBridge.I_INTERRUPTION_UNTIL_MS].wireInstantOrNull(),
+            state = SessionState.of(v[WireLayout.I_STATE].toInt()),
+            reason = Reason.of(v[WireLayout.I_REASON].toInt()),
+            delivery = Delivery.of(v[WireLayout.I_DELIVERY].toInt()),
+            clock = ClockKind.of(v[WireLayout.I_CLOCK].toInt()),
+            inBackground = v[WireLayout.I_IN_BACKGROUND] != 0L,
+            visibleWindows = v[WireLayout.I_VISIBLE_WINDOWS].toInt(),
+            openScopes = v[WireLayout.I_OPEN_SCOPES].toInt(),
+            openHolds = v[WireLayout.I_OPEN_HOLDS].toInt(),
+            unlockFailures = v[WireLayout.I_UNLOCK_FAILURES].toUInt(),
+            nowMs = v[WireLayout.I_NOW_MS],
+            remaining = v[WireLayout.I_REMAINING_MS].wireMsToDuration(),
+            nextDeadlineAtMs = v[WireLayout.I_NEXT_DEADLINE_MS].wireInstantOrNull(),
+            effectiveIdleTimeout = v[WireLayout.I_EFFECTIVE_IDLE_TIMEOUT_MS].wireMsToDuration(),
+            startedAtMs = v[WireLayout.I_STARTED_AT_MS].wireInstantOrNull(),
+            lastActivityMs = v[WireLayout.I_LAST_ACTIVITY_MS].wireInstantOrNull(),
+            backgroundSinceMs = v[WireLayout.I_BACKGROUND_SINCE_MS].wireInstantOrNull(),
+            lockedAtMs = v[WireLayout.I_LOCKED_AT_MS].wireInstantOrNull(),
+            requiredAuth = AuthStrength.of(v[WireLayout.I_REQUIRED_AUTH].toInt()),
+            needsServerContact = v[WireLayout.I_NEEDS_SERVER_CONTACT] != 0L,
+            lastCredentialMs = v[WireLayout.I_LAST_CREDENTIAL_MS].wireInstantOrNull(),
+            strongAuthDeadlineMs = v[WireLayout.I_STRONG_AUTH_DEADLINE_MS].wireInstantOrNull(),
+            lastServerContactMs = v[WireLayout.I_LAST_SERVER_CONTACT_MS].wireInstantOrNull(),
+            tokenGeneration = v[WireLayout.I_TOKEN_GENERATION].toULong(),
+            interruptionUntilMs = v[WireLayout.I_INTERRUPTION_UNTIL_MS].wireInstantOrNull(),
         )
     }
 }

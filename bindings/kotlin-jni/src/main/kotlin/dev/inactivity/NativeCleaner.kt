@@ -106,6 +106,6 @@ internal class NativeHandle : Runnable {
     /** The clean-up action: destroys the native engine unless close() already did. */
     override fun run() {
         val h = take()
-        if (h != 0L) NativeBridge.destroy(h)
+        if (h != 0L) NativeCalls.destroy(h)
     }
 }

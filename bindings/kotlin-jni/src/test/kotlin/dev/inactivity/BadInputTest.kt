@@ -132,15 +132,15 @@ class BadInputTest {
 
     @Test
     fun forged_and_stale_handles_are_rejected_by_the_library() {
-        assertThrows(InvalidHandleException::class.java) { NativeBridge.getState(0x1234_5678_9abcL) }
-        assertThrows(InvalidHandleException::class.java) { NativeBridge.getState(0L) }
-        assertThrows(InvalidHandleException::class.java) { NativeBridge.destroy(0x1234_5678_9abcL) }
-        NativeBridge.destroy(0L) // handle 0: a documented no-op
+        assertThrows(InvalidHandleException::class.java) { NativeCalls.getState(0x1234_5678_9abcL) }
+        assertThrows(InvalidHandleException::class.java) { NativeCalls.getState(0L) }
+        assertThrows(InvalidHandleException::class.java) { NativeCalls.destroy(0x1234_5678_9abcL) }
+        NativeCalls.destroy(0L) // handle 0: a documented no-op
         val engine = manualEngine()
         val h = engine.toString().substringAfter('(').substringBefore(')').toLong()
         engine.close()
-        assertThrows(InvalidHandleException::class.java) { NativeBridge.start(h) }
-        assertThrows(InvalidHandleException::class.java) { NativeBridge.destroy(h) }
+        assertThrows(InvalidHandleException::class.java) { NativeCalls.start(h) }
+        assertThrows(InvalidHandleException::class.java) { NativeCalls.destroy(h) }
     }
 
     @Test

@@ -11,7 +11,7 @@ import kotlin.time.Duration.Companion.milliseconds
  *
  *     java ... dev.inactivity.ConformanceRunner OUTDIR FILE.ops...   writes OUTDIR/FILE.out
  *
- * Not a test class: scripts/test-conformance runs it. An input is one line of [execute].
+ * Not a test class: scripts/lib/test-conformance runs it. An input is one line of [execute].
  */
 object ConformanceRunner {
     private const val NEVER = Long.MAX_VALUE
@@ -149,24 +149,15 @@ object ConformanceRunner {
                 "advance" -> e.advanceClock(a[0].toLong().milliseconds)
                 "freeze" -> e.freezeClock(a[0].toLong().milliseconds)
                 "wall-jump" -> e.jumpWallClock(a[0].toLong().milliseconds)
-                "start" -> e.start()
                 "activity" -> e.activity(ActivityKind.entries.first { it.bit == a[0].toInt() })
                 "continue" -> e.continueSession()
-                "lock" -> e.lock()
                 "unlock" -> e.unlock(AuthStrength.entries.first { it.code == a[0].toInt() })
                 "unlock-failed" -> return "ok failures=${e.unlockFailed(AuthStrength.entries.first { it.code == a[0].toInt() })}"
-                "biometrics-changed" -> e.biometricsChanged()
                 "token-rotated" -> e.tokenRotated(a[0].toULong())
-                "server-contact" -> e.serverContact()
                 "expect-interruption" -> e.expectInterruption(a[0].toLong().milliseconds)
-                "device-locked" -> e.deviceLocked()
                 "set-ceilings" -> e.ceilings = ceilings(a)
                 "end" -> e.end(Reason.entries.first { it.code == a[0].toInt() })
                 "refresh" -> return "ok outcome=${e.refreshResult(a[0].toInt(), a.getOrNull(2), a[1].toULong()).code}"
-                "background" -> e.background()
-                "foreground" -> e.foreground()
-                "window-shown" -> e.windowShown()
-                "window-hidden" -> e.windowHidden()
                 "push-scope" -> return "ok id=${e.pushScope(a[1].toLong().milliseconds).id.also { scopes[a[0]] = it }}"
                 "pop-scope" -> { e.popScope(scopes[a[0]] ?: 0); scopes.remove(a[0]) }
                 "hold" -> return "ok id=${e.acquireHold().id.also { holds[a[0]] = it }}"
@@ -180,7 +171,7 @@ object ConformanceRunner {
                 "next-deadline" -> return "ok delay=${msOut(e.nextDeadline())}"
                 "clock" -> return e.clockNow().let { "ok monotonic=${it.monotonicMs} wall=${it.wallMs} boot=${it.bootId.toULong()}" }
                 "poll" -> e.poll()
-                else -> return "unknown-op"
+                else -> if (!generatedOp(e, op)) return "unknown-op" // GeneratedOps.kt
             }
             return "ok"
         }

@@ -14,7 +14,7 @@ import kotlin.time.Duration.Companion.nanoseconds
 class DurationRuleTest {
     @Test
     fun the_shared_table_holds() {
-        // The table Python's test_types.py reads too (scripts/test-jvm runs from the repo root).
+        // The table Python's test_types.py reads too (scripts/lib/test-jvm runs from the repo root).
         val rows = File("conformance/durations.txt").readLines()
             .filter { it.isNotBlank() && !it.startsWith("#") }
             .map { it.trim().split(Regex("\\s+")) }

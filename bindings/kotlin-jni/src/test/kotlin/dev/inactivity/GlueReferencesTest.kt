@@ -43,7 +43,7 @@ class GlueReferencesTest {
     }
 
     private fun handleIsLive(handle: Long): Boolean = try {
-        NativeBridge.getState(handle)
+        NativeCalls.getState(handle)
         true
     } catch (_: InvalidHandleException) {
         false

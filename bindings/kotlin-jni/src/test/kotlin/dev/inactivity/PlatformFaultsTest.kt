@@ -11,7 +11,7 @@ import java.util.concurrent.TimeUnit
 /**
  * The scheduler thread under real platform faults, through the binding (the C suite's
  * test_platform_faults.c, the same faults): each scenario runs [FaultChild] in a fresh JVM with
- * libinact_faults.so (Tests/CTests/fault_preload.c; scripts/test-jvm builds it and names it in
+ * libinact_faults.so (Tests/CTests/fault_preload.c; scripts/lib/test-jvm builds it and names it in
  * the property `inactivity.faults.library`) preloaded, failing libc's pthread_create or
  * timerfd_settime for calls from libinactivity.so only (the JVM starts threads of its own).
  *
@@ -27,7 +27,7 @@ class PlatformFaultsTest {
 
     private fun runChild(scenario: String, faults: String): Map<String, String> {
         val interposer = System.getProperty("inactivity.faults.library")
-            ?: throw AssertionError("no -Dinactivity.faults.library (scripts/test-jvm builds libinact_faults.so)")
+            ?: throw AssertionError("no -Dinactivity.faults.library (scripts/lib/test-jvm builds libinact_faults.so)")
         assertTrue("no $interposer", File(interposer).isFile)
         val java = File(System.getProperty("java.home"), "bin/java").path
         val builder = ProcessBuilder(
