@@ -515,19 +515,6 @@ extension SessionMachine {
         return unlockFailures
     }
 
-    /// A limit lowered to or below the failures already counted (a new policy, ceilings, a
-    /// restore under a stricter policy than the snapshot's): the attempts allowed are spent,
-    /// so the session takes the failed unlock's move now, in the states where its cell applies
-    /// and its condition holds (LOCKED at the limit: EXPIRED, UNLOCK_FAILURES). Returns true
-    /// when it moved the session.
-    mutating func expireIfFailuresSpent(at now: Int64) -> Bool {
-        let cell = Input.unlockFailed.cell(in: state)
-        guard cell.outcome == .applied, case .toIf(let condition, _, _) = cell.move,
-              holds(condition, kind: nil) else { return false }
-        move(by: .unlockFailed, at: now)
-        return true
-    }
-
 
     /// Ends the session with an ending reason (`Reason.isEnding`: the engine checks it).
     mutating func end(_ endReason: Reason, now: Int64) throws(InactivityError) {
@@ -747,8 +734,9 @@ extension SessionMachine {
             interruption = (i.start, i.start + policy.expectedInterruptionMaxMs)   // the new cap binds at once
         }
         realignTicks()
-        // The engine evaluated up to the call's instant before it: `cursor` is now.
-        _ = expireIfFailuresSpent(at: cursor)
+        // A limit at or below the failures counted (the cell: LOCKED). The engine evaluated up
+        // to the call's instant before it: `cursor` is now.
+        move(by: .setPolicy, at: cursor)
     }
 
     /// The idle deadline moved while WARNING may stay (a policy, a scope): the countdown goes
@@ -773,6 +761,8 @@ extension SessionMachine {
         let saved = sharedCeilings
         sharedCeilings = Interned.ceilings(newCeilings)
         do throws(InactivityError) {
+            // Its cell's move (a failure limit brought to the failures counted) is the same
+            // as set policy's, made there.
             try setPolicy(tightened)
         } catch {
             sharedCeilings = saved

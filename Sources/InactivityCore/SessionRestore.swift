@@ -185,6 +185,16 @@ extension SessionMachine {
         return true
     }
 
+    /// `RestoreRule.failuresSpent`: the restoring engine's failure limit at or below the
+    /// failures counted expires the session, taking effect at the restore. Returns true when
+    /// it decided the outcome.
+    private mutating func expireIfFailuresSpent(at now: Int64) -> Bool {
+        let rule = RestoreRule.failuresSpent
+        guard rule.from.contains(state), holds(.failuresAtLimit, kind: nil) else { return false }
+        transition(to: rule.state, rule.reason, at: now)
+        return true
+    }
+
     /// The reason of the deadline that caused the outcome, else RESTORED (also for a restore
     /// that lands inside the warning window or returns to ACTIVE).
     private mutating func settleRestoredReason(deadlineApplied: Bool, overridden: Bool, now: Int64) {
