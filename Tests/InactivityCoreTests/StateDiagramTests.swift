@@ -140,6 +140,8 @@ enum StateDiagram {
             add(from, RestoreRule.estimated.state, RestoreRule.estimated.reason, .restore, "restore", "restore on another boot")
             add(from, RestoreRule.unknown.state, RestoreRule.unknown.reason, .restore, "restore", "restore with the wall clock back")
             add(from, RestoreRule.lockOnRestart.state, RestoreRule.lockOnRestart.reason, .restore, "restore", "restore with lock on restart")
+            add(from, RestoreRule.failuresSpent.state, RestoreRule.failuresSpent.reason, .restore, "restore",
+                "restore under a failure limit spent")
             for kind in DeadlineKind.allCases where kind.locksOrExpires {
                 let to = kind.rule.to!
                 add(from, to.state, to.reason, .restore, "restore", "restore past the \(label(kind))")
