@@ -431,6 +431,32 @@ def main() -> int:
                           f"{a['ops_per_s'] / b['ops_per_s']:.2f}x ops/s")
         out["lock"] = lock_out
 
+    # ---- js: the WebAssembly module under Node ------------------------------------------------
+    js = load(os.path.join(results, "js.json"))
+    if js is not None or skipped(results, "js"):
+        t.section("JavaScript: the engine as WebAssembly under Node (bench/js; median ns per call, same run)")
+        if js is None:
+            t.row("not measured", skipped(results, "js") or "no output")
+        else:
+            n = js["ns_per_call"]
+            bare = n["bare_export"]
+            for key, name in (("activity", "engine.activity through the binding"),
+                              ("raw_activity", "inact_activity called on the export"),
+                              ("bare_export", "a bare wasm export call (floor)"),
+                              ("settimeout_per_event", "clearTimeout + setTimeout per event"),
+                              ("react_idle_timer_like", "react-idle-timer's approach, reimplemented")):
+                t.row(name, f"{n[key]:,.1f} ns",
+                      f"{n[key] / n['settimeout_per_event']:.2f}x clearTimeout+setTimeout; {n[key] / bare:,.0f}x the bare call")
+            t.row("load() from bytes (compile + instantiate + setup)", f"{js['load_ms']:.2f} ms", f"compile alone {js['compile_ms']:.2f} ms")
+            mem = js["memory_per_engine"]
+            t.row("memory per engine", f"{mem['linear_memory_growth_bytes']} B linear memory",
+                  f"heap top {mem['heap_top_bytes']} B; JS heap {mem['js_heap_bytes']} B ({mem['engines']} engines)")
+            size = open(os.path.join(results, "js_size.txt")).read().strip() if os.path.exists(os.path.join(results, "js_size.txt")) else ""
+            if size:
+                t.row("module size", size.split(": ", 1)[-1], "goal 150 KiB raw, 50 KiB gzipped")
+            out["js"] = js
+            out["js"]["size"] = size
+
     # ---- Targets ---------------------------------------------------------------------------
     t.section("Targets")
     for x in t.targets:

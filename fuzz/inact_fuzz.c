@@ -484,7 +484,8 @@ static void rd_policy(reader *r, inact_policy *p) {
         case 9: p->max_unlock_failures = f & 0x80 ? (uint32_t)rd_wide32(r) : rd8(r) % 5u; break;
         case 10: p->activity_dismisses_warning = f & 0x80 ? rd_wide32(r) : rd8(r) % 3; break;
         case 11: p->pause_idle_in_background = f & 0x80 ? rd_wide32(r) : rd8(r) % 3; break;
-        case 12: { /* sizes that are refused before any byte past the struct is read */
+        case 12: { /* sizes refused before any byte is read (below 80, above 65536), and sizes
+                    * between layouts, read as the 80-byte one with a tail that must be zero */
             static const uint32_t sizes[] = {0, 1, sizeof(inact_policy) - 8, sizeof(inact_policy) - 1,
                                              65537, 0x80000000u, UINT32_MAX};
             p->size = PICK(sizes, rd8(r));
@@ -584,16 +585,22 @@ static void sync_clock(slot *s) {
 
 /* ---- the snapshot's bytes ------------------------------------------------------------------
  * Written from the format's description (docs/design.md section 4, docs/session-features.md
- * "Snapshot format 2", the layout table at the top of Sources/InactivityCore/Snapshot.swift),
+ * "Snapshot formats 2 and 3", the layout table at the top of Sources/InactivityCore/Snapshot.swift),
  * not from its code: little-endian; "INAS", version u16, state u8, reason u8, unlock failures
  * u32, flags u32 (bit 0 background start present, bit 1 locked-at present, bit 2 the credential
- * is required: format 2 only), then i64 session start, last activity, background start and
+ * is required: formats 2 and 3), then i64 session start, last activity, background start and
  * locked-at (0 when absent), boot id u64, monotonic and wall clock i64; format 2 adds the last
  * credential verification, the last server contact (i64) and the newest token generation
- * (u64). The last 8 bytes are the FNV-1a 64 of the bytes before them: 80 bytes in format 1,
- * 104 in format 2. */
+ * (u64). Format 3 (written now) holds format 2's fields in 96 bytes: in LOCKED the last activity
+ * is the session start, so its slot (24) holds locked-at, and the fields after it move up by 8
+ * (background start 32, boot id 40, clocks 48 and 56, credential 64, contact 72, generation 80).
+ * The last 8 bytes are the FNV-1a 64 of the bytes before them: 80 bytes in format 1, 104 in
+ * format 2, 96 in format 3 (INACT_SNAPSHOT_MAX_SIZE: every snapshot written fits it). */
 #define SNAP_V1_SIZE 80u
 #define SNAP_V2_SIZE 104u
+#define SNAP_V3_SIZE 96u
+/* The longest format a restore reads (format 2), and a buffer with room beyond it. */
+#define SNAP_BUF (SNAP_V2_SIZE + 8u)
 
 static uint64_t fnv1a64(const uint8_t *b, size_t n) {
     uint64_t h = 0xcbf29ce484222325ull;
@@ -615,7 +622,7 @@ static void snap_seal(uint8_t *b, size_t len) { put_le(b + len - 8, fnv1a64(b, l
 /* Encodes `rec` (times as a snapshot holds them: see snap_decode) in format `version`; returns
  * the length. Format 1 has no place for the credential flag and the three later fields. */
 static size_t snap_encode(const m_snapshot *rec, int version, uint8_t *b) {
-    size_t len = version == 1 ? SNAP_V1_SIZE : SNAP_V2_SIZE;
+    size_t len = version == 1 ? SNAP_V1_SIZE : version == 2 ? SNAP_V2_SIZE : SNAP_V3_SIZE;
     memset(b, 0, len);
     memcpy(b, "INAS", 4);
     put_le(b + 4, (uint64_t)version, 2);
@@ -626,6 +633,18 @@ static size_t snap_encode(const m_snapshot *rec, int version, uint8_t *b) {
                      (version >= 2 && rec->credential_required ? 4u : 0u);
     put_le(b + 12, flags, 4);
     put_le(b + 16, (uint64_t)rec->started_at, 8);
+    if (version == 3) {
+        put_le(b + 24, (uint64_t)(rec->locked_at != M_NEVER ? rec->locked_at : rec->last_activity), 8);
+        put_le(b + 32, rec->background_since != M_NEVER ? (uint64_t)rec->background_since : 0, 8);
+        put_le(b + 40, rec->boot, 8);
+        put_le(b + 48, (uint64_t)rec->mono, 8);
+        put_le(b + 56, (uint64_t)rec->wall, 8);
+        put_le(b + 64, (uint64_t)rec->last_credential, 8);
+        put_le(b + 72, (uint64_t)rec->last_contact, 8);
+        put_le(b + 80, rec->generation, 8);
+        snap_seal(b, len);
+        return len;
+    }
     put_le(b + 24, (uint64_t)rec->last_activity, 8);
     put_le(b + 32, rec->background_since != M_NEVER ? (uint64_t)rec->background_since : 0, 8);
     put_le(b + 40, rec->locked_at != M_NEVER ? (uint64_t)rec->locked_at : 0, 8);
@@ -655,8 +674,8 @@ static int32_t snap_decode(const uint8_t *b, size_t len, m_snapshot *rec) {
     if (len < 6) return INACT_E_SNAPSHOT_TRUNCATED;   /* not even the magic and the version */
     if (memcmp(b, "INAS", 4) != 0) return INACT_E_SNAPSHOT_INVALID;
     uint64_t version = get_le(b + 4, 2);
-    if (version != 1 && version != 2) return INACT_E_SNAPSHOT_VERSION;
-    size_t size = version == 1 ? SNAP_V1_SIZE : SNAP_V2_SIZE;
+    if (version < 1 || version > 3) return INACT_E_SNAPSHOT_VERSION;
+    size_t size = version == 1 ? SNAP_V1_SIZE : version == 2 ? SNAP_V2_SIZE : SNAP_V3_SIZE;
     if (len < size) return INACT_E_SNAPSHOT_TRUNCATED;
     if (len > size) return INACT_E_SNAPSHOT_INVALID;
     if (get_le(b + size - 8, 8) != fnv1a64(b, size - 8)) return INACT_E_SNAPSHOT_CHECKSUM;
@@ -668,19 +687,31 @@ static int32_t snap_decode(const uint8_t *b, size_t len, m_snapshot *rec) {
         return INACT_E_SNAPSHOT_INVALID;
     uint32_t flags = (uint32_t)get_le(b + 12, 4);
     if (flags & ~(version == 1 ? 3u : 7u)) return INACT_E_SNAPSHOT_INVALID;
-    if ((!(flags & 1) && get_i64(b + 32) != 0) || (!(flags & 2) && get_i64(b + 40) != 0)) return INACT_E_SNAPSHOT_INVALID;
+    if (!(flags & 1) && get_i64(b + 32) != 0) return INACT_E_SNAPSHOT_INVALID;
     r.failures = (uint32_t)get_le(b + 8, 4);
     r.started_at = get_i64(b + 16);
-    r.last_activity = get_i64(b + 24);
     r.background_since = flags & 1 ? get_i64(b + 32) : M_NEVER;
-    r.locked_at = flags & 2 ? get_i64(b + 40) : M_NEVER;
-    r.boot = get_le(b + 48, 8);
-    r.mono = get_i64(b + 56);
-    r.wall = get_i64(b + 64);
     r.credential_required = (flags & 4) != 0;
-    r.last_credential = version >= 2 ? get_i64(b + 72) : r.started_at;
-    r.last_contact = version >= 2 ? get_i64(b + 80) : r.started_at;
-    r.generation = version >= 2 ? get_le(b + 88, 8) : 0;
+    if (version == 3) {
+        r.last_activity = flags & 2 ? r.started_at : get_i64(b + 24);
+        r.locked_at = flags & 2 ? get_i64(b + 24) : M_NEVER;
+        r.boot = get_le(b + 40, 8);
+        r.mono = get_i64(b + 48);
+        r.wall = get_i64(b + 56);
+        r.last_credential = get_i64(b + 64);
+        r.last_contact = get_i64(b + 72);
+        r.generation = get_le(b + 80, 8);
+    } else {
+        if (!(flags & 2) && get_i64(b + 40) != 0) return INACT_E_SNAPSHOT_INVALID;
+        r.last_activity = get_i64(b + 24);
+        r.locked_at = flags & 2 ? get_i64(b + 40) : M_NEVER;
+        r.boot = get_le(b + 48, 8);
+        r.mono = get_i64(b + 56);
+        r.wall = get_i64(b + 64);
+        r.last_credential = version >= 2 ? get_i64(b + 72) : r.started_at;
+        r.last_contact = version >= 2 ? get_i64(b + 80) : r.started_at;
+        r.generation = version >= 2 ? get_le(b + 88, 8) : 0;
+    }
     if (r.mono < 0 || r.boot == 0) return INACT_E_SNAPSHOT_INVALID;
     if (!(r.started_at <= r.last_activity && r.last_activity <= r.mono)) return INACT_E_SNAPSHOT_INVALID;
     if (r.background_since != M_NEVER && r.background_since > r.mono) return INACT_E_SNAPSHOT_INVALID;
@@ -694,7 +725,7 @@ static int32_t snap_decode(const uint8_t *b, size_t len, m_snapshot *rec) {
 
 /* ---- snapshot / restore ------------------------------------------------------------------- */
 
-/* The bytes an engine wrote are a format-2 snapshot that restores (an invariant), and hold what
+/* The bytes an engine wrote are a format-3 snapshot that restores (an invariant), and hold what
  * the model's record says (docs/design.md 4: "holds the state, reason, unlock failures, session
  * start, last activity, background start and locked-at, the last credential verification, the
  * last server contact, the newest refresh-token generation and whether a credential is
@@ -703,7 +734,7 @@ static uint64_t g_snapshots_checked;
 static void check_snapshot_bytes(const slot *s, const uint8_t *b, size_t len, const m_snapshot *rec) {
     m_snapshot got;
     int32_t rc = snap_decode(b, len, &got);
-    if (rc != INACT_OK || len != SNAP_V2_SIZE || get_le(b + 4, 2) != 2)
+    if (rc != INACT_OK || len != SNAP_V3_SIZE || get_le(b + 4, 2) != 3)
         fail("the engine wrote a snapshot of %zu bytes that its format refuses (%d)", len, rc);
     if (!s->modeled) return;
     m_snapshot want = *rec;
@@ -774,7 +805,7 @@ static snap *take_snapshot(slot *s, size_t capacity) {
 /* Restores `bytes` into the LOADING engine of slot `s`. The model learns what they hold from the
  * bytes themselves (snap_decode): an engine's snapshot, a format-1 one, or mutated bytes, which
  * must be refused with the status the format gives, or restore what they say. */
-static uint64_t g_v1_restores, g_resealed_accepted, g_restore_callback_destroys, g_restore_callback_locks;
+static uint64_t g_v1_restores, g_v2_restores, g_resealed_accepted, g_restore_callback_destroys, g_restore_callback_locks;
 
 /* The restore's event reached a callback that destroyed its engine: "takes effect when the
  * callback returns (queued events are dropped)"; the restore still returns its own status. */
@@ -804,7 +835,7 @@ static void restore_into(slot *s, const uint8_t *bytes, size_t len, int intact, 
     s->c->lock_in_callback = arm == 2;
     s->c->reentrant_status = 99;
     int32_t rc = inact_restore(s->h, bytes, len);
-    trace("restore %zu bytes (%s%s%s%s) -> %d, the format says %d", len, v1 ? "format 1, " : "",
+    trace("restore %zu bytes (%s%s%s%s) -> %d, the format says %d", len, v1 == 1 ? "format 1, " : v1 == 2 ? "format 2, " : "",
           intact ? "intact" : "mutated", resealed ? ", resealed" : "",
           arm == 1 ? ", destroy in the callback" : arm == 2 ? ", lock in the callback" : "", rc, predicted);
     if (predicted == INACT_OK && !intact)
@@ -835,7 +866,8 @@ static void restore_into(slot *s, const uint8_t *bytes, size_t len, int intact, 
         if (expected == INACT_OK) {
             g_restores_modeled++;
             g_never_started_restores += never_started;
-            g_v1_restores += v1;
+            g_v1_restores += v1 == 1;
+            g_v2_restores += v1 == 2;
             g_forged_accepted += !intact;
             g_resealed_accepted += resealed && !intact;
         }
@@ -866,21 +898,22 @@ static size_t rd_capacity(reader *r) {
     return b < 192 ? INACT_SNAPSHOT_MAX_SIZE : PICK(menu, b);
 }
 
-/* Bytes derived from a snapshot: as written, or rewritten in format 1 (what a 1.0 library wrote
- * for the same session: its later fields dropped), then intact or mutated in one of several
- * ways. Returns 1 when the bytes are the snapshot (in its format) unchanged; *v1 and *resealed
- * say what was done. */
+/* Bytes derived from a snapshot: as written, or rewritten in format 1 or 2 (what a 1.0 or a 1.1
+ * library wrote for the same session: format 1 without the later fields), then intact or mutated
+ * in one of several ways. Returns 1 when the bytes are the snapshot (in its format) unchanged;
+ * *v1 (1 or 2: rewritten in that format) and *resealed say what was done. `out` has SNAP_BUF
+ * bytes. */
 static int mutate(reader *r, const snap *sn, uint8_t *out, size_t *len, int *v1, int *resealed) {
-    uint8_t base[INACT_SNAPSHOT_MAX_SIZE];
+    uint8_t base[SNAP_BUF];
     size_t base_len = sn->len;
     memcpy(base, sn->bytes, sn->len);
     uint8_t how = rd8(r);
-    *v1 = (how & 0x60) == 0x60;
+    *v1 = (how & 0x60) == 0x60 ? 1 : (how & 0x60) == 0x40 ? 2 : 0;
     *resealed = 0;
     if (*v1) {
         m_snapshot rec;
         if (snap_decode(sn->bytes, sn->len, &rec) != INACT_OK) fail("a stored snapshot no longer decodes");
-        base_len = snap_encode(&rec, 1, base);
+        base_len = snap_encode(&rec, *v1, base);
     }
     memcpy(out, base, base_len);
     *len = base_len;
@@ -924,10 +957,10 @@ static int mutate(reader *r, const snap *sn, uint8_t *out, size_t *len, int *v1,
         }
         break;
     case 6: /* extended by a few bytes, or a length anywhere in size_t (the library reads at
-             * most INACT_SNAPSHOT_MAX_SIZE + 1 bytes, all of them set here) */
-        for (size_t i = base_len; i < INACT_SNAPSHOT_MAX_SIZE + 8; i++) out[i] = 0;
+             * most 105 bytes, the longest format read and one more, all of them set here) */
+        for (size_t i = base_len; i < SNAP_BUF; i++) out[i] = 0;
         *len = base_len + 1 + rd8(r) % 8;
-        if (*len > INACT_SNAPSHOT_MAX_SIZE + 8) *len = INACT_SNAPSHOT_MAX_SIZE + 8;
+        if (*len > SNAP_BUF) *len = SNAP_BUF;
         for (size_t i = base_len; i < *len; i++) out[i] = rd8(r);
         if (rd8(r) >= 192) *len = PICK(wide_sizes, rd8(r));
         break;
@@ -985,7 +1018,7 @@ static void op_restart(reader *r) {
     /* bits 1-3: 1 the callback destroys the engine at the restore's event, 2 it locks */
     int arm = (delivery >> 1) & 7;
     /* the model learns the session from the bytes, even of an engine it had lost track of */
-    uint8_t bytes[INACT_SNAPSHOT_MAX_SIZE + 8];
+    uint8_t bytes[SNAP_BUF];
     size_t len;
     int v1, resealed;
     int intact = mutate(r, sn, bytes, &len, &v1, &resealed);
@@ -1754,8 +1787,8 @@ static void op_bad_args(reader *r) {
     case 1: {
         inact_info info;
         memset(&info, 0, sizeof info);
-        info.size = (uint32_t)(rd8(r) % sizeof info);
-        if (info.size == 104) info.size = 105; /* 104 is the 1.0 layout, accepted (test_compat.c) */
+        /* below the 1.0 layout (104); 104 .. 151 with a zero tail are accepted (test_compat.c) */
+        info.size = (uint32_t)(rd8(r) % M_INFO_SIZE_1_0);
         what = "get_info(small size)";
         rc = inact_get_info(s->h, &info);
         expected = INACT_E_STRUCT_SIZE;
@@ -1869,7 +1902,7 @@ static void op_restore_direct(reader *r) {
     if (!s) return;
     snap *sn = &g_snaps[rd8(r) % MAX_SNAPS];
     if (!sn->used) return;
-    uint8_t bytes[INACT_SNAPSHOT_MAX_SIZE + 8];
+    uint8_t bytes[SNAP_BUF];
     size_t len;
     int v1, resealed;
     int intact = mutate(r, sn, bytes, &len, &v1, &resealed);
@@ -1947,7 +1980,7 @@ static void print_stats(void) {
     if (g_stats)
         fprintf(stderr,
                 "inact_fuzz: %" PRIu64 " inputs, %" PRIu64 " checked steps, %" PRIu64 " events checked, %" PRIu64
-                " modeled restores (%" PRIu64 " of a session never started, %" PRIu64 " in format 1, %" PRIu64
+                " modeled restores (%" PRIu64 " of a session never started, %" PRIu64 " in format 1, %" PRIu64 " in format 2, %" PRIu64
                 " of mutated bytes, %" PRIu64 " of them with a forged checksum), %" PRIu64 " corrupt snapshots rejected"
                 " with the format's status, %" PRIu64 " written snapshots checked field by field, %" PRIu64 " restores whose callback destroyed the engine, %" PRIu64
                 " whose callback locked it, %" PRIu64 " stale/forged handle calls, %" PRIu64 " bad-argument calls"
@@ -1955,7 +1988,7 @@ static void print_stats(void) {
                 " interruptions announced, %" PRIu64 " checks of a covered background"
                 "; %" PRIu64 " offline locks, %" PRIu64 " offline expiries, %" PRIu64 " OFFLINE refusals, %" PRIu64
                 " ceilings set, %" PRIu64 " CEILING refusals, %" PRIu64 " set_ceilings refusal messages checked\n",
-                g_inputs, g_steps, g_events_checked, g_restores_modeled, g_never_started_restores, g_v1_restores,
+                g_inputs, g_steps, g_events_checked, g_restores_modeled, g_never_started_restores, g_v1_restores, g_v2_restores,
                 g_forged_accepted, g_resealed_accepted, g_corrupt_rejected, g_snapshots_checked, g_restore_callback_destroys,
                 g_restore_callback_locks, g_stale_calls,
                 g_bad_arg_calls, g_weak_auth_refusals, g_credential_locks, g_interruptions_announced, g_covered_backgrounds,

@@ -78,24 +78,19 @@ static void policy_defaults(inact_policy *p) {
     p->offline_expiry_ms = M_NEVER;
 }
 
-/* "Accepted sizes: every published layout of the struct, from its first (1.0) one to this
- * version's, and larger sizes whose bytes beyond this version's struct are all zero ... An
- * input struct of an older layout is read up to its size, and the fields beyond it take the
- * values its init function fills." */
+/* "A size S is accepted from the struct's first layout up to 65536, and is read as the largest
+ * published layout L <= S ... The bytes from L to S are the tail and must all be zero ... An
+ * input struct is read up to L, and the fields beyond L take the values its init function
+ * fills (the defaults)." Published policy layouts: 80 (1.0) and 120. */
 int32_t m_policy_read(const inact_policy *p, inact_policy *out) {
     if (p->size > 65536) return INACT_E_STRUCT_SIZE; /* header: at most 65536, nothing read */
-    if (p->size != M_POLICY_SIZE_1_0 && p->size < sizeof(inact_policy)) return INACT_E_STRUCT_SIZE;
-    if (p->size > sizeof(inact_policy)) {
-        const uint8_t *tail = (const uint8_t *)p + sizeof(inact_policy);
-        for (size_t i = 0; i < p->size - sizeof(inact_policy); i++)
-            if (tail[i] != 0) return INACT_E_STRUCT_SIZE;
-    }
-    if (p->size == M_POLICY_SIZE_1_0) {
-        policy_defaults(out);
-        memcpy(out, p, M_POLICY_SIZE_1_0); /* the caller's bytes only: its tail is not its own */
-    } else {
-        *out = *p;
-    }
+    if (p->size < M_POLICY_SIZE_1_0) return INACT_E_STRUCT_SIZE;
+    size_t layout = p->size >= sizeof(inact_policy) ? sizeof(inact_policy) : M_POLICY_SIZE_1_0;
+    const uint8_t *bytes = (const uint8_t *)p;
+    for (size_t i = layout; i < p->size; i++)
+        if (bytes[i] != 0) return INACT_E_STRUCT_SIZE;
+    policy_defaults(out);
+    memcpy(out, p, layout); /* the caller's layout only: a straddling field is not read */
     out->size = sizeof(inact_policy);
     return INACT_OK;
 }

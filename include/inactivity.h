@@ -34,17 +34,52 @@
  * - Durations and times are int64_t milliseconds. INACT_NEVER (INT64_MAX) means "never"
  *   for a timeout and "no deadline" for a query. Deadline arithmetic saturates.
  * - Booleans are int32_t 0/1. No variadic functions.
- * - Structs that cross the boundary start with `uint32_t size`. Callers set it to
- *   sizeof(the struct) (the init functions do this), so a caller built against an older
- *   header keeps working when fields are added. Accepted sizes: every published layout
- *   of the struct, from its first (1.0) one to this version's, and larger sizes whose
- *   bytes beyond this version's struct are all zero. Published sizes: inact_policy 80
- *   (1.0) and 120; inact_info 104 (1.0) and 152; inact_config 40; inact_ceilings 80
- *   (added after 1.0); inact_event 56 (written by the library). An input struct of an
- *   older layout is read up to its size, and the fields beyond it take the values its
- *   init function fills (the defaults); an output struct is written up to its size only,
- *   not one byte beyond. Any other size (below the first layout, between two layouts,
- *   above 65536) is rejected with INACT_E_STRUCT_SIZE.
+ * - Structs that cross the boundary start with `uint32_t size`: the size travels with every
+ *   struct, as in Linux's extensible-struct system calls (openat2, clone3, sched_getattr), so a
+ *   program built against an older header keeps working when fields are added, and one built
+ *   against a newer header fails clearly on an older library. A struct grows only at its end;
+ *   each published layout is a prefix of the next. Published sizes: inact_policy 80 (1.0) and
+ *   120 (1.1); inact_info 104 (1.0) and 152 (1.1); inact_config 40 (1.0); inact_ceilings 80
+ *   (1.1); inact_event 56 (1.0; written by the library, see inact_event).
+ *   A size S is accepted from the struct's first layout up to 65536, and is read as the
+ *   largest published layout L <= S (this version's when S is larger). The bytes from L to S
+ *   are the tail and must all be zero, else INACT_E_STRUCT_SIZE naming the first non-zero
+ *   byte: a tail that is not zero is a caller using fields this library does not know. So a
+ *   size between two layouts (81..119 for the policy, 105..151 for the info) means what it
+ *   meant to the library of the older layout (1.0 accepted any size above its own with a
+ *   zero tail), and no field that straddles S is read or written. An input struct is read up
+ *   to L, and the fields beyond L take the values its init function fills (the defaults). An
+ *   output struct (inact_get_info, inact_get_policy, inact_get_ceilings) is written from byte
+ *   4 up to L only, never a byte beyond (its tail, being zero, stays zero), and its size is
+ *   kept as given. A size below the first layout or above 65536 is INACT_E_STRUCT_SIZE, and
+ *   nothing is read or written.
+ * - Init functions cannot see the caller's struct, so each is a macro that passes the size the
+ *   caller was compiled with: inact_policy_init(p) is inact_policy_init_sized(p,
+ *   sizeof(inact_policy)), and so for inact_policy_preset, inact_config_init,
+ *   inact_ceilings_init and inact_info_init (the macros are at the end of this header). A
+ *   _sized function takes the size as above: it fills layout L with the defaults, zeroes the
+ *   tail and stores `size` = S. The plain exported symbols, reached by a program built against
+ *   an older header, by name (ctypes, dlsym) or as (inact_policy_init)(p) or a function
+ *   pointer, fill exactly the layout of the release that added them and store its size, for
+ *   ever: inact_policy_init and inact_policy_preset 80 bytes (1.0), inact_config_init 40
+ *   (1.0), inact_ceilings_init 80 and inact_info_init 152 (1.1). A binding that calls by name
+ *   calls the _sized function with its own struct's size (Python: ctypes.sizeof). Versioned
+ *   symbols (glibc's .symver) were not chosen: dlsym, which ctypes, JNA and every by-name
+ *   loader use, sees only the default (newest) version, so a 1.0 binding calling by name would
+ *   reach the new layout; and a macro states the rule in the one place every C caller compiles.
+ *   Programs built against the 1.1 header, whose plain inact_policy_init and
+ *   inact_policy_preset filled 120 bytes, get the 80-byte 1.0 layout from this library: a
+ *   field added in 1.1 that such a program sets after the call is not read (it keeps its
+ *   default) until the program is rebuilt against this header (CHANGELOG.md, 1.2.0).
+ * - Reserved fields. An input struct's reserved field (inact_config.reserved0) must be 0; any
+ *   other value is INACT_E_INVALID_ARGUMENT, so that a later version can give it a meaning
+ *   that an older library refuses rather than ignores. An output field documented as reserved
+ *   or as "0" may get a meaning in a later minor version: readers ignore it and never test
+ *   it. inact_event.reserved0 of 1.0 became inact_event.required_auth in 1.1 (1 or 2 on a
+ *   LOCKED event, 0 on every other): a 1.0 reader that ignores it is unaffected; one that
+ *   required it to be 0 (1.0's own fuzz harness did) sees a non-zero value on LOCKED events
+ *   only, and cannot take it as a permission, since 1.0 gave it no meaning. It stays where 1.1
+ *   put it: moving it would make every 1.1 reader read NONE on a LOCKED event.
  *
  * ## Argument ranges
  * Every parameter and input field is defined over the whole width of its C type: a value
@@ -70,9 +105,10 @@
  *   is a no-op), unknown values are INACT_E_INVALID_HANDLE / INACT_E_NOT_FOUND.
  * - Pointers: NULL is INACT_E_NULL_POINTER unless the parameter says it may be NULL.
  *   Strings are NUL-terminated bytes of any length and encoding.
- * - Struct sizes (uint32_t size): a published layout's size, or sizeof(the struct) .. 65536
- *   (with a zero tail, as above); anything else INACT_E_STRUCT_SIZE, and no byte past the
- *   caller's size is read or written.
+ * - Struct sizes (uint32_t size, and the size_t size of a _sized init function): the first
+ *   layout's size .. 65536, with a zero tail beyond the largest layout not above it (as
+ *   above); anything else INACT_E_STRUCT_SIZE, and no byte past the caller's size is read or
+ *   written.
  *
  * ## Threading
  * Every function may be called from any thread, at any time, including from inside the
@@ -121,9 +157,9 @@ extern "C" {
  * The Python and Kotlin bindings state the same version (scripts/lib/test-packaging checks).
  * ------------------------------------------------------------------------------- */
 #define INACT_VERSION_MAJOR 1
-#define INACT_VERSION_MINOR 1
+#define INACT_VERSION_MINOR 2
 #define INACT_VERSION_PATCH 0
-#define INACT_VERSION_STRING "1.1.0"
+#define INACT_VERSION_STRING "1.2.0"
 #define INACT_VERSION_NUMBER \
     (INACT_VERSION_MAJOR * 10000 + INACT_VERSION_MINOR * 100 + INACT_VERSION_PATCH)
 
@@ -255,7 +291,9 @@ typedef enum inact_delivery {
 
 /** Which clock an engine reads (inact_config.clock). */
 typedef enum inact_clock_kind {
-    INACT_CLOCK_SYSTEM = 0, /* CLOCK_BOOTTIME: counts deep sleep, cannot be set */
+    INACT_CLOCK_SYSTEM = 0, /* CLOCK_BOOTTIME: counts deep sleep, cannot be set (on wasm32,
+                               performance.now() and Date.now() under the web clock rule of
+                               docs/design.md, "Time") */
     INACT_CLOCK_MANUAL = 1  /* moves only through inact_clock_advance; for tests and simulation */
 } inact_clock_kind;
 
@@ -346,19 +384,30 @@ typedef struct inact_config {
     uint64_t manual_boot_id;   /* manual clock: initial boot id, any but 0; default 1 */
 } inact_config;
 
-/** An event passed to the callback. Valid only during the callback. */
+/**
+ * An event passed to the callback. Valid only during the callback. The library owns it, so
+ * it is never too short for a reader built against an older header (which reads its own
+ * prefix); `size` is the library's layout (56 since 1.0) and may grow in a later minor
+ * version: compare it with >=, never ==, and read a field only when INACT_EVENT_HAS says it
+ * lies within `size` (a program built against a newer header on an older library).
+ */
 typedef struct inact_event {
     uint32_t size;          /* sizeof(inact_event) as built into the library */
     int32_t kind;           /* inact_event_kind */
     int32_t state;          /* inact_state after the event */
     int32_t previous_state; /* inact_state the host saw before (== state for a tick) */
     int32_t reason;         /* inact_reason of the current state */
-    int32_t required_auth;  /* inact_auth an unlock needs at now_ms (NONE unless LOCKED) */
+    int32_t required_auth;  /* inact_auth an unlock needs at now_ms (NONE unless LOCKED);
+                               1.0's reserved0 (see Conventions, reserved fields) */
     int64_t remaining_ms;   /* ms from `now_ms` to the next lock or expiry; INACT_NEVER if none */
     int64_t time_ms;        /* when it took effect (the deadline applied), engine clock */
     int64_t now_ms;         /* when it was evaluated, engine clock (>= time_ms) */
     inact_engine engine;    /* the engine it comes from */
 } inact_event;
+
+/** 1 when the event `e` (a const inact_event *) holds `field`: the field ends within e->size. */
+#define INACT_EVENT_HAS(e, field) \
+    (offsetof(inact_event, field) + sizeof(((const inact_event *)0)->field) <= (e)->size)
 
 /** A full view of an engine (inact_get_info). Times are engine-clock ms. */
 typedef struct inact_info {
@@ -413,7 +462,7 @@ typedef void (*inact_user_data_free)(void *user_data);
  *  Ownership: none. */
 INACT_EXPORT uint32_t inact_version_number(void);
 
-/** Returns the library's version string ("1.1.0"); static, never NULL. Thread: any.
+/** Returns the library's version string ("1.2.0"); static, never NULL. Thread: any.
  *  Ownership: a static string; never free it. */
 INACT_EXPORT const char *inact_version_string(void);
 
@@ -446,8 +495,21 @@ INACT_EXPORT const char *inact_last_error(void);
  * lock on device lock 0, lock on restart 0, strong auth NEVER, expected interruption max
  * 60 s, offline timeout NEVER, offline expiry NEVER; and sets `size`. Returns INACT_OK or INACT_E_NULL_POINTER. Thread: any.
  * Ownership: the caller's struct; nothing is kept.
+ * A macro calls inact_policy_init_sized(policy, sizeof(inact_policy)); the exported symbol of
+ * this name fills the 80-byte 1.0 layout only and sets size 80 (Conventions).
  */
 INACT_EXPORT int32_t inact_policy_init(inact_policy *policy);
+
+/**
+ * inact_policy_init for a struct of `size` bytes (the extensible-struct rule, Conventions):
+ * fills the largest published layout that fits (80 or 120 bytes, this version's beyond),
+ * zeroes the rest of the `size` bytes and sets policy->size = size.
+ * size: 80 .. 65536 (ctypes: ctypes.sizeof(the struct)).
+ * Returns INACT_OK, INACT_E_NULL_POINTER or INACT_E_STRUCT_SIZE (size below 80 or above
+ * 65536; nothing written). Thread: any.
+ * Ownership: the caller's struct, only its first `size` bytes; nothing is kept.
+ */
+INACT_EXPORT int32_t inact_policy_init_sized(inact_policy *policy, size_t size);
 
 /**
  * Fills `policy` with a named preset (inact_preset) and sets `size`.
@@ -463,11 +525,26 @@ INACT_EXPORT int32_t inact_policy_init(inact_policy *policy);
  * expiry 90 days (offline grace period: block access, wipe data), 5 unlock failures (max PIN
  * attempts), absolute NEVER (Intune has no session lifetime). Other fields are defaults.
  * preset: 0..6; any other int32_t is refused.
- * Returns INACT_OK, INACT_E_NULL_POINTER, or INACT_E_INVALID_ARGUMENT (unknown preset;
- * `policy` unchanged). Thread: any.
+ * Returns INACT_OK, INACT_E_NULL_POINTER, INACT_E_INVALID_ARGUMENT (unknown preset;
+ * `policy` unchanged), or INACT_E_STRUCT_SIZE (the preset sets a field that the caller's
+ * layout does not hold: ENTERPRISE needs the 120-byte layout; `policy` unchanged, since a
+ * preset cut to an older layout would be laxer than its name). Thread: any.
  * Ownership: the caller's struct; nothing is kept.
+ * A macro calls inact_policy_preset_sized(policy, sizeof(inact_policy), preset); the exported
+ * symbol of this name fills the 80-byte 1.0 layout only and sets size 80 (Conventions).
  */
 INACT_EXPORT int32_t inact_policy_preset(inact_policy *policy, int32_t preset);
+
+/**
+ * inact_policy_preset for a struct of `size` bytes, as inact_policy_init_sized: fills the
+ * largest published layout that fits, zeroes the rest, sets policy->size = size. A preset
+ * whose fields beyond that layout differ from the defaults is refused (INACT_E_STRUCT_SIZE).
+ * size: 80 .. 65536. preset: as for inact_policy_preset.
+ * Returns INACT_OK, INACT_E_NULL_POINTER, INACT_E_INVALID_ARGUMENT or INACT_E_STRUCT_SIZE;
+ * on an error nothing is written. Thread: any.
+ * Ownership: the caller's struct, only its first `size` bytes; nothing is kept.
+ */
+INACT_EXPORT int32_t inact_policy_preset_sized(inact_policy *policy, size_t size, int32_t preset);
 
 /**
  * Checks `policy` without using it. Rejects: a wrong size; durations < 0; idle or absolute
@@ -483,8 +560,17 @@ INACT_EXPORT int32_t inact_policy_validate(const inact_policy *policy);
 
 /** Fills `ceilings` with "no limit" in every field and sets `size`.
  *  Returns INACT_OK or INACT_E_NULL_POINTER. Thread: any.
- *  Ownership: nothing is kept. */
+ *  Ownership: nothing is kept.
+ *  A macro calls inact_ceilings_init_sized(ceilings, sizeof(inact_ceilings)); the exported
+ *  symbol of this name fills the 80-byte 1.1 layout only and sets size 80 (Conventions). */
 INACT_EXPORT int32_t inact_ceilings_init(inact_ceilings *ceilings);
+
+/** inact_ceilings_init for a struct of `size` bytes (80 .. 65536), as
+ *  inact_policy_init_sized: fills the largest published layout that fits, zeroes the rest,
+ *  sets ceilings->size = size.
+ *  Returns INACT_OK, INACT_E_NULL_POINTER or INACT_E_STRUCT_SIZE (nothing written).
+ *  Thread: any. Ownership: the caller's struct, only its first `size` bytes. */
+INACT_EXPORT int32_t inact_ceilings_init_sized(inact_ceilings *ceilings, size_t size);
 
 /* ---------------------------------------------------------------------------------
  * Lifecycle
@@ -495,8 +581,17 @@ INACT_EXPORT int32_t inact_ceilings_init(inact_ceilings *ceilings);
  * 0 ms, wall 1 700 000 000 000 ms, boot id 1) and sets `size`.
  * Returns INACT_OK or INACT_E_NULL_POINTER. Thread: any.
  * Ownership: the caller's struct; nothing is kept.
+ * A macro calls inact_config_init_sized(config, sizeof(inact_config)); the exported symbol
+ * of this name fills the 40-byte 1.0 layout only and sets size 40 (Conventions).
  */
 INACT_EXPORT int32_t inact_config_init(inact_config *config);
+
+/** inact_config_init for a struct of `size` bytes (40 .. 65536), as
+ *  inact_policy_init_sized: fills the largest published layout that fits, zeroes the rest,
+ *  sets config->size = size.
+ *  Returns INACT_OK, INACT_E_NULL_POINTER or INACT_E_STRUCT_SIZE (nothing written).
+ *  Thread: any. Ownership: the caller's struct, only its first `size` bytes. */
+INACT_EXPORT int32_t inact_config_init_sized(inact_config *config, size_t size);
 
 /**
  * Creates an engine in state LOADING.
@@ -511,7 +606,9 @@ INACT_EXPORT int32_t inact_config_init(inact_config *config);
  * engine on the SYSTEM clock whose scheduler thread is not running and cannot be started:
  * the system refused the thread, its timer or its wake-up channel; inact_last_error then
  * reads "scheduler thread: CALL failed: TEXT (errno N)", the form the Python and Kotlin
- * bindings read their errno from). Then nothing is created, the engines that exist are untouched and
+ * bindings read their errno from; on wasm32, which has no threads, every such engine fails so,
+ * "scheduler thread: pthread_create failed: wasm32 has no threads, ...": use
+ * INACT_DELIVERY_HOST). Then nothing is created, the engines that exist are untouched and
  * the next create tries again.
  * Ownership: on success the engine owns `user_data` (freed by user_data_free at destroy);
  * on failure nothing is kept, the callback is never called and user_data_free is not
@@ -580,9 +677,11 @@ INACT_EXPORT int32_t inact_scheduler_faults(int32_t *out_degraded, uint64_t *out
 INACT_EXPORT int32_t inact_start(inact_engine engine);
 
 /**
- * Restores a snapshot written by inact_snapshot_write (format 2, or format 1 of earlier
- * versions: its missing fields read as the credential and the server last seen at the
- * session start). A snapshot of a session that never started (EXPIRED from LOADING) restores
+ * Restores a snapshot written by inact_snapshot_write (format 3, 96 bytes), by 1.1 (format
+ * 2, 104 bytes: the same fields) or by 1.0 (format 1, 80 bytes: its missing fields read as the
+ * credential and the server last seen at the session start). A library refuses a format newer
+ * than it knows (_VERSION, EXPIRED): 1.0 and 1.1 refuse format 3, so rolling the library back
+ * signs users out and never unlocks. A snapshot of a session that never started (EXPIRED from LOADING) restores
  * with no session start and no credential verification (INACT_NEVER in inact_info); so does
  * one that signed in, ended and was saved within the same millisecond (the bytes are the same).
  * Allowed in LOADING only. With policy.lock_on_restart an ACTIVE or WARNING
@@ -602,7 +701,7 @@ INACT_EXPORT int32_t inact_start(inact_engine engine);
  * pause_idle_in_background. Deadlines are applied before it returns, and the host
  * receives one STATE_CHANGED event from LOADING.
  * bytes/length: the snapshot (copied; bytes may be NULL only if length is 0). length: any
- *   size_t; at most INACT_SNAPSHOT_MAX_SIZE + 1 bytes are read. A length other than the
+ *   size_t; at most 105 bytes are read (the longest format read, 104, and one more). A length other than the
  *   snapshot's is a corrupt snapshot: _TRUNCATED when shorter, _INVALID when longer (up to
  *   SIZE_MAX), _VERSION for another format version whatever the length.
  * Returns INACT_OK; INACT_E_INVALID_STATE (not LOADING; nothing changes);
@@ -932,23 +1031,34 @@ INACT_EXPORT int32_t inact_get_remaining(inact_engine engine, int64_t *out_remai
  * and every time INACT_NEVER.
  * Returns INACT_OK or INACT_E_NULL_POINTER. Ownership: the caller's struct; nothing is kept.
  * Thread: any.
+ * A macro calls inact_info_init_sized(info, sizeof(inact_info)); the exported symbol of this
+ * name fills the 152-byte 1.1 layout only and sets size 152 (Conventions).
  */
 INACT_EXPORT int32_t inact_info_init(inact_info *info);
 
+/** inact_info_init for a struct of `size` bytes (104 .. 65536), as inact_policy_init_sized:
+ *  fills the largest published layout that fits (104 or 152 bytes), zeroes the rest, sets
+ *  info->size = size.
+ *  Returns INACT_OK, INACT_E_NULL_POINTER or INACT_E_STRUCT_SIZE (nothing written).
+ *  Thread: any. Ownership: the caller's struct, only its first `size` bytes. */
+INACT_EXPORT int32_t inact_info_init_sized(inact_info *info, size_t size);
+
 /** Fills `info`; info->size must be set by the caller (sizeof(inact_info)).
- *  Returns INACT_OK, INACT_E_NULL_POINTER or INACT_E_STRUCT_SIZE (info->size neither 104
- *  (the 1.0 layout) nor 152 .. 65536, or larger with non-zero bytes beyond this version's
- *  struct). inact_info_init prepares the struct.
- *  Ownership: the caller's struct, written only on success and only up to info->size
+ *  Returns INACT_OK, INACT_E_NULL_POINTER or INACT_E_STRUCT_SIZE (info->size below 104 (the
+ *  1.0 layout) or above 65536, or a non-zero byte beyond the largest layout (104 or 152) not
+ *  above it: Conventions). inact_info_init prepares the struct.
+ *  Ownership: the caller's struct, written only on success and only up to that layout
  *  (size is kept as given).
  *  Thread: any; delivers the events it causes before it returns (see Threading). */
 INACT_EXPORT int32_t inact_get_info(inact_engine engine, inact_info *info);
 
 /** Writes a copy of the engine's policy; policy->size must be set by the caller.
- *  Returns INACT_OK, INACT_E_NULL_POINTER or INACT_E_STRUCT_SIZE (policy->size neither 80
- *  (the 1.0 layout) nor 120 .. 65536, or larger with a non-zero tail, as for inact_get_info).
- *  Ownership: the caller's struct, written only on success and only up to policy->size
- *  (size is kept as given).
+ *  Returns INACT_OK, INACT_E_NULL_POINTER or INACT_E_STRUCT_SIZE (policy->size below 80 (the
+ *  1.0 layout) or above 65536, or a non-zero byte beyond the largest layout (80 or 120) not
+ *  above it, as for inact_get_info).
+ *  Ownership: the caller's struct, written only on success and only up to that layout
+ *  (size is kept as given). A policy of the 80-byte layout cannot show the fields added in
+ *  1.1: read them with a 120-byte struct.
  *  Thread: any; delivers the events it causes before it returns (see Threading). */
 INACT_EXPORT int32_t inact_get_policy(inact_engine engine, inact_policy *policy);
 
@@ -1030,8 +1140,12 @@ INACT_EXPORT int32_t inact_clock_now(inact_engine engine, int64_t *out_monotonic
  * platform protects app data.
  * ------------------------------------------------------------------------------- */
 
-/** Upper bound of a snapshot's size in bytes (the same for every engine of this version). */
-#define INACT_SNAPSHOT_MAX_SIZE 128
+/** Upper bound of a snapshot's size in bytes, for every engine and every session. It never
+ *  grows within a major version: every 1.x library writes snapshots of at most 96 bytes, the
+ *  bound 1.0 gave, so a buffer sized by any 1.x header (1.1's said 128) holds every snapshot
+ *  and a host built against 1.0 saves every session. A restore reads longer formats too (see
+ *  inact_restore). */
+#define INACT_SNAPSHOT_MAX_SIZE 96
 
 /** Writes the size of the engine's snapshot now. Returns INACT_E_INVALID_STATE in LOADING
  *  (no session to save).
@@ -1049,6 +1163,19 @@ INACT_EXPORT int32_t inact_snapshot_size(inact_engine engine, size_t *out_size);
  */
 INACT_EXPORT int32_t inact_snapshot_write(inact_engine engine, uint8_t *buffer, size_t capacity,
                                           size_t *out_written);
+
+/* ---------------------------------------------------------------------------------
+ * Sized init calls. A program compiled against this header passes the size of its own
+ * structs (Conventions): these macros are defined after every declaration, so the plain
+ * symbols above stay declared (and reachable as (inact_policy_init)(p) or by address) with
+ * the frozen layout of the release that added them.
+ * ------------------------------------------------------------------------------- */
+#define inact_policy_init(policy) inact_policy_init_sized((policy), sizeof(inact_policy))
+#define inact_policy_preset(policy, preset) \
+    inact_policy_preset_sized((policy), sizeof(inact_policy), (preset))
+#define inact_ceilings_init(ceilings) inact_ceilings_init_sized((ceilings), sizeof(inact_ceilings))
+#define inact_config_init(config) inact_config_init_sized((config), sizeof(inact_config))
+#define inact_info_init(info) inact_info_init_sized((info), sizeof(inact_info))
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -5,7 +5,11 @@
 #include "inactivity.h"
 #include "inactivity_internal.h"
 
+#if defined(__wasm__)
+#include "inactivity_wasm.h" /* one thread: pthread_once and the key are its single-thread forms */
+#else
 #include <pthread.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 

@@ -45,55 +45,108 @@ func withEngine(_ handle: inact_engine, _ body: (InactivityEngine) throws(Inacti
     }
 }
 
-/// The first published (1.0) size of each struct that grew since: a caller built against the
-/// 1.0 header keeps working (include/inactivity.h, the struct-size convention). A struct that
-/// has not grown, or appeared later, has only its current size as its first one.
-private let policySize1_0 = 80
-private let infoSize1_0 = 104
+/// The published layouts of each caller struct, oldest first, this version's last. A layout is
+/// never removed or changed once released: a caller built against that header has exactly that
+/// many bytes (include/inactivity.h, the struct-size convention). Growing a struct adds its
+/// new size here (CONTRIBUTING.md); `layouts` adds this build's size if it was forgotten, so
+/// the library never reads its own layout as an older one.
+private let policyLayouts = layouts([80, 120], of: inact_policy.self)     // 1.0, 1.1
+private let infoLayouts = layouts([104, 152], of: inact_info.self)        // 1.0, 1.1
+private let configLayouts = layouts([40], of: inact_config.self)          // 1.0
+private let ceilingsLayouts = layouts([80], of: inact_ceilings.self)      // 1.1
 
-/// Checks a caller's struct size and returns it: a published layout (the first one, `first`,
-/// or this version's, `known`), or larger than this version's with a zero tail. Sizes between
-/// layouts or below the first are refused: they are no struct any header declared. Reads the
-/// size field alone, never the caller's whole struct (a 1.0 struct is shorter than ours).
-private func checkSize(_ pointer: UnsafeRawPointer, first: Int, known: Int, name: String) throws(InactivityError) -> Int {
-    let declared = pointer.load(as: UInt32.self)
-    // The upper bound first, on the UInt32: Int(declared) traps above 2^31 on 32-bit CPUs.
-    guard declared <= 65_536 else {
-        throw InactivityError(.structSize, "\(name)->size (\(declared)) is implausibly large (at most 65536)")
-    }
-    let size = Int(declared)
-    if size == first || size == known { return size }
-    guard size > known else {
-        let rule = first == known ? "at least sizeof(\(name)) (\(known))"
-            : "\(first) (the 1.0 layout), \(known) (sizeof(\(name))) or more"
-        throw InactivityError(.structSize, "\(name)->size (\(size)) must be \(rule) for this library")
-    }
-    for offset in known..<size where pointer.load(fromByteOffset: offset, as: UInt8.self) != 0 {
-        throw InactivityError(.structSize,
-                              "\(name)->size (\(size)) is larger than this library's \(known) bytes and byte \(offset) is not zero: the caller uses fields this library does not know")
-    }
-    return size
+/// What the plain exported init symbols fill, for ever: the layout of the release that added
+/// each one. Never this version's size (that grows): a program that reaches the plain symbol
+/// was built against that release's header, or calls it by name knowing that layout.
+private let policyInitSize: UInt = 80      // inact_policy_init, inact_policy_preset: 1.0
+private let configInitSize: UInt = 40      // inact_config_init: 1.0
+private let ceilingsInitSize: UInt = 80    // inact_ceilings_init: 1.1
+private let infoInitSize: UInt = 152       // inact_info_init: 1.1
+
+/// A caller's struct size as this library reads it: `size` bytes are the caller's, `layout`
+/// (the largest published layout not above `size`) are the fields; the bytes between are the
+/// tail, which must be zero.
+private struct StructSize {
+    let size: Int
+    let layout: Int
 }
 
-/// An input struct as this version sees it: the caller's first `size` bytes over `defaults`
+/// `table`, ending with this build's size of `T`. (test_compat.c pins the sizes: a struct that
+/// grows fails it until the tables and the header's list name the new size.)
+private func layouts<T>(_ table: [Int], of _: T.Type) -> [Int] {
+    table.last == MemoryLayout<T>.size ? table : table + [MemoryLayout<T>.size]
+}
+
+/// Checks a caller's struct size (the struct's own `size` field, or a _sized function's
+/// argument): from the first layout to 65536. Between two layouts it is the older layout
+/// with a tail, exactly as the library of that layout read it (1.0 accepted any larger size
+/// with a zero tail), so no field that straddles the size is read or written.
+/// `subject` names the size in messages: the struct's field, or a _sized function's argument.
+private func structSize(_ declared: UInt, layouts: [Int], name: String,
+                        subject: String? = nil) throws(InactivityError) -> StructSize {
+    let subject = subject ?? "\(name)->size"
+    // The upper bound first, on the unsigned value: Int(declared) traps above 2^31 on 32-bit CPUs.
+    guard declared <= 65_536 else {
+        throw InactivityError(.structSize, "\(subject) (\(declared)) is implausibly large (at most 65536)")
+    }
+    let size = Int(declared)
+    guard let layout = layouts.last(where: { $0 <= size }) else {
+        let rule = layouts.count == 1 ? "at least sizeof(\(name)) (\(layouts[0]))"
+            : "at least \(layouts[0]) (the 1.0 layout; sizeof(\(name)) is \(layouts[layouts.count - 1]))"
+        throw InactivityError(.structSize, "\(subject) (\(size)) must be \(rule) for this library")
+    }
+    return StructSize(size: size, layout: layout)
+}
+
+/// Checks the caller's own size field and its zero tail, reading nothing beyond `size`.
+private func checkSize(_ pointer: UnsafeRawPointer, layouts: [Int], name: String) throws(InactivityError) -> StructSize {
+    let s = try structSize(UInt(pointer.load(as: UInt32.self)), layouts: layouts, name: name)
+    for offset in s.layout..<s.size where pointer.load(fromByteOffset: offset, as: UInt8.self) != 0 {
+        let known = layouts[layouts.count - 1]
+        let why = s.layout == known ? "is larger than this library's \(known) bytes"
+            : "is read as the \(s.layout)-byte layout (published sizes: \(layouts.map(String.init).joined(separator: ", ")))"
+        throw InactivityError(.structSize,
+                              "\(name)->size (\(s.size)) \(why) and byte \(offset) is not zero: the caller uses fields this library does not know")
+    }
+    return s
+}
+
+/// An input struct as this version sees it: the caller's first `layout` bytes over `defaults`
 /// (what the init function fills), so the fields an older caller does not have take defaults.
-private func readStruct<T>(_ pointer: UnsafePointer<T>, size: Int, defaults: T) -> T {
+private func readStruct<T>(_ pointer: UnsafePointer<T>, _ s: StructSize, defaults: T) -> T {
     var value = defaults
     withUnsafeMutableBytes(of: &value) { dst in
-        dst.copyMemory(from: UnsafeRawBufferPointer(start: UnsafeRawPointer(pointer), count: min(size, dst.count)))
+        dst.copyMemory(from: UnsafeRawBufferPointer(start: UnsafeRawPointer(pointer), count: min(s.layout, dst.count)))
     }
     return value
 }
 
-/// Writes an output struct's first `size` bytes only (an older caller's struct is shorter),
-/// keeping the caller's size field as given.
-private func writeStruct<T>(_ value: T, to pointer: UnsafeMutablePointer<T>, size: Int) {
+/// Writes an output struct's fields up to its layout only (an older caller's struct is
+/// shorter; a tail stays as it is, zero), keeping the caller's size field as given.
+private func writeStruct<T>(_ value: T, to pointer: UnsafeMutablePointer<T>, _ s: StructSize) {
     let raw = UnsafeMutableRawPointer(pointer)
-    let callerSize = raw.load(as: UInt32.self)
     withUnsafeBytes(of: value) { src in
-        raw.copyMemory(from: src.baseAddress!, byteCount: min(size, src.count))
+        let count = min(s.layout, src.count)
+        (raw + 4).copyMemory(from: src.baseAddress! + 4, byteCount: count - 4)
     }
-    raw.storeBytes(of: callerSize, as: UInt32.self)
+}
+
+/// What an init function does for a struct of `size` bytes: its layout filled with `value`,
+/// the tail zeroed, `size` stored. Nothing is written when the size is refused.
+private func initStruct<T>(_ pointer: UnsafeMutablePointer<T>?, size: UInt, layouts: [Int], name: String,
+                           _ value: T) throws(InactivityError) {
+    guard let pointer else { throw nullPointer(name) }
+    let s = try structSize(size, layouts: layouts, name: "inact_\(name)", subject: "size")
+    fill(pointer, s, value)
+}
+
+private func fill<T>(_ pointer: UnsafeMutablePointer<T>, _ s: StructSize, _ value: T) {
+    let raw = UnsafeMutableRawPointer(pointer)
+    withUnsafeBytes(of: value) { src in
+        raw.copyMemory(from: src.baseAddress!, byteCount: min(s.layout, src.count))
+    }
+    (raw + s.layout).initializeMemory(as: UInt8.self, repeating: 0, count: s.size - s.layout)
+    raw.storeBytes(of: UInt32(s.size), as: UInt32.self)
 }
 
 private func flag(_ value: Int32, _ name: String) throws(InactivityError) -> Bool {
@@ -105,9 +158,8 @@ private func flag(_ value: Int32, _ name: String) throws(InactivityError) -> Boo
 
 private func readPolicy(_ pointer: UnsafePointer<inact_policy>?) throws(InactivityError) -> SessionPolicy {
     guard let pointer else { throw nullPointer("policy") }
-    let size = try checkSize(UnsafeRawPointer(pointer), first: policySize1_0,
-                             known: MemoryLayout<inact_policy>.size, name: "inact_policy")
-    let c = readStruct(pointer, size: size, defaults: cPolicy(SessionPolicy()))
+    let size = try checkSize(UnsafeRawPointer(pointer), layouts: policyLayouts, name: "inact_policy")
+    let c = readStruct(pointer, size, defaults: cPolicy(SessionPolicy()))
     var p = SessionPolicy()
     guard let action = IdleAction(rawValue: c.idle_action) else {
         throw InactivityError(.invalidArgument, "policy.idle_action (\(c.idle_action)) must be INACT_IDLE_ACTION_LOCK (0) or _EXPIRE (1)")
@@ -135,9 +187,8 @@ private func readPolicy(_ pointer: UnsafePointer<inact_policy>?) throws(Inactivi
 
 private func readCeilings(_ pointer: UnsafePointer<inact_ceilings>?) throws(InactivityError) -> PolicyCeilings {
     guard let pointer else { throw nullPointer("ceilings") }
-    let size = try checkSize(UnsafeRawPointer(pointer), first: MemoryLayout<inact_ceilings>.size,
-                             known: MemoryLayout<inact_ceilings>.size, name: "inact_ceilings")
-    let c = readStruct(pointer, size: size, defaults: cCeilings(PolicyCeilings()))
+    let size = try checkSize(UnsafeRawPointer(pointer), layouts: ceilingsLayouts, name: "inact_ceilings")
+    let c = readStruct(pointer, size, defaults: cCeilings(PolicyCeilings()))
     var l = PolicyCeilings()
     l.maxUnlockFailures = c.max_unlock_failures
     l.idleTimeoutMs = c.idle_timeout_ms
@@ -207,21 +258,50 @@ private func cEvent(_ e: SessionEvent) -> inact_event {
 
 @c @implementation
 public func inact_policy_init(_ policy: UnsafeMutablePointer<inact_policy>?) -> Int32 {
-    status { () throws(InactivityError) in
-        guard let policy else { throw nullPointer("policy") }
-        policy.pointee = cPolicy(SessionPolicy())
-    }
+    status { () throws(InactivityError) in try initPolicy(policy, size: policyInitSize, preset: nil) }
+}
+
+@c @implementation
+public func inact_policy_init_sized(_ policy: UnsafeMutablePointer<inact_policy>?, _ size: Int) -> Int32 {
+    status { () throws(InactivityError) in try initPolicy(policy, size: cSize(size), preset: nil) }
 }
 
 @c @implementation
 public func inact_policy_preset(_ policy: UnsafeMutablePointer<inact_policy>?, _ preset: Int32) -> Int32 {
-    status { () throws(InactivityError) in
-        guard let policy else { throw nullPointer("policy") }
+    status { () throws(InactivityError) in try initPolicy(policy, size: policyInitSize, preset: preset) }
+}
+
+@c @implementation
+public func inact_policy_preset_sized(_ policy: UnsafeMutablePointer<inact_policy>?, _ size: Int, _ preset: Int32) -> Int32 {
+    status { () throws(InactivityError) in try initPolicy(policy, size: cSize(size), preset: preset) }
+}
+
+/// The defaults (preset nil) or a preset into a policy of `size` bytes. A preset is refused
+/// when it sets a field beyond the caller's layout: that layout reads those fields as the
+/// defaults, so the caller would get a laxer policy than the preset's name says.
+private func initPolicy(_ policy: UnsafeMutablePointer<inact_policy>?, size: UInt, preset: Int32?) throws(InactivityError) {
+    guard let policy else { throw nullPointer("policy") }
+    var value = SessionPolicy()
+    if let preset {
         guard let p = SessionPolicy.Preset(rawValue: preset) else {
             throw InactivityError(.invalidArgument, "preset (\(preset)) must be an inact_preset (0..\(SessionPolicy.Preset.allCases.count - 1))")
         }
-        policy.pointee = cPolicy(SessionPolicy(preset: p))
+        value = SessionPolicy(preset: p)
     }
+    let s = try structSize(size, layouts: policyLayouts, name: "inact_policy", subject: "size")
+    let c = cPolicy(value)
+    let known = MemoryLayout<inact_policy>.size
+    if s.layout < known, let preset {
+        let defaults = cPolicy(SessionPolicy())
+        let differs = withUnsafeBytes(of: c) { a in
+            withUnsafeBytes(of: defaults) { b in (s.layout..<known).contains { a[$0] != b[$0] } }
+        }
+        if differs {
+            throw InactivityError(.structSize,
+                                  "preset (\(preset)) sets fields beyond the \(s.layout)-byte layout of inact_policy (size \(s.size)): it needs a struct of \(known) bytes (sizeof(inact_policy))")
+        }
+    }
+    fill(policy, s, c)
 }
 
 @c @implementation
@@ -232,38 +312,64 @@ public func inact_policy_validate(_ policy: UnsafePointer<inact_policy>?) -> Int
 @c @implementation
 public func inact_ceilings_init(_ ceilings: UnsafeMutablePointer<inact_ceilings>?) -> Int32 {
     status { () throws(InactivityError) in
-        guard let ceilings else { throw nullPointer("ceilings") }
-        ceilings.pointee = cCeilings(PolicyCeilings())
+        try initStruct(ceilings, size: ceilingsInitSize, layouts: ceilingsLayouts, name: "ceilings", cCeilings(PolicyCeilings()))
     }
+}
+
+@c @implementation
+public func inact_ceilings_init_sized(_ ceilings: UnsafeMutablePointer<inact_ceilings>?, _ size: Int) -> Int32 {
+    status { () throws(InactivityError) in
+        try initStruct(ceilings, size: cSize(size), layouts: ceilingsLayouts, name: "ceilings", cCeilings(PolicyCeilings()))
+    }
+}
+
+private func cConfigDefaults() -> inact_config {
+    inact_config(size: UInt32(MemoryLayout<inact_config>.size),
+                 delivery: INACT_DELIVERY_THREAD.rawValue.int32,
+                 clock: INACT_CLOCK_SYSTEM.rawValue.int32, reserved0: 0,
+                 manual_start_ms: 0, manual_wall_ms: ManualClock.defaultWallMs,
+                 manual_boot_id: ManualClock.defaultBootID)
 }
 
 @c @implementation
 public func inact_config_init(_ config: UnsafeMutablePointer<inact_config>?) -> Int32 {
     status { () throws(InactivityError) in
-        guard let config else { throw nullPointer("config") }
-        config.pointee = inact_config(size: UInt32(MemoryLayout<inact_config>.size),
-                                      delivery: INACT_DELIVERY_THREAD.rawValue.int32,
-                                      clock: INACT_CLOCK_SYSTEM.rawValue.int32, reserved0: 0,
-                                      manual_start_ms: 0, manual_wall_ms: ManualClock.defaultWallMs,
-                                      manual_boot_id: ManualClock.defaultBootID)
+        try initStruct(config, size: configInitSize, layouts: configLayouts, name: "config", cConfigDefaults())
     }
+}
+
+@c @implementation
+public func inact_config_init_sized(_ config: UnsafeMutablePointer<inact_config>?, _ size: Int) -> Int32 {
+    status { () throws(InactivityError) in
+        try initStruct(config, size: cSize(size), layouts: configLayouts, name: "config", cConfigDefaults())
+    }
+}
+
+private func cInfoDefaults() -> inact_info {
+    let never = SessionPolicy.never
+    return inact_info(
+        size: UInt32(MemoryLayout<inact_info>.size), state: SessionState.loading.rawValue,
+        reason: Reason.none.rawValue, delivery: INACT_DELIVERY_THREAD.rawValue.int32,
+        clock: INACT_CLOCK_SYSTEM.rawValue.int32, in_background: 0, visible_windows: 0,
+        open_scopes: 0, open_holds: 0, unlock_failures: 0, now_ms: never, remaining_ms: never,
+        next_deadline_ms: never, effective_idle_timeout_ms: never, started_at_ms: never,
+        last_activity_ms: never, background_since_ms: never, locked_at_ms: never,
+        required_auth: 0, needs_server_contact: 0, last_credential_ms: never,
+        strong_auth_deadline_ms: never, last_server_contact_ms: never, token_generation: 0,
+        interruption_until_ms: never)
 }
 
 @c @implementation
 public func inact_info_init(_ info: UnsafeMutablePointer<inact_info>?) -> Int32 {
     status { () throws(InactivityError) in
-        guard let info else { throw nullPointer("info") }
-        let never = SessionPolicy.never
-        info.pointee = inact_info(
-            size: UInt32(MemoryLayout<inact_info>.size), state: SessionState.loading.rawValue,
-            reason: Reason.none.rawValue, delivery: INACT_DELIVERY_THREAD.rawValue.int32,
-            clock: INACT_CLOCK_SYSTEM.rawValue.int32, in_background: 0, visible_windows: 0,
-            open_scopes: 0, open_holds: 0, unlock_failures: 0, now_ms: never, remaining_ms: never,
-            next_deadline_ms: never, effective_idle_timeout_ms: never, started_at_ms: never,
-            last_activity_ms: never, background_since_ms: never, locked_at_ms: never,
-            required_auth: 0, needs_server_contact: 0, last_credential_ms: never,
-            strong_auth_deadline_ms: never, last_server_contact_ms: never, token_generation: 0,
-            interruption_until_ms: never)
+        try initStruct(info, size: infoInitSize, layouts: infoLayouts, name: "info", cInfoDefaults())
+    }
+}
+
+@c @implementation
+public func inact_info_init_sized(_ info: UnsafeMutablePointer<inact_info>?, _ size: Int) -> Int32 {
+    status { () throws(InactivityError) in
+        try initStruct(info, size: cSize(size), layouts: infoLayouts, name: "info", cInfoDefaults())
     }
 }
 
@@ -275,10 +381,8 @@ private extension UInt32 {
 
 private func engineOptions(_ config: UnsafePointer<inact_config>?) throws(InactivityError) -> (InactivityEngine.Delivery, EngineClock) {
     guard let config else { return (.thread, .system) }
-    // inact_config has not grown since 1.0: its first size is its current one
-    _ = try checkSize(UnsafeRawPointer(config), first: MemoryLayout<inact_config>.size,
-                      known: MemoryLayout<inact_config>.size, name: "inact_config")
-    let c = config.pointee
+    let size = try checkSize(UnsafeRawPointer(config), layouts: configLayouts, name: "inact_config")
+    let c = readStruct(config, size, defaults: cConfigDefaults())
     guard let delivery = InactivityEngine.Delivery(rawValue: c.delivery) else {
         throw InactivityError(.invalidArgument, "config.delivery (\(c.delivery)) must be INACT_DELIVERY_THREAD (0) or _HOST (1)")
     }
@@ -347,9 +451,11 @@ public func inact_restore(_ engine: inact_engine, _ bytes: UnsafePointer<UInt8>?
     withEngine(engine) { e throws(InactivityError) in
         let length = cSize(length)
         guard bytes != nil || length == 0 else { throw nullPointer("bytes") }
-        // A snapshot is at most INACT_SNAPSHOT_MAX_SIZE bytes: one byte more is enough for the
-        // core to see that a longer one is too long, so no more of the caller's buffer is read.
-        let count = Int(min(length, UInt(INACT_SNAPSHOT_MAX_SIZE) + 1))
+        // The longest snapshot a restore reads is format 2's (104 bytes, more than the 96 of
+        // INACT_SNAPSHOT_MAX_SIZE that every snapshot written now fits): one byte more is enough
+        // for the core to see that a longer one is too long, so no more of the caller's buffer
+        // is read.
+        let count = Int(min(length, UInt(Snapshot.longestReadable) + 1))
         let copied = bytes.map { Array(UnsafeBufferPointer(start: $0, count: count)) } ?? []
         try e.restore(copied, length: UInt64(length))
     }
@@ -479,9 +585,8 @@ public func inact_set_ceilings(_ engine: inact_engine, _ ceilings: UnsafePointer
 public func inact_get_ceilings(_ engine: inact_engine, _ ceilings: UnsafeMutablePointer<inact_ceilings>?) -> Int32 {
     withEngine(engine) { e throws(InactivityError) in
         guard let ceilings else { throw nullPointer("ceilings") }
-        let size = try checkSize(UnsafeRawPointer(ceilings), first: MemoryLayout<inact_ceilings>.size,
-                                 known: MemoryLayout<inact_ceilings>.size, name: "inact_ceilings")
-        writeStruct(cCeilings(try e.ceilings()), to: ceilings, size: size)
+        let size = try checkSize(UnsafeRawPointer(ceilings), layouts: ceilingsLayouts, name: "inact_ceilings")
+        writeStruct(cCeilings(try e.ceilings()), to: ceilings, size)
     }
 }
 
@@ -515,11 +620,10 @@ public func inact_get_remaining(_ engine: inact_engine, _ outRemainingMs: Unsafe
 public func inact_get_info(_ engine: inact_engine, _ info: UnsafeMutablePointer<inact_info>?) -> Int32 {
     withEngine(engine) { e throws(InactivityError) in
         guard let info else { throw nullPointer("info") }
-        let size = try checkSize(UnsafeRawPointer(info), first: infoSize1_0,
-                                 known: MemoryLayout<inact_info>.size, name: "inact_info")
+        let size = try checkSize(UnsafeRawPointer(info), layouts: infoLayouts, name: "inact_info")
         let i = try e.info()
         writeStruct(inact_info(
-            size: UInt32(size), state: i.state.rawValue, reason: i.reason.rawValue, delivery: i.delivery.rawValue,
+            size: UInt32(size.size), state: i.state.rawValue, reason: i.reason.rawValue, delivery: i.delivery.rawValue,
             clock: i.isManualClock ? INACT_CLOCK_MANUAL.rawValue.int32 : INACT_CLOCK_SYSTEM.rawValue.int32,
             in_background: i.inBackground ? 1 : 0, visible_windows: i.visibleWindows,
             open_scopes: i.openScopes, open_holds: i.openHolds, unlock_failures: i.unlockFailures,
@@ -530,7 +634,7 @@ public func inact_get_info(_ engine: inact_engine, _ info: UnsafeMutablePointer<
             needs_server_contact: i.needsServerContact ? 1 : 0, last_credential_ms: i.lastCredentialMs,
             strong_auth_deadline_ms: i.strongAuthDeadlineMs, last_server_contact_ms: i.lastServerContactMs,
             token_generation: i.tokenGeneration, interruption_until_ms: i.interruptionUntilMs),
-            to: info, size: size)
+            to: info, size)
     }
 }
 
@@ -538,9 +642,8 @@ public func inact_get_info(_ engine: inact_engine, _ info: UnsafeMutablePointer<
 public func inact_get_policy(_ engine: inact_engine, _ policy: UnsafeMutablePointer<inact_policy>?) -> Int32 {
     withEngine(engine) { e throws(InactivityError) in
         guard let policy else { throw nullPointer("policy") }
-        let size = try checkSize(UnsafeRawPointer(policy), first: policySize1_0,
-                                 known: MemoryLayout<inact_policy>.size, name: "inact_policy")
-        writeStruct(cPolicy(try e.policy()), to: policy, size: size)
+        let size = try checkSize(UnsafeRawPointer(policy), layouts: policyLayouts, name: "inact_policy")
+        writeStruct(cPolicy(try e.policy()), to: policy, size)
     }
 }
 

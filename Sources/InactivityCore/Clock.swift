@@ -26,6 +26,15 @@ public struct ClockReading: Sendable, Equatable {
 public enum SystemClock {
     // INACTIVITY_LINUX: the Embedded build for ARM compiles for a bare-metal triple (the only one
     // the toolchain's Embedded stdlib has) against Linux headers, so os(Linux) is false there.
+    #if arch(wasm32)
+    /// The web's one clock, made of the host's two (see WebClock). One thread: no lock.
+    nonisolated(unsafe) static var web = WebClock()
+
+    /// The monotonic clock in milliseconds: the host's two clocks under WebClock's rule.
+    public static func monotonicMs() -> Int64 {
+        web.read(monotonicMs: inactivity_host_monotonic_ms(), wallMs: inactivity_host_wall_ms())
+    }
+    #else
     #if os(Linux) || os(Android) || INACTIVITY_LINUX
     static let monotonicID = CLOCK_BOOTTIME
     #else
@@ -35,6 +44,7 @@ public enum SystemClock {
     /// The monotonic clock in milliseconds (floor): a vDSO read, no lock, no allocation.
     @inline(__always)
     public static func monotonicMs() -> Int64 { inactivity_monotonic_ms(monotonicID) }
+    #endif
 
     /// The wall clock in milliseconds since 1970 (floor), in 64-bit seconds on every target: on
     /// a 32-bit time_t (armeabi-v7a) through the kernel's 64-bit-time call, so it stays right
@@ -63,6 +73,54 @@ public enum SystemClock {
 
     public static func now() -> ClockReading {
         ClockReading(monotonicMs: monotonicMs(), wallMs: wallMs(), bootID: bootID)
+    }
+}
+
+/// The system clock where the platform has no clock that counts deep sleep (the web: wasm32),
+/// made of two host clocks: a monotonic one that may stop while the machine sleeps
+/// (`performance.now()`) and the wall clock, which counts sleep but can be set (`Date.now()`).
+/// The rule, applied at every reading (every call reads the clock before it decides, so every
+/// call catches up first):
+/// - between two readings, the time elapsed is the monotonic clock's step, or the wall clock's
+///   when that is more than `wallLeadMs` longer: time that only the wall clock saw (the machine
+///   slept, or the user set the clock forward) counts as elapsed, which can only make the
+///   session lock or expire sooner (fail secure);
+/// - a wall clock set back (a negative or shorter step) counts nothing: the monotonic step is
+///   the elapsed time, so nobody gains time by setting the clock back;
+/// - the result never goes back and starts at the first monotonic reading.
+/// A lead up to `wallLeadMs` per step is ignored, so that the two clocks' rounding and a slewed
+/// wall clock do not add up over many readings; a sleep shorter than that is not counted.
+/// Pure logic: the platform passes the readings, and the JavaScript tests drive it with
+/// invented host clocks.
+public struct WebClock: Sendable {
+    /// The wall clock's lead over the monotonic clock, per step, from which it counts.
+    public static let wallLeadMs: Int64 = 1000
+    private var lastMonotonicMs: Int64 = 0
+    private var lastWallMs: Int64 = 0
+    private var valueMs: Int64 = 0
+    private var started = false
+
+    public init() {}
+
+    /// The clock now, from the two host readings (ms).
+    public mutating func read(monotonicMs: Int64, wallMs: Int64) -> Int64 {
+        guard started else {
+            started = true
+            lastMonotonicMs = monotonicMs
+            lastWallMs = wallMs
+            valueMs = max(monotonicMs, 0)
+            return valueMs
+        }
+        let (rawMono, monoOverflow) = monotonicMs.subtractingReportingOverflow(lastMonotonicMs)
+        let monoStep = monoOverflow ? 0 : max(rawMono, 0)
+        let (wallStep, wallOverflow) = wallMs.subtractingReportingOverflow(lastWallMs)
+        var step = monoStep
+        if !wallOverflow, wallStep > monoStep, wallStep - monoStep > WebClock.wallLeadMs { step = wallStep }
+        lastMonotonicMs = max(monotonicMs, lastMonotonicMs)
+        lastWallMs = wallMs
+        let (next, overflow) = valueMs.addingReportingOverflow(step)
+        valueMs = overflow ? .max : next
+        return valueMs
     }
 }
 

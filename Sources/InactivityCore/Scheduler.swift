@@ -177,7 +177,14 @@ final class Scheduler: @unchecked Sendable {
             Scheduler.shared.run()
             return nil
         }, nil)
-        guard rc == 0 else { throw systemError("pthread_create", rc) }
+        guard rc == 0 else {
+            #if arch(wasm32)
+            // The rule, not only errno's text: the platform has no threads (inactivity_wasm.h).
+            throw InactivityError(.system, "scheduler thread: pthread_create failed: wasm32 has no threads, so THREAD delivery on the SYSTEM clock cannot run: create the engine with config.delivery = INACT_DELIVERY_HOST and call inact_next_deadline / inact_poll (errno \(rc))")
+            #else
+            throw systemError("pthread_create", rc)
+            #endif
+        }
     }
 
     private func run() {

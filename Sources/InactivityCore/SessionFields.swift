@@ -2,7 +2,8 @@
 // process may hold a million engines (BENCHMARKS.md, "Memory per engine"), so the Optional
 // fields keep their presence in one bit each (`Present`) and the fields few sessions use live in
 // a side allocation (`Side<MachineRare>`), both in Storage.swift. Nothing here decides anything:
-// the rules are in SessionMachine.swift (inputs, deadlines, evaluation) and SessionRestore.swift
+// the rules are in SessionRules.swift (the tables), SessionMachine.swift (inputs, deadlines,
+// evaluation) and SessionRestore.swift
 // (snapshot and restore), extensions of this struct.
 //
 // The packed storage (`present`, `rare`, the `raw` values) is private to this file: only the

@@ -1,42 +1,30 @@
-// The session state machine. Every rule that decides a state, a reason, or what activity
-// counts lives in this file, except restore's (SessionRestore.swift); the machine's fields and
-// their packing are SessionFields.swift. The engine (Engine.swift) and the lock-free activity
-// gate (ActivityGate.swift) only execute what the machine publishes.
+// The session state machine: executes the rules of SessionRules.swift (the transition table,
+// the deadline table, the named conditions and refusals) on the machine's fields
+// (SessionFields.swift); restore's rules are SessionRestore.swift. The engine (Engine.swift) and
+// the lock-free activity gate (ActivityGate.swift) only execute what the machine publishes.
 //
 // Theory of operation
 // -------------------
 // The machine is a value with no clock, no lock and no thread: every call takes `now`
 // (milliseconds on a monotonic clock that counts deep sleep) and the engine around it
-// supplies time, locking and delivery. Arguments arrive validated (the engine's public API is
-// the boundary that checks them); the machine asserts what it relies on.
+// supplies time, locking and delivery. Arguments arrive with their own range checked (the
+// engine's public API is the boundary that checks them); what depends on the session is
+// checked here, as a refusal the transition table names.
 //
-// A session is five states (LOADING, ACTIVE, WARNING, LOCKED, EXPIRED). Two things move it:
+// A session is five states (LOADING, ACTIVE, WARNING, LOCKED, EXPIRED). Two things move it
+// (SessionRules.swift's head says how the tables decide):
 //
-// 1. Inputs (start, lock, unlock, ...). `Input.rule` below is the transition table: for every
-//    input and every state it says `refused` (INACT_E_INVALID_STATE, nothing changes), `noOp`
-//    (success, nothing changes), `applied`, or applied only when a condition holds, and where
-//    an applied input takes the session. Every input method starts by consulting it
-//    (`admits`), so the table is the whole truth about which input does what where.
-// 2. Deadlines, derived from the fields on demand (never stored, so they cannot go stale).
-//    `DeadlineKind.rule` is their table: the states each runs in and where it leads.
-//      warning    = last activity + effective idle - warning
-//      idle       = last activity + effective idle            (LOCK or EXPIRE)
-//      background = background start + background timeout    (LOCKED)
-//      absolute   = start + absolute timeout                  (EXPIRED)
-//      locked     = locked-at + locked timeout                (EXPIRED)
-//      grace end  = all windows hidden + grace                (background takes effect)
-//      tick       = idle deadline - k * tick, k >= 1          (countdown in WARNING)
-//      offline    = last server contact + offline timeout     (LOCKED)
-//      offline expiry = last server contact + offline expiry  (EXPIRED)
-//    A background that begins inside an announced expected interruption does not lock before
-//    the announcement's end (background = max(background start + timeout, announcement end)).
-//    What an unlock needs is derived too (`requiredAuth`): the credential once the time since
-//    the last credential verification reached the strong-auth timeout, or while
-//    `credentialRequired`.
+// 1. Inputs. Every input method starts with `admits(.input)` (the cell for the input and the
+//    state), raises refusals only through `refuse`, and changes state only through `move(by:)`.
+// 2. Deadlines, derived from the fields on demand (the deadline properties below; their table
+//    and `time(of:)` are in SessionRules.swift). A background that begins inside an announced
+//    expected interruption does not lock before the announcement's end. What an unlock needs is
+//    derived too (`requiredAuth`): the credential once the time since the last credential
+//    verification reached the strong-auth timeout, or while `credentialRequired`.
 //    `evaluate(now:)` applies every deadline that is due, one at a time in time order (ties:
-//    the most severe first), each at its own instant, exactly as if the process had been
-//    awake throughout. So a lock at t1 starts the locked timeout at t1, and a frozen process
-//    that wakes two hours late lands in the right final state.
+//    the table's order, most severe first), each at its own instant, exactly as if the process
+//    had been awake throughout. So a lock at t1 starts the locked timeout at t1, and a frozen
+//    process that wakes two hours late lands in the right final state.
 //
 // The host sees only results: `collect(now:)` turns everything that happened since the last
 // collect into at most one STATE_CHANGED event (from the state the host last saw to the
@@ -50,204 +38,12 @@
 // - ACTIVE and WARNING have a start time; LOCKED has a locked-at time.
 // - `reason` is one of `Reason.allowed(in: state)`.
 
-/// An input the host gives the engine. Its row in the transition table is `rule`.
-///
-/// Adding an input: a case here, its row in `rule`, its `name`, and a method on
-/// `SessionMachine` that starts with `guard try admits(.input) else { return }`.
-enum Input: CaseIterable {
-    case start, restore, activity, continueSession, lock, unlock, unlockFailed, end
-    case refreshResult, refreshRevoked, background, foreground, windowShown, windowHidden
-    case pushScope, popScope, acquireHold, releaseHold, setPolicy
-    case expectInterruption, deviceLocked, biometricsChanged, tokenRotated
-    case serverContact, setCeilings
-
-    /// The transition table: what the input does in each state, and where it leads when applied.
-    var rule: Rule {
-        switch self {
-        //                         LOADING   ACTIVE    WARNING     LOCKED    EXPIRED   when applied
-        case .start:          Rule(.applied, .refused, .refused,   .refused, .applied, .to(.active, .started))
-        case .restore:        Rule(.applied, .refused, .refused,   .refused, .refused, .toSnapshot)
-        case .activity:       Rule(.noOp,    .counted, .dismisses, .noOp,    .noOp,    .to(.active, .activity))
-        case .continueSession:Rule(.refused, .refused, .applied,   .refused, .refused, .to(.active, .continued))
-        case .lock:           Rule(.refused, .applied, .applied,   .noOp,    .refused, .to(.locked, .manualLock))
-        case .unlock:         Rule(.refused, .refused, .refused,   .unlessBg,.refused, .to(.active, .unlocked))
-        case .unlockFailed:   Rule(.refused, .refused, .refused,   .applied, .refused, .atFailureLimit(.expired, .unlockFailures))
-        case .end:            Rule(.applied, .applied, .applied,   .applied, .noOp,    .toNamedReason(.expired))
-        case .refreshResult:  Rule(.noOp,    .noOp,    .noOp,      .noOp,    .noOp,    .stays)
-        case .refreshRevoked: Rule(.applied, .applied, .applied,   .applied, .noOp,    .to(.expired, .revoked))
-        // Only a live session has a background timeout to spare.
-        case .expectInterruption:
-                              Rule(.refused, .applied, .applied,   .refused, .refused, .stays)
-        // Background starts in every state; a live session locks too when the policy says so.
-        case .deviceLocked:   Rule(.applied, .applied, .applied,   .applied, .applied, .toWhen(.locksOnDeviceLock, .locked, .deviceLocked))
-        case .background, .foreground, .windowShown, .windowHidden, .pushScope, .popScope,
-             .acquireHold, .releaseHold, .setPolicy, .biometricsChanged, .tokenRotated,
-             .serverContact, .setCeilings:
-                              Rule(.applied, .applied, .applied,   .applied, .applied, .stays)
-        }
-    }
-
-    var name: String {
-        switch self {
-        case .start: "start"
-        case .restore: "restore"
-        case .activity: "activity"
-        case .continueSession: "continue"
-        case .lock: "lock"
-        case .unlock: "unlock"
-        case .unlockFailed: "unlock failed"
-        case .end: "end"
-        case .refreshResult: "refresh result"
-        case .refreshRevoked: "revoked refresh"
-        case .background: "background"
-        case .foreground: "foreground"
-        case .windowShown: "window shown"
-        case .windowHidden: "window hidden"
-        case .pushScope: "push scope"
-        case .popScope: "pop scope"
-        case .acquireHold: "acquire hold"
-        case .releaseHold: "release hold"
-        case .setPolicy: "set policy"
-        case .expectInterruption: "expect interruption"
-        case .deviceLocked: "device locked"
-        case .biometricsChanged: "biometrics changed"
-        case .tokenRotated: "token rotated"
-        case .serverContact: "server contact"
-        case .setCeilings: "set ceilings"
-        }
-    }
-}
-
-/// What an input does in one state.
-enum Outcome: Equatable {
-    /// Refused with `invalidState`; nothing changes.
-    case refused
-    /// Accepted; nothing changes.
-    case noOp
-    /// The input's effect is applied.
-    case applied
-    /// Applied when the condition holds at the time of the call; a no-op otherwise.
-    case appliedIf(Condition)
-    /// Refused (`invalidState`) when the condition holds at the time of the call; applied
-    /// otherwise.
-    case refusedIf(Condition)
-
-    /// Activity that counts is applied.
-    static let counted = Outcome.appliedIf(.activityCounts)
-    /// Activity that counts and that the policy lets dismiss the warning is applied.
-    static let dismisses = Outcome.appliedIf(.activityDismissesWarning)
-    /// Unlock is refused in background once the background timeout has passed.
-    static let unlessBg = Outcome.refusedIf(.backgroundTimeoutPassed)
-}
-
-/// What an applicable outcome may depend on besides the state.
-enum Condition: Equatable {
-    /// The policy counts the activity's kind and the app is in foreground.
-    case activityCounts
-    /// As `activityCounts`, and `policy.activityDismissesWarning` is set.
-    case activityDismissesWarning
-    /// In background (in effect, not a grace) for at least the background timeout: an ACTIVE
-    /// session would lock again at once, LOCKED to LOCKED with no event for the host.
-    case backgroundTimeoutPassed
-    /// `policy.lockOnDeviceLock` is set and the session is ACTIVE or WARNING.
-    case locksOnDeviceLock
-}
-
-extension Condition {
-    /// How a refusal for this condition reads: "<input> is not allowed <refusal>".
-    var refusal: String {
-        switch self {
-        case .activityCounts, .activityDismissesWarning, .locksOnDeviceLock: "without the condition"
-        case .backgroundTimeoutPassed:
-            "in background once the background timeout has passed (the session would lock again at once): enter foreground first"
-        }
-    }
-}
-
-/// Where an applied input takes the session.
-enum Move: Equatable {
-    /// The input does not change the state (fields may; in WARNING an idle deadline moved
-    /// later ends the warning by its own rule: ACTIVE, EXTENDED).
-    case stays
-    /// To this state and reason (from the same state: the fields change, the state does not).
-    case to(SessionState, Reason)
-    /// To this state, with the reason the input names (`end`).
-    case toNamedReason(SessionState)
-    /// To this state and reason once the failures reach the policy's limit; else stays.
-    case atFailureLimit(SessionState, Reason)
-    /// To this state and reason when the condition holds; else stays.
-    case toWhen(Condition, SessionState, Reason)
-    /// To the snapshot's state, judged at this clock; EXPIRED (RESTORE_FAILED) when corrupt.
-    case toSnapshot
-}
-
-/// One row of the transition table.
-struct Rule {
-    var loading, active, warning, locked, expired: Outcome
-    var move: Move
-
-    init(_ loading: Outcome, _ active: Outcome, _ warning: Outcome, _ locked: Outcome, _ expired: Outcome,
-         _ move: Move) {
-        (self.loading, self.active, self.warning, self.locked, self.expired) = (loading, active, warning, locked, expired)
-        self.move = move
-    }
-
-    subscript(state: SessionState) -> Outcome {
-        switch state {
-        case .loading: loading
-        case .active: active
-        case .warning: warning
-        case .locked: locked
-        case .expired: expired
-        }
-    }
-}
-
-/// A set of states as bits.
-struct StateSet: OptionSet {
-    let rawValue: UInt8
-    static let loading = StateSet(rawValue: 1 << 0)
-    static let active = StateSet(rawValue: 1 << 1)
-    static let warning = StateSet(rawValue: 1 << 2)
-    static let locked = StateSet(rawValue: 1 << 3)
-    static let expired = StateSet(rawValue: 1 << 4)
-    static let all: StateSet = [.loading, .active, .warning, .locked, .expired]
-
-    func contains(_ state: SessionState) -> Bool { rawValue & (1 << UInt8(state.rawValue)) != 0 }
-}
-
 /// The earlier of two optional instants.
 @inline(__always)
 func earliest(_ a: Int64?, _ b: Int64?) -> Int64? {
     guard let a else { return b }
     guard let b else { return a }
     return min(a, b)
-}
-
-/// The deadlines, in tie-break order: at the same instant the earlier case is applied first
-/// (most severe first), so simultaneous idle lock and absolute expiry end in EXPIRED.
-enum DeadlineKind: Int, Comparable, CaseIterable {
-    case absolute, offlineExpiry, lockedTimeout, idleExpire, offlineLock, background, idleLock, graceEnd, warning, tick
-    static func < (a: DeadlineKind, b: DeadlineKind) -> Bool { a.rawValue < b.rawValue }
-
-    /// The deadline table: the states the deadline runs in, and the state and reason it leads
-    /// to (nil: the state does not change).
-    var rule: (runsIn: StateSet, to: (state: SessionState, reason: Reason)?) {
-        switch self {
-        case .absolute:      ([.active, .warning, .locked], (.expired, .absoluteTimeout))
-        case .offlineExpiry: ([.active, .warning, .locked], (.expired, .offlineExpiry))
-        case .offlineLock:   ([.active, .warning],          (.locked, .offlineTimeout))
-        case .lockedTimeout: ([.locked],                    (.expired, .lockedTimeout))
-        case .idleExpire:    ([.active, .warning],          (.expired, .idleTimeout))
-        case .background:    ([.active, .warning],          (.locked, .backgroundTimeout))
-        case .idleLock:      ([.active, .warning],          (.locked, .idleTimeout))
-        case .graceEnd:      (.all,                         nil)   // background takes effect
-        case .warning:       ([.active],                    (.warning, .idle))
-        case .tick:          ([.warning],                   nil)   // a countdown TICK event
-        }
-    }
-
-    func runs(in state: SessionState) -> Bool { rule.runsIn.contains(state) }
 }
 
 struct Deadline {
@@ -374,30 +170,27 @@ extension SessionMachine {
     }
 
     /// The next countdown tick: the largest k * tick strictly below the remaining time covered.
-    private var tickDeadline: (index: Int64, time: Int64)? {
+    var tickDeadline: (index: Int64, time: Int64)? {
         guard DeadlineKind.tick.runs(in: state), policy.tickMs > 0, let k = tickIndex, k > 1,
               let d = idleDeadline else { return nil }
         return (k - 1, d - (k - 1) * policy.tickMs)
     }
 
-    /// The earliest deadline that can fire from the current fields (ties: the most severe).
+    /// The earliest deadline that can fire from the current fields (ties: the table's order,
+    /// most severe first).
     private func earliestDeadline(includingTicks: Bool = true) -> Deadline? {
         var best: Deadline?
-        func consider(_ time: Int64?, _ kind: DeadlineKind) {
-            guard let time, kind.runs(in: state) else { return }
-            if let b = best, (b.time, b.kind) <= (time, kind) { return }
-            best = Deadline(time: time, kind: kind)
+        for kind in DeadlineKind.allCases where includingTicks || kind != .tick {
+            // In tie order: a later kind replaces the best only when strictly earlier.
+            guard let t = time(of: kind), best.map({ t < $0.time }) ?? true else { continue }
+            best = Deadline(time: t, kind: kind)
         }
-        consider(absoluteDeadline, .absolute)
-        consider(offlineExpiryDeadline, .offlineExpiry)
-        consider(offlineLockDeadline, .offlineLock)
-        consider(lockedDeadline, .lockedTimeout)
-        if let d = idleDeadline { consider(d, policy.idleAction == .lock ? .idleLock : .idleExpire) }
-        consider(backgroundDeadline, .background)
-        consider(graceDeadline, .graceEnd)
-        consider(warningDeadline, .warning)
-        if includingTicks { consider(tickDeadline?.time, .tick) }
         return best
+    }
+
+    /// The earliest time among the kinds `include` selects.
+    private func earliestTime(_ include: (DeadlineKind) -> Bool) -> Int64? {
+        DeadlineKind.allCases.reduce(nil) { include($1) ? earliest($0, time(of: $1)) : $0 }
     }
 
     /// The next instant the machine must be evaluated, if any.
@@ -408,10 +201,7 @@ extension SessionMachine {
     var nextWakeIgnoringTicks: Int64? { earliestDeadline(includingTicks: false)?.time }
 
     /// The next lock or expiry: what a countdown shows.
-    var nextLockOrExpiry: Int64? {
-        earliest(earliest(earliest(idleDeadline, absoluteDeadline), earliest(backgroundDeadline, lockedDeadline)),
-                 earliest(offlineLockDeadline, offlineExpiryDeadline))
-    }
+    var nextLockOrExpiry: Int64? { earliestTime { $0.locksOrExpires } }
 
     func remaining(at now: Int64) -> Int64 {
         guard let t = nextLockOrExpiry else { return SessionPolicy.never }
@@ -425,7 +215,7 @@ extension SessionMachine {
         guard admitsActivity(ofKind: nil) else { return .ignore }
         // A stamp of the last activity (the state stays) is what the gate can do without the
         // lock; a change of state takes it.
-        if case .to(let target, _) = Input.activity.rule.move, target == state { return .accept }
+        if Input.activity.cell(in: state).move == .stays { return .accept }
         return .slow
     }
 
@@ -438,13 +228,12 @@ extension SessionMachine {
                             window: SessionPolicy.never, horizon: nextWake ?? SessionPolicy.never)
         if mode == .accept {
             // The idle and warning deadlines move with each stamp: the window covers them,
-            // measured from the gate's last stamp; the horizon is every other deadline.
+            // measured from the gate's last stamp; the horizon is every deadline activity does
+            // not move.
             if !idleSuspended {
                 view.window = policy.warningMs > 0 ? effectiveIdleMs - policy.warningMs : effectiveIdleMs
             }
-            view.horizon = earliest(earliest(earliest(absoluteDeadline, backgroundDeadline), graceDeadline),
-                                    earliest(offlineLockDeadline, offlineExpiryDeadline))
-                ?? SessionPolicy.never
+            view.horizon = earliestTime { !$0.rule.movesWithActivity } ?? SessionPolicy.never
         }
         return view
     }
@@ -554,20 +343,17 @@ extension SessionMachine {
         }
     }
 
-    /// Makes the move an applied input's table row names.
+    /// Makes the move the input's cell names in the current state: the one way an input
+    /// changes the state.
     private mutating func move(by input: Input, reason named: Reason? = nil, at t: Int64) {
-        switch input.rule.move {
-        case .to(let s, let r), .atFailureLimit(let s, let r), .toWhen(_, let s, let r): transition(to: s, r, at: t)
+        switch input.cell(in: state).move {
+        case .stays: break
+        case .to(let s, let r): transition(to: s, r, at: t)
+        case .toIf(let c, let s, let r): if holds(c, kind: nil) { transition(to: s, r, at: t) }
         case .toNamedReason(let s): transition(to: s, named!, at: t)
-        case .stays, .toSnapshot: assertionFailure("\(input.name) names no single move")
+        case .toSnapshot: assertionFailure("\(input.name): a restore lands by RestoreRule")
         }
     }
-
-    /// WARNING ends by itself when its deadline is no longer due.
-    static let warningEnds = (from: SessionState.warning, to: SessionState.active, reason: Reason.extended)
-    /// A running session whose clock jumped back or changed boots (`observe`).
-    static let clockDiscontinuity = (from: [SessionState.active, .warning], to: SessionState.locked,
-                                     reason: Reason.untrustedClock)
 
     /// WARNING lasts only while its deadline is due: when an input moved the idle deadline
     /// later (a hold, a scope popped, a relaxed policy), return to ACTIVE (EXTENDED).
@@ -607,32 +393,42 @@ extension SessionMachine {
     /// Consults the transition table for `input` in the current state: throws `invalidState`
     /// when it is refused, returns false for a no-op and true when its effect is to be applied.
     func admits(_ input: Input, kind: ActivityKind? = nil) throws(InactivityError) -> Bool {
-        switch input.rule[state] {
+        switch input.cell(in: state).outcome {
         case .refused: throw InactivityError.invalidState(input.name, state)
         case .noOp: return false
         case .applied: return true
         case .appliedIf(let condition): return holds(condition, kind: kind)
-        case .refusedIf(let condition):
-            guard !holds(condition, kind: kind) else {
-                throw InactivityError(.invalidState, "\(input.name) is not allowed \(condition.refusal) (state \(state))")
-            }
-            return true
         }
     }
 
-    /// Whether `condition` holds now; `kind` nil: for some counted kind.
-    private func holds(_ condition: Condition, kind: ActivityKind?) -> Bool {
+    /// Refuses an admitted `input` for `refusal` when `condition` holds (the method computes
+    /// it; it never tests the state). The cell must list the refusal: a refusal the table does
+    /// not name is a bug (asserted), so the generated docs list every refusal there is.
+    func refuse(_ input: Input, _ refusal: Refusal, if condition: Bool,
+                _ message: @autoclosure () -> String) throws(InactivityError) {
+        assert(input.cell(in: state).refusals.contains(refusal),
+               "\(input.name) in \(state): refusal \(refusal) is not in the transition table")
+        if condition { throw InactivityError(refusal.status, message()) }
+    }
+
+    /// Whether `condition` holds now; `kind` nil: for some counted kind. Never the state.
+    func holds(_ condition: Condition, kind: ActivityKind?) -> Bool {
         switch condition {
         case .activityCounts:
             return (kind.map { policy.activityKinds.contains($0) } ?? true) && backgroundSince == nil
         case .activityDismissesWarning:
             return holds(.activityCounts, kind: kind) && policy.activityDismissesWarning
-        case .backgroundTimeoutPassed:
-            guard let b = backgroundSince else { return false }
-            return deadline(b, plus: policy.backgroundTimeoutMs) <= cursor
-        case .locksOnDeviceLock:
-            return policy.lockOnDeviceLock && (state == .active || state == .warning)
+        case .lockOnDeviceLock:
+            return policy.lockOnDeviceLock
+        case .failuresAtLimit:
+            return policy.maxUnlockFailures > 0 && unlockFailures >= policy.maxUnlockFailures
         }
+    }
+
+    /// In background (in effect, not a grace) for at least the background timeout.
+    var backgroundTimeoutPassed: Bool {
+        guard let b = backgroundSince else { return false }
+        return deadline(b, plus: policy.backgroundTimeoutMs) <= cursor
     }
 
     private func admitsActivity(ofKind kind: ActivityKind?) -> Bool {
@@ -658,7 +454,7 @@ extension SessionMachine {
         assert(kind.isSingleKnownKind)
         guard try admits(.activity, kind: kind) else { return }
         lastActivity = max(lastActivity, now)
-        if state != .active { move(by: .activity, at: now) }   // in ACTIVE: a stamp
+        move(by: .activity, at: now)   // in ACTIVE: a stamp (the cell stays)
     }
 
     mutating func continueSession(now: Int64) throws(InactivityError) {
@@ -675,12 +471,11 @@ extension SessionMachine {
     /// Refuses a method weaker than what the lock requires.
     private func requireStrength(_ method: AuthStrength, _ input: Input, now: Int64) throws(InactivityError) {
         let needed = requiredAuth(at: now)
-        guard method >= needed else {
-            let why = credentialRequired
-                ? "the credential must be verified again (biometrics changed, or the time since the last credential verification is unknown)"
-                : "policy.strong_auth_timeout_ms (\(policy.strongAuthTimeoutMs)) has passed since the last credential verification"
-            throw InactivityError(.weakAuth, "\(input.name): method (\(method)) is weaker than the \(needed) this lock requires: \(why)")
-        }
+        let why = credentialRequired
+            ? "the credential must be verified again (biometrics changed, or the time since the last credential verification is unknown)"
+            : "policy.strong_auth_timeout_ms (\(policy.strongAuthTimeoutMs)) has passed since the last credential verification"
+        try refuse(input, .weakMethod, if: method < needed,
+                   "\(input.name): method (\(method)) is weaker than the \(needed) this lock requires: \(why)")
     }
 
     /// Checks an unlock method on its own (the engine's boundary check).
@@ -695,10 +490,10 @@ extension SessionMachine {
     mutating func unlock(method: AuthStrength = .credential, now: Int64) throws(InactivityError) {
         assert(method != .none)
         guard try admits(.unlock) else { return }
-        if offlineBlocked(at: now) {
-            throw InactivityError(.offline,
-                                  "unlock: no successful server contact for policy.offline_timeout_ms (\(policy.offlineTimeoutMs)): report a server contact first")
-        }
+        try refuse(.unlock, .backgroundTimeoutPassed, if: backgroundTimeoutPassed,
+                   "unlock is not allowed in background once the background timeout has passed (the session would lock again at once): enter foreground first (state \(state))")
+        try refuse(.unlock, .offline, if: offlineBlocked(at: now),
+                   "unlock: no successful server contact for policy.offline_timeout_ms (\(policy.offlineTimeoutMs)): report a server contact first")
         try requireStrength(method, .unlock, now: now)
         lastActivity = now
         unlockFailures = 0
@@ -716,9 +511,7 @@ extension SessionMachine {
         guard try admits(.unlockFailed) else { return unlockFailures }
         try requireStrength(method, .unlockFailed, now: now)
         unlockFailures = unlockFailures == .max ? .max : unlockFailures + 1
-        if policy.maxUnlockFailures > 0 && unlockFailures >= policy.maxUnlockFailures {
-            move(by: .unlockFailed, at: now)
-        }
+        move(by: .unlockFailed, at: now)   // at the limit
         return unlockFailures
     }
 
@@ -767,10 +560,8 @@ extension SessionMachine {
     /// The host stored refresh token `generation` (a rotation). Generations never go back.
     mutating func tokenRotated(_ generation: UInt64, now: Int64) throws(InactivityError) {
         guard try admits(.tokenRotated) else { return }
-        guard generation >= newestGeneration else {
-            throw InactivityError(.invalidArgument,
-                                  "generation (\(generation)) is older than the newest generation seen (\(newestGeneration))")
-        }
+        try refuse(.tokenRotated, .olderGeneration, if: generation < newestGeneration,
+                   "generation (\(generation)) is older than the newest generation seen (\(newestGeneration))")
         newestGeneration = generation
     }
 
@@ -794,9 +585,7 @@ extension SessionMachine {
         guard try admits(.deviceLocked) else { return }
         interruption = nil
         enterBackground(now: now)
-        if case .toWhen(let condition, _, _) = Input.deviceLocked.rule.move, holds(condition, kind: nil) {
-            move(by: .deviceLocked, at: now)
-        }
+        move(by: .deviceLocked, at: now)   // with lock on device lock, where a session runs
     }
 
     /// Checks an announced duration on its own (the engine's boundary check).
@@ -811,13 +600,10 @@ extension SessionMachine {
     mutating func expectInterruption(maxMs: Int64, now: Int64) throws(InactivityError) {
         assert(maxMs >= 0)
         guard try admits(.expectInterruption) else { return }
-        guard maxMs <= policy.expectedInterruptionMaxMs else {
-            throw InactivityError(.invalidArgument,
-                                  "max_ms (\(maxMs)) must be at most policy.expected_interruption_max_ms (\(policy.expectedInterruptionMaxMs))")
-        }
-        guard backgroundSince == nil && hiddenSince == nil else {
-            throw InactivityError(.invalidState, "expect interruption is not allowed in background (announce before the sheet appears)")
-        }
+        try refuse(.expectInterruption, .overInterruptionCap, if: maxMs > policy.expectedInterruptionMaxMs,
+                   "max_ms (\(maxMs)) must be at most policy.expected_interruption_max_ms (\(policy.expectedInterruptionMaxMs))")
+        try refuse(.expectInterruption, .announcedInBackground, if: backgroundSince != nil || hiddenSince != nil,
+                   "expect interruption is not allowed in background (announce before the sheet appears)")
         interruption = maxMs == 0 ? nil : (now, now + maxMs)
     }
 
@@ -859,19 +645,16 @@ extension SessionMachine {
 
     mutating func windowShown(now: Int64) throws(InactivityError) {
         guard try admits(.windowShown) else { return }
-        guard visibleWindows < SessionMachine.maxVisibleWindows else {
-            throw InactivityError(.limit, "visible windows: at most \(SessionMachine.maxVisibleWindows)")
-        }
+        try refuse(.windowShown, .windowLimit, if: visibleWindows >= SessionMachine.maxVisibleWindows,
+                   "visible windows: at most \(SessionMachine.maxVisibleWindows)")
         visibleWindows += 1
         if visibleWindows == 1 { resumeForeground(now: now) }
     }
 
     mutating func windowHidden(now: Int64) throws(InactivityError) {
         guard try admits(.windowHidden) else { return }
-        guard visibleWindows > 0 else {
-            throw InactivityError(.invalidState,
-                                  "window hidden: visible windows (0) must be > 0 (every window hidden needs a window shown before it)")
-        }
+        try refuse(.windowHidden, .noWindowShown, if: visibleWindows <= 0,
+                   "window hidden: visible windows (0) must be > 0 (every window hidden needs a window shown before it)")
         visibleWindows -= 1
         if visibleWindows == 0 && backgroundSince == nil {
             hiddenSince = now
@@ -892,13 +675,10 @@ extension SessionMachine {
         assert((try? SessionMachine.checkScope(idleTimeoutMs: idleTimeoutMs)) != nil)
         guard try admits(.pushScope) else { return 0 }
         // Against the policy in force: a check of the session, not of the value alone.
-        guard idleTimeoutMs > policy.warningMs else {
-            throw InactivityError(.invalidArgument,
-                                  "idle_timeout_ms (\(idleTimeoutMs)) must be longer than policy.warning_ms (\(policy.warningMs))")
-        }
-        guard scopes.count < maxOpenScopesOrHolds else {
-            throw InactivityError(.limit, "scopes: at most \(maxOpenScopesOrHolds) open at once")
-        }
+        try refuse(.pushScope, .scopeNotAboveWarning, if: idleTimeoutMs <= policy.warningMs,
+                   "idle_timeout_ms (\(idleTimeoutMs)) must be longer than policy.warning_ms (\(policy.warningMs))")
+        try refuse(.pushScope, .scopeLimit, if: scopes.count >= maxOpenScopesOrHolds,
+                   "scopes: at most \(maxOpenScopesOrHolds) open at once")
         let id = nextScopeID
         nextScopeID += 1
         scopes.append((id, idleTimeoutMs))
@@ -908,19 +688,17 @@ extension SessionMachine {
 
     mutating func popScope(_ id: UInt64, now: Int64) throws(InactivityError) {
         guard try admits(.popScope) else { return }
-        guard let i = scopes.firstIndex(where: { $0.id == id }) else {
-            throw InactivityError(.notFound, "scope_id (\(id)) is not an open scope")
-        }
-        scopes.remove(at: i)
+        let i = scopes.firstIndex { $0.id == id }
+        try refuse(.popScope, .scopeNotOpen, if: i == nil, "scope_id (\(id)) is not an open scope")
+        scopes.remove(at: i!)
         realignTicks()
     }
 
     /// Returns the hold's id (0, never an id, where the table makes it a no-op).
     mutating func acquireHold(now: Int64) throws(InactivityError) -> UInt64 {
         guard try admits(.acquireHold) else { return 0 }
-        guard holds.count < maxOpenScopesOrHolds else {
-            throw InactivityError(.limit, "holds: at most \(maxOpenScopesOrHolds) open at once")
-        }
+        try refuse(.acquireHold, .holdLimit, if: holds.count >= maxOpenScopesOrHolds,
+                   "holds: at most \(maxOpenScopesOrHolds) open at once")
         let id = nextHoldID
         nextHoldID += 1
         holds.append(id)
@@ -929,10 +707,9 @@ extension SessionMachine {
 
     mutating func releaseHold(_ id: UInt64, now: Int64) throws(InactivityError) {
         guard try admits(.releaseHold) else { return }
-        guard let i = holds.firstIndex(of: id) else {
-            throw InactivityError(.notFound, "hold_id (\(id)) is not an open hold")
-        }
-        holds.remove(at: i)
+        let i = holds.firstIndex(of: id)
+        try refuse(.releaseHold, .holdNotOpen, if: i == nil, "hold_id (\(id)) is not an open hold")
+        holds.remove(at: i!)
         if holds.isEmpty && (state == .active || state == .warning) {
             lastActivity = max(lastActivity, now)
         }
@@ -942,12 +719,15 @@ extension SessionMachine {
     mutating func setPolicy(_ newPolicy: SessionPolicy) throws(InactivityError) {
         assertValid(newPolicy)
         guard try admits(.setPolicy) else { return }
-        try ceilings.check(newPolicy)
-        // Against the open scopes: a check of the session, not of the value alone.
-        if let strictest = scopes.map({ $0.idleMs }).min(), newPolicy.warningMs >= strictest {
-            throw InactivityError(.invalidArgument,
-                                  "policy.warning_ms (\(newPolicy.warningMs)) must be shorter than every open scope's idle timeout (\(strictest))")
+        do throws(InactivityError) {
+            try ceilings.check(newPolicy)
+        } catch {
+            try refuse(.setPolicy, .laxerThanCeiling, if: true, error.message)
         }
+        // Against the open scopes: a check of the session, not of the value alone.
+        let strictest = scopes.map({ $0.idleMs }).min() ?? SessionPolicy.never
+        try refuse(.setPolicy, .warningNotBelowScopes, if: newPolicy.warningMs >= strictest,
+                   "policy.warning_ms (\(newPolicy.warningMs)) must be shorter than every open scope's idle timeout (\(strictest))")
         sharedPolicy = Interned.policy(newPolicy)
         if let i = interruption, i.end - i.start > policy.expectedInterruptionMaxMs {
             interruption = (i.start, i.start + policy.expectedInterruptionMaxMs)   // the new cap binds at once
@@ -971,7 +751,8 @@ extension SessionMachine {
         do throws(InactivityError) {
             try tightened.validate()
         } catch {
-            throw InactivityError(.invalidArgument, "ceilings: the current policy made as strict as them is invalid: \(error.message)")
+            try refuse(.setCeilings, .tightenedPolicyInvalid, if: true,
+                       "ceilings: the current policy made as strict as them is invalid: \(error.message)")
         }
         let saved = sharedCeilings
         sharedCeilings = Interned.ceilings(newCeilings)

@@ -1,14 +1,16 @@
 // The machine's snapshot and restore: what a snapshot keeps of a session, and how a restore
 // puts it back and catches up on the time that passed (docs/design.md, "Snapshot and restore").
-// The byte format is Snapshot.swift; the rules of the inputs and deadlines the catch-up applies
-// are SessionMachine.swift.
+// The byte format is Snapshot.swift; the outcomes a restore can land in (`RestoreRule`) and the
+// rules of the inputs and deadlines the catch-up applies are SessionRules.swift.
 
 extension SessionMachine {
     // MARK: Snapshot and restore
 
     func snapshot(clock: ClockReading) throws(InactivityError) -> Snapshot {
-        guard state != .loading else {
-            throw InactivityError(.invalidState, "snapshot: no session in state LOADING")
+        do throws(InactivityError) {
+            _ = try admits(.snapshot)   // refused in LOADING; applied elsewhere
+        } catch {
+            throw InactivityError(error.code, "snapshot: no session in state \(state)")
         }
         // Holds are not kept (their screens push them again), and an open hold means the idle
         // countdown is suspended: it counts from the snapshot, as it would from a release now.

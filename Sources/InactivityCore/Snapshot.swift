@@ -1,29 +1,42 @@
 // The snapshot: versioned bytes with a checksum (docs/design.md, "Snapshot and restore").
 //
-// Format version 2, 104 bytes, little-endian (written by this library):
+// Every snapshot fits INACT_SNAPSHOT_MAX_SIZE (96) bytes, the bound 1.0's header gave its hosts
+// to size their buffers with; it never grows within a major version, so a host built against
+// any 1.x header can save every session (a buffer sized by 1.1's header, which said 128, holds
+// it too).
+//
+// Format version 3, 96 bytes, little-endian (written by this library):
 //    0  magic "INAS"           4
-//    4  version (2)            u16
+//    4  version (3)            u16
 //    6  state                  u8      ACTIVE..EXPIRED
 //    7  reason                 u8      allowed in that state
 //    8  unlock failures        u32
-//   12  flags                  u32     bit 0 background start present, bit 1 locked-at present,
-//                                      bit 2 the credential is required (biometrics changed)
+//   12  flags                  u32     bit 0 background start present, bit 1 locked-at present
+//                                      (exactly in LOCKED), bit 2 the credential is required
 //   16  session start          i64     ms, snapshot's monotonic clock
-//   24  last activity          i64
+//   24  last activity, or      i64     in LOCKED the last activity is the session start (the
+//       locked-at in LOCKED            writer's rule since format 1), so this slot holds locked-at
 //   32  background start       i64     (0 when absent)
-//   40  locked at              i64     (0 when absent)
-//   48  boot id                u64
-//   56  monotonic clock now    i64
-//   64  wall clock now         i64     ms since 1970
-//   72  last credential verification  i64   session start <= it <= snapshot clock
-//   80  last server contact    i64     session start <= it <= snapshot clock
-//   88  newest token generation u64    0 = none seen
-//   96  checksum               u64     FNV-1a 64 of bytes 0..<96
+//   40  boot id                u64
+//   48  monotonic clock now    i64
+//   56  wall clock now         i64     ms since 1970
+//   64  last credential verification  i64   session start <= it <= snapshot clock
+//   72  last server contact    i64     session start <= it <= snapshot clock
+//   80  newest token generation u64    0 = none seen
+//   88  checksum               u64     FNV-1a 64 of bytes 0..<88
 //
-// Version 1 (80 bytes, read only) is bytes 0..<72 of the same layout (flags bits 0 and 1) and
-// its checksum at 72. It did not keep the three later fields; a restore reads them as the
-// strictest values the snapshot allows: the credential and the server last seen at the session
-// start, no token generation.
+// Read only:
+// - Version 2 (104 bytes, written by 1.1): the same fields with their own slots: 0..<24 as
+//   above, last activity at 24, background start 32, locked-at 40 (0 when absent), boot id 48,
+//   monotonic clock 56, wall clock 64, last credential verification 72, last server contact
+//   80, newest token generation 88, checksum at 96 of bytes 0..<96.
+// - Version 1 (80 bytes, written by 1.0) is bytes 0..<72 of version 2's layout (flags bits 0
+//   and 1) and its checksum at 72. It did not keep the three later fields; a restore reads them
+//   as the strictest values the snapshot allows: the credential and the server last seen at the
+//   session start, no token generation.
+// A version this library does not know is refused (INACT_E_SNAPSHOT_VERSION, the engine
+// EXPIRED), as 1.0 and 1.1 refuse version 3: giving a newer snapshot to an older library signs
+// the user out, it never unlocks.
 // A session that never started (EXPIRED from LOADING: an end, a revocation or a failed restore
 // before any sign-in) has no start and no credential verification, and the format has no
 // "none" for them: it is written EXPIRED with the session start, the last activity and the
@@ -34,10 +47,22 @@
 // Scopes and holds are not kept: the screens that own them push them again.
 
 public struct Snapshot: Sendable, Equatable {
-    public static let formatVersion: UInt16 = 2
-    public static let byteCount = 104
-    /// Version 1's size (still restored).
+    public static let formatVersion: UInt16 = 3
+    /// The size of every snapshot this library writes: INACT_SNAPSHOT_MAX_SIZE.
+    public static let byteCount = 96
+    /// The sizes of the versions still restored.
     static let version1ByteCount = 80
+    static let version2ByteCount = 104
+    /// The longest snapshot a restore reads (version 2): the C ABI copies one byte more.
+    public static let longestReadable = version2ByteCount
+
+    static func size(ofVersion version: UInt16) -> Int {
+        switch version {
+        case 1: version1ByteCount
+        case 2: version2ByteCount
+        default: byteCount
+        }
+    }
     static let magic: [UInt8] = Array("INAS".utf8)
 
     public var state: SessionState
@@ -81,6 +106,9 @@ public struct Snapshot: Sendable, Equatable {
         state == .expired && startedAt == monotonicMs && lastActivity == startedAt && lastCredentialAt == startedAt
     }
 
+    /// The version-3 bytes. In LOCKED the last activity is not written (its slot holds
+    /// locked-at) and reads back as the session start, which is what the engine's snapshot
+    /// holds there (an unlock counts idle afresh, so nothing in LOCKED reads it).
     public func encode() -> [UInt8] {
         var out = [UInt8]()
         out.reserveCapacity(Snapshot.byteCount)
@@ -92,9 +120,8 @@ public struct Snapshot: Sendable, Equatable {
         put(unlockFailures)
         put(UInt32((backgroundSince != nil ? 1 : 0) | (lockedAt != nil ? 2 : 0) | (credentialRequired ? 4 : 0)))
         put(startedAt)
-        put(lastActivity)
+        put(lockedAt ?? lastActivity)
         put(backgroundSince ?? 0)
-        put(lockedAt ?? 0)
         put(bootID)
         put(monotonicMs)
         put(wallMs)
@@ -121,9 +148,9 @@ public struct Snapshot: Sendable, Equatable {
     public static func decode(_ bytes: [UInt8], length: UInt64? = nil) throws(InactivityError) -> Snapshot {
         let bytes = LittleEndianBytes(bytes, length: length ?? UInt64(bytes.count))
         let version = try checkLengthAndHeader(bytes)
-        try verifyChecksum(bytes, size: version == 1 ? version1ByteCount : byteCount)
-        var s = try readVersion1Fields(bytes, knownFlags: version == 1 ? 3 : 7)
-        if version >= 2 { readVersion2Fields(bytes, into: &s) }
+        try verifyChecksum(bytes, size: size(ofVersion: version))
+        var s = version == 3 ? try readVersion3(bytes) : try readVersion1Fields(bytes, knownFlags: version == 1 ? 3 : 7)
+        if version == 2 { readVersion2Fields(bytes, into: &s) }
         try s.checkPossible()
         return s
     }
@@ -138,10 +165,10 @@ public struct Snapshot: Sendable, Equatable {
             throw InactivityError(.snapshotInvalid, "snapshot does not start with the magic \"INAS\"")
         }
         let version = bytes.read(UInt16.self, 4)
-        guard version == 1 || version == formatVersion else {
-            throw InactivityError(.snapshotVersion, "snapshot version (\(version)) is not supported (this library reads versions 1 and \(formatVersion))")
+        guard (1...formatVersion).contains(version) else {
+            throw InactivityError(.snapshotVersion, "snapshot version (\(version)) is not supported (this library reads versions 1 to \(formatVersion))")
         }
-        let size = version == 1 ? version1ByteCount : byteCount
+        let size = size(ofVersion: version)
         guard bytes.count >= size else {
             throw InactivityError(.snapshotTruncated, "snapshot length (\(length)) is shorter than version \(version)'s \(size) bytes")
         }
@@ -158,9 +185,9 @@ public struct Snapshot: Sendable, Equatable {
         }
     }
 
-    /// Bytes 0..<72, the layout both versions share. The fields after them keep the
-    /// initialiser's defaults, which are version 1's reading (the top of this file).
-    private static func readVersion1Fields(_ bytes: LittleEndianBytes, knownFlags: UInt32) throws(InactivityError) -> Snapshot {
+    /// State, reason and flags (bytes 6..<16, the same in every version), checked.
+    private static func readHeader(_ bytes: LittleEndianBytes, knownFlags: UInt32) throws(InactivityError)
+        -> (state: SessionState, reason: Reason, flags: UInt32) {
         guard let state = SessionState(rawValue: Int32(bytes.bytes[6])), state != .loading else {
             throw invalid("state (\(bytes.bytes[6])) must be ACTIVE, WARNING, LOCKED or EXPIRED")
         }
@@ -169,6 +196,30 @@ public struct Snapshot: Sendable, Equatable {
         }
         let flags = bytes.read(UInt32.self, 12)
         guard flags & ~knownFlags == 0 else { throw invalid("flags (0x\(String(flags, radix: 16))) has unknown bits") }
+        return (state, reason, flags)
+    }
+
+    /// Version 3 (the layout at the top of this file).
+    private static func readVersion3(_ bytes: LittleEndianBytes) throws(InactivityError) -> Snapshot {
+        let (state, reason, flags) = try readHeader(bytes, knownFlags: 7)
+        guard flags & 1 != 0 || bytes.read(Int64.self, 32) == 0 else { throw invalid("has a time for an absent field") }
+        let startedAt = bytes.read(Int64.self, 16), slot = bytes.read(Int64.self, 24)
+        let locked = flags & 2 != 0
+        return Snapshot(
+            state: state, reason: reason, unlockFailures: bytes.read(UInt32.self, 8),
+            startedAt: startedAt, lastActivity: locked ? startedAt : slot,
+            backgroundSince: flags & 1 != 0 ? bytes.read(Int64.self, 32) : nil,
+            lockedAt: locked ? slot : nil,
+            bootID: bytes.read(UInt64.self, 40), monotonicMs: bytes.read(Int64.self, 48),
+            wallMs: bytes.read(Int64.self, 56), lastCredentialAt: bytes.read(Int64.self, 64),
+            credentialRequired: flags & 4 != 0, lastContactAt: bytes.read(Int64.self, 72),
+            newestGeneration: bytes.read(UInt64.self, 80))
+    }
+
+    /// Bytes 0..<72 of versions 1 and 2. The fields after them keep the initialiser's
+    /// defaults, which are version 1's reading (the top of this file).
+    private static func readVersion1Fields(_ bytes: LittleEndianBytes, knownFlags: UInt32) throws(InactivityError) -> Snapshot {
+        let (state, reason, flags) = try readHeader(bytes, knownFlags: knownFlags)
         // An absent time is written as 0; anything else is corruption, not a value to drop.
         guard flags & 1 != 0 || bytes.read(Int64.self, 32) == 0, flags & 2 != 0 || bytes.read(Int64.self, 40) == 0 else {
             throw invalid("has a time for an absent field")
@@ -182,7 +233,7 @@ public struct Snapshot: Sendable, Equatable {
             wallMs: bytes.read(Int64.self, 64), credentialRequired: flags & 4 != 0)
     }
 
-    /// Bytes 72..<96, the fields version 2 added.
+    /// Bytes 72..<96 of version 2, the fields it added.
     private static func readVersion2Fields(_ bytes: LittleEndianBytes, into s: inout Snapshot) {
         s.lastCredentialAt = bytes.read(Int64.self, 72)
         s.lastContactAt = bytes.read(Int64.self, 80)

@@ -298,8 +298,8 @@ TEST(lock_on_restart_and_snapshot_format_2) {
     REQUIRE_OK(inact_server_contact(engine));
     REQUIRE_OK(inact_token_rotated(engine, 12));
     REQUIRE_OK(inact_snapshot_write(engine, bytes, sizeof bytes, &length));
-    CHECK_EQ(length, 104);
-    CHECK_EQ(bytes[4], 2); /* format version 2 */
+    CHECK_EQ(length, 96);
+    CHECK_EQ(bytes[4], 3); /* format version 3 */
     REQUIRE_OK(inact_clock_now(engine, &mono, &wall, &boot));
     REQUIRE_OK(inact_destroy(engine));
 

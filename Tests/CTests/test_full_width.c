@@ -108,7 +108,7 @@ TEST(restore_takes_the_length_at_full_width) {
     CHECK_RESTORE(NULL, 0, INACT_E_SNAPSHOT_TRUNCATED, INACT_STATE_EXPIRED,
                   INACT_REASON_RESTORE_FAILED, "(0)");
     /* a newer format is a version error whatever its length (only its header is read) */
-    bytes[4] = 3;
+    bytes[4] = 4;
     CHECK_RESTORE(bytes, SIZE_MAX, INACT_E_SNAPSHOT_VERSION, INACT_STATE_EXPIRED,
                   INACT_REASON_RESTORE_FAILED, "version");
 }
@@ -218,7 +218,7 @@ TEST(policy_bit_sets_and_counts_at_full_width) {
 
 TEST(unlock_failures_saturate_at_uint32_max) {
     /* A restored count at the top of its type: one more failure neither wraps to 0 nor
-     * traps. The snapshot is forged with a valid checksum (FNV-1a 64 over bytes 0..95). */
+     * traps. The snapshot is forged with a valid checksum (FNV-1a 64 over bytes 0..87). */
     uint8_t bytes[INACT_SNAPSHOT_MAX_SIZE];
     inact_engine source = started_engine(NULL), engine;
     size_t length, i;
@@ -226,11 +226,11 @@ TEST(unlock_failures_saturate_at_uint32_max) {
     uint32_t failures = 0;
     REQUIRE_OK(inact_lock(source));
     length = snapshot_of(source, bytes);
-    REQUIRE(length == 104);
+    REQUIRE(length == 96);
     REQUIRE_OK(inact_destroy(source));
     memset(bytes + 8, 0xFF, 4); /* unlock failures: UINT32_MAX */
-    for (i = 0; i < 96; i++) hash = (hash ^ bytes[i]) * 0x100000001b3ULL;
-    for (i = 0; i < 8; i++) bytes[96 + i] = (uint8_t)(hash >> (8 * i));
+    for (i = 0; i < 88; i++) hash = (hash ^ bytes[i]) * 0x100000001b3ULL;
+    for (i = 0; i < 8; i++) bytes[88 + i] = (uint8_t)(hash >> (8 * i));
     engine = later_on_the_same_boot(NULL);
     REQUIRE_OK(inact_restore(engine, bytes, length));
     CHECK_EQ(state_of(engine), INACT_STATE_LOCKED);

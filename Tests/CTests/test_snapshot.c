@@ -396,3 +396,163 @@ TEST(restore_twice_is_rejected) {
     REQUIRE_OK(inact_destroy(engine));
     recorder_deinit(&rec);
 }
+
+/* ---- issue 26 item 2: a host built against 1.0 sizes its buffer with 1.0's
+ * INACT_SNAPSHOT_MAX_SIZE, 96 bytes. Every session its inputs can produce must fit, and the
+ * restore of those bytes must be no laxer than the restore of the same session in 1.1's format 2
+ * (104 bytes). ---- */
+
+#define MAX_SIZE_1_0 96u
+
+static uint64_t lcg_next(uint64_t *state) {
+    *state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return *state >> 33;
+}
+
+static void put_le64(uint8_t *p, uint64_t v) {
+    int i;
+    for (i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* Format 3 bytes rewritten in format 2, from the two layouts (Snapshot.swift): in format 3 the
+ * slot at 24 is locked-at in LOCKED (flag bit 1) and the last activity otherwise; format 2 has
+ * both, the last activity in LOCKED being the session start. Returns 104. */
+static size_t as_format_2(const uint8_t *v3, uint8_t *v2) {
+    int locked = (v3[12] & 2) != 0;
+    uint64_t hash = 0xcbf29ce484222325ULL;
+    size_t i;
+    memcpy(v2, v3, 24);
+    v2[4] = 2;
+    v2[5] = 0;
+    if (locked) memcpy(v2 + 24, v3 + 16, 8); /* last activity: the start */
+    else memcpy(v2 + 24, v3 + 24, 8);
+    memcpy(v2 + 32, v3 + 32, 8);             /* background start */
+    if (locked) memcpy(v2 + 40, v3 + 24, 8); /* locked-at */
+    else memset(v2 + 40, 0, 8);
+    memcpy(v2 + 48, v3 + 40, 48);            /* boot id .. generation */
+    for (i = 0; i < 96; i++) hash = (hash ^ v2[i]) * 0x100000001b3ULL;
+    put_le64(v2 + 96, hash);
+    return 104;
+}
+
+/* A policy of 1.0's fields only. */
+static inact_policy policy_1_0(uint64_t *g) {
+    static const int64_t idle[] = {2000, 10000, 60000}, warning[] = {0, 1000}, tick[] = {0, 500, 1000};
+    static const int64_t background[] = {0, 3000, 30000, INACT_NEVER}, absolute[] = {20000, 300000, INACT_NEVER};
+    static const int64_t locked[] = {4000, 40000, INACT_NEVER}, grace[] = {0, 700};
+    static const uint32_t failures[] = {0, 1, 3};
+    inact_policy p = test_policy();
+    p.idle_timeout_ms = idle[lcg_next(g) % 3];
+    p.warning_ms = warning[lcg_next(g) % 2];
+    p.tick_ms = tick[lcg_next(g) % 3];
+    p.background_timeout_ms = background[lcg_next(g) % 4];
+    p.absolute_timeout_ms = absolute[lcg_next(g) % 3];
+    p.locked_timeout_ms = locked[lcg_next(g) % 3];
+    p.background_grace_ms = grace[lcg_next(g) % 2];
+    p.idle_action = lcg_next(g) % 2 ? INACT_IDLE_ACTION_LOCK : INACT_IDLE_ACTION_EXPIRE;
+    p.max_unlock_failures = failures[lcg_next(g) % 3];
+    p.activity_dismisses_warning = (int32_t)(lcg_next(g) % 2);
+    p.pause_idle_in_background = (int32_t)(lcg_next(g) % 2);
+    return p;
+}
+
+/* One input of 1.0's, or time passing; refusals are part of the sequence. */
+static void input_1_0(inact_engine e, uint64_t *g, uint64_t *scope, uint64_t *hold) {
+    static const int32_t http[] = {200, 401, 503};
+    uint64_t id = 0;
+    inact_policy p;
+    switch (lcg_next(g) % 17) {
+    case 0: (void)inact_start(e); break;
+    case 1: case 2: (void)inact_activity(e, lcg_next(g) % 2 ? INACT_ACTIVITY_TOUCH_DOWN : INACT_ACTIVITY_KEY); break;
+    case 3: (void)inact_continue(e); break;
+    case 4: (void)inact_lock(e); break;
+    case 5: (void)inact_unlock(e); break;
+    case 6: (void)inact_unlock_failed(e, NULL); break;
+    case 7: if (lcg_next(g) % 4 == 0) (void)inact_end(e, INACT_REASON_LOGOUT); break;
+    case 8: (void)inact_refresh_result(e, http[lcg_next(g) % 3], NULL, NULL); break;
+    case 9: (void)inact_background(e); break;
+    case 10: (void)inact_foreground(e); break;
+    case 11: (void)inact_window_shown(e); break;
+    case 12: (void)inact_window_hidden(e); break;
+    case 13:
+        if (*scope) { (void)inact_scope_pop(e, *scope); *scope = 0; }
+        else if (inact_scope_push(e, 1000, &id) == INACT_OK) *scope = id;
+        break;
+    case 14:
+        if (*hold) { (void)inact_hold_release(e, *hold); *hold = 0; }
+        else if (inact_hold_acquire(e, &id) == INACT_OK) *hold = id;
+        break;
+    case 15: p = policy_1_0(g); (void)inact_set_policy(e, &p); break;
+    default: advance(e, (int64_t)(lcg_next(g) % 5001)); break;
+    }
+}
+
+/* A new process on `boot` (the same boot id: its clock `later_ms` on) restoring `bytes`;
+ * its info right after, and `later_ms` after that. */
+static void restore_then_info(const inact_policy *policy, const uint8_t *bytes, size_t length, int64_t mono,
+                              int64_t wall, uint64_t boot, int64_t later_ms, int32_t *status, inact_info out[2]) {
+    inact_config config;
+    inact_engine e;
+    REQUIRE_OK(inact_config_init(&config));
+    config.clock = INACT_CLOCK_MANUAL;
+    config.delivery = INACT_DELIVERY_HOST;
+    config.manual_start_ms = mono;
+    config.manual_wall_ms = wall;
+    config.manual_boot_id = boot;
+    e = make_engine(NULL, &config, policy);
+    *status = inact_restore(e, bytes, length);
+    out[0] = info_of(e);
+    advance(e, later_ms);
+    REQUIRE_OK(inact_poll(e));
+    out[1] = info_of(e);
+    REQUIRE_OK(inact_destroy(e));
+}
+
+TEST(a_1_0_host_saves_every_session_in_96_bytes_and_restores_it_as_the_full_snapshot) {
+    uint64_t g = 0x2a2c26eULL;
+    int sequence, step, saved = 0, sequences = harness_slow() ? 8 : 60; /* valgrind: a sample */
+    CHECK(INACT_SNAPSHOT_MAX_SIZE == MAX_SIZE_1_0);
+    for (sequence = 0; sequence < sequences; sequence++) {
+        inact_policy policy = policy_1_0(&g);
+        inact_engine e = make_manual_engine(NULL, &policy, INACT_DELIVERY_HOST);
+        uint64_t scope = 0, hold = 0;
+        for (step = 0; step < 40; step++) {
+            uint8_t v3[MAX_SIZE_1_0 + 8], v2[104];
+            size_t written = 0, v2_length;
+            int32_t status3, status2;
+            int64_t mono, wall, later;
+            uint64_t boot;
+            inact_info a[2], b[2];
+            input_1_0(e, &g, &scope, &hold);
+            if (state_of(e) == INACT_STATE_LOADING) continue;
+            memset(v3, 0xA5, sizeof v3);
+            /* what a 1.0 host does: a buffer of its INACT_SNAPSHOT_MAX_SIZE */
+            CHECK_STATUS(inact_snapshot_write(e, v3, MAX_SIZE_1_0, &written), INACT_OK);
+            REQUIRE(written > 0 && written <= MAX_SIZE_1_0);
+            CHECK(v3[MAX_SIZE_1_0] == 0xA5);
+            if (step % 8 != 7) continue;
+            saved++;
+            v2_length = as_format_2(v3, v2);
+            REQUIRE_OK(inact_clock_now(e, &mono, &wall, &boot));
+            later = (int64_t)(lcg_next(&g) % 20001);
+            if (lcg_next(&g) % 4 == 0) { /* after a reboot */
+                restore_then_info(&policy, v3, written, 500, wall + later, boot + 1, later, &status3, a);
+                restore_then_info(&policy, v2, v2_length, 500, wall + later, boot + 1, later, &status2, b);
+            } else {
+                restore_then_info(&policy, v3, written, mono + later, wall + later, boot, later, &status3, a);
+                restore_then_info(&policy, v2, v2_length, mono + later, wall + later, boot, later, &status2, b);
+            }
+            CHECK_EQ(status3, INACT_OK);
+            CHECK_EQ(status2, INACT_OK);
+            if (memcmp(a, b, sizeof a) != 0) {
+                harness_fail(__FILE__, __LINE__,
+                             "sequence %d step %d: from 96 bytes state %d reason %d, from format 2 state %d"
+                             " reason %d; later %d / %d",
+                             sequence, step, a[0].state, a[0].reason, b[0].state, b[0].reason, a[1].state,
+                             b[1].state);
+            }
+        }
+        REQUIRE_OK(inact_destroy(e));
+    }
+    CHECK(saved > sequences * 2); /* the sequences reach sessions to save */
+}

@@ -498,7 +498,7 @@ struct RestartTests {
             try rig.engine.biometricsChanged()
             try rig.engine.enterBackground()
         }
-        #expect(bytes.count == 104)
+        #expect(bytes.count == 96)
         let decoded = try Snapshot.decode(bytes)
         #expect(decoded.lastCredentialAt == 2 * second && decoded.lastContactAt == 3 * second)
         #expect(decoded.newestGeneration == 9 && decoded.credentialRequired)
@@ -600,9 +600,9 @@ struct RestartTests {
 
     @Test func times_outside_the_session_are_invalid() throws {
         var bytes = try RestartTests.snapshot(smallPolicy())
-        SnapshotTests.put(5_000, at: 72, in: &bytes)   // credential after the snapshot clock (0)
-        let sum = Snapshot.checksum(bytes[0..<96])
-        withUnsafeBytes(of: sum.littleEndian) { for i in 0..<8 { bytes[96 + i] = $0[i] } }
+        SnapshotTests.put(5_000, at: 64, in: &bytes)   // credential after the snapshot clock (0)
+        let sum = Snapshot.checksum(bytes[0..<88])
+        withUnsafeBytes(of: sum.littleEndian) { for i in 0..<8 { bytes[88 + i] = $0[i] } }
         #expect(errorMessage { _ = try Snapshot.decode(bytes) }?.hasPrefix("snapshot last credential verification (5000)") == true)
     }
 }

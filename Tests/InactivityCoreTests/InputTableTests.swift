@@ -1,13 +1,13 @@
 import Testing
 @testable import InactivityCore
 
-/// Every row of the transition table (Input.rule), in every state: applied inputs succeed, refused ones
-/// return invalidState and change nothing.
+/// Every cell of the transition table (Input.cell(in:)), in every state, with its conditions off
+/// and on: applied inputs succeed, refused ones return invalidState and change nothing.
 @Suite("Input table")
 struct InputTableTests {
     /// Brings a fresh engine to `state`.
-    static func rig(in state: SessionState) -> Rig {
-        let rig = Rig(smallPolicy())
+    static func rig(in state: SessionState, conditionsOn: Bool = false) -> Rig {
+        let rig = Rig(conditionsOn ? conditionPolicy() : smallPolicy())
         switch state {
         case .loading: break
         case .active: try! rig.engine.start()
@@ -22,11 +22,11 @@ struct InputTableTests {
 
     /// Makes `input` through the engine's public API. A switch without a default: a new input
     /// does not compile until it is driven here, so the table test covers it.
-    static func make(_ input: Input, on engine: InactivityEngine) throws {
+    static func make(_ input: Input, on engine: InactivityEngine, conditionsOn: Bool = false) throws {
         switch input {
         case .start: try engine.start()
         case .restore: try engine.restore(activeSnapshot)
-        case .activity: try engine.recordActivity(.key)
+        case .activity: try engine.recordActivity(conditionsOn ? .key : .programmatic)
         case .continueSession: try engine.continueSession()
         case .lock: try engine.lock()
         case .unlock: try engine.unlock()
@@ -42,13 +42,24 @@ struct InputTableTests {
         case .popScope: try engine.popScope(try engine.pushScope(idleTimeoutMs: 8 * second))
         case .acquireHold: _ = try engine.acquireHold()
         case .releaseHold: try engine.releaseHold(try engine.acquireHold())
-        case .setPolicy: try engine.setPolicy(smallPolicy { $0.tickMs = 500 })
+        case .setPolicy: try engine.setPolicy((conditionsOn ? conditionPolicy() : smallPolicy()).with { $0.tickMs = 500 })
         case .expectInterruption: try engine.expectInterruption(maxMs: 1 * second)
         case .deviceLocked: try engine.deviceLocked()
         case .biometricsChanged: try engine.biometricsChanged()
         case .tokenRotated: try engine.tokenRotated(generation: 3)
         case .serverContact: try engine.serverContact()
         case .setCeilings: try engine.setCeilings(PolicyCeilings())
+        case .snapshot: _ = try engine.snapshot()
+        }
+    }
+
+    /// `smallPolicy` with every condition of the table on: activity may dismiss the warning, a
+    /// device lock locks, one failed unlock expires.
+    static func conditionPolicy() -> SessionPolicy {
+        smallPolicy {
+            $0.activityDismissesWarning = true
+            $0.lockOnDeviceLock = true
+            $0.maxUnlockFailures = 1
         }
     }
 
@@ -60,42 +71,102 @@ struct InputTableTests {
 
     /// The transition table is the truth: every input in every state is refused (invalidState,
     /// nothing changes), a no-op (success, nothing changes, no event) or applied, and an applied
-    /// input that names a move lands in the state the table names.
-    @Test(arguments: SessionState.allCases)
-    func every_input_does_what_the_table_says(state: SessionState) throws {
+    /// input lands where its cell's move says: with the conditions off, a conditional cell is a
+    /// no-op or stays; with them on, it moves.
+    @Test(arguments: SessionState.allCases, [false, true])
+    func every_input_does_what_the_table_says(state: SessionState, conditionsOn: Bool) throws {
         for input in Input.allCases {
-            let rig = InputTableTests.rig(in: state)
+            let rig = InputTableTests.rig(in: state, conditionsOn: conditionsOn)
             let before = try rig.engine.info()
-            let code = errorCode { try InputTableTests.make(input, on: rig.engine) }
+            let code = errorCode { try InputTableTests.make(input, on: rig.engine, conditionsOn: conditionsOn) }
             let after = try rig.engine.info()
-            switch input.rule[state] {
+            let cell = input.cell(in: state)
+            let what = "\(input.name) in \(state), conditions \(conditionsOn ? "on" : "off")"
+            // A scope popped or a hold released moves the idle deadline later: WARNING then ends
+            // by its own rule (ACTIVE, EXTENDED), not by the input's move.
+            let extended = state == .warning && after.state == .active && after.reason == .extended
+            switch cell.outcome {
             case .refused:
-                #expect(code == .invalidState, "\(input.name) in \(state)")
-                #expect(after == before, "\(input.name) in \(state) changed the engine")
-                #expect(rig.recorder.events.isEmpty, "\(input.name) in \(state)")
+                #expect(code == .invalidState, "\(what)")
+                #expect(after == before, "\(what) changed the engine")
+                #expect(rig.recorder.events.isEmpty, "\(what)")
+                continue
             case .noOp:
-                #expect(code == nil, "\(input.name) in \(state)")
-                #expect(after == before, "\(input.name) in \(state) changed the engine")
-                #expect(rig.recorder.events.isEmpty, "\(input.name) in \(state)")
-            case .applied, .refusedIf:   // the rigs meet no refusing condition
-                #expect(code == nil, "\(input.name) in \(state)")
-                switch input.rule.move {
-                case .stays, .atFailureLimit, .toWhen:   // smallPolicy has no failure limit, no device-lock lock
-                    // A scope popped or a hold released moves the idle deadline later: WARNING
-                    // then ends by its own rule (ACTIVE, EXTENDED), not by the input's move.
-                    let extended = state == .warning && after.state == .active && after.reason == .extended
-                    #expect(after.state == state || extended, "\(input.name) in \(state)")
-                case .to(let target, let reason):
-                    #expect(after.state == target && after.reason == reason, "\(input.name) in \(state)")
-                case .toNamedReason(let target):
-                    #expect(after.state == target && after.reason == .logout, "\(input.name) in \(state)")
-                case .toSnapshot:
-                    #expect(after.state == .active && after.reason == .restored, "\(input.name) in \(state)")
-                }
+                #expect(code == nil, "\(what)")
+                #expect(after == before, "\(what) changed the engine")
+                #expect(rig.recorder.events.isEmpty, "\(what)")
+                continue
             case .appliedIf:
-                #expect(code == nil, "\(input.name) in \(state)")
+                #expect(code == nil, "\(what)")
+                if !conditionsOn {
+                    #expect(after.state == state && after.lastActivityMs == before.lastActivityMs, "\(what): applied with its condition off")
+                    continue
+                }
+            case .applied:
+                #expect(code == nil, "\(what)")   // the rigs meet no refusal
+            }
+            switch cell.move {
+            case .stays:
+                #expect(after.state == state || extended, "\(what)")
+            case .to(let target, let reason):
+                #expect(after.state == target && after.reason == reason, "\(what)")
+            case .toIf(_, let target, let reason):
+                if conditionsOn {
+                    #expect(after.state == target && after.reason == reason, "\(what)")
+                } else {
+                    #expect(after.state == state, "\(what): moved with its condition off")
+                }
+            case .toNamedReason(let target):
+                #expect(after.state == target && after.reason == .logout, "\(what)")
+            case .toSnapshot:
+                #expect(after.state == .active && after.reason == .restored, "\(what)")
             }
         }
+    }
+
+    /// Every refusal a cell lists is one the machine can raise there, with the cell's status,
+    /// and changes nothing; the refusals are checked in the cell's order.
+    @Test func each_refusal_of_the_table_refuses_with_its_status() throws {
+        // Unlock in LOCKED, in the cell's order: background past its timeout, offline, weak.
+        let rig = Rig(smallPolicy { $0.offlineTimeoutMs = 2 * second; $0.strongAuthTimeoutMs = 0; $0.backgroundTimeoutMs = 1 * second })
+        try rig.engine.start()
+        try rig.engine.lock()
+        try rig.engine.enterBackground()
+        rig.at(3 * second)
+        let order = Input.unlock.cell(in: .locked).refusals
+        #expect(order == [.backgroundTimeoutPassed, .offline, .weakMethod])
+        for refusal in order {
+            let before = try rig.engine.info()
+            let code = errorCode { try rig.engine.unlock(method: .biometric) }
+            #expect(code == refusal.status, "unlock: \(refusal)")
+            #expect(try rig.engine.info() == before)
+            switch refusal {   // lift it: the next one in the order shows
+            case .backgroundTimeoutPassed: try rig.engine.enterForeground()
+            case .offline: try rig.engine.serverContact()
+            default: break
+            }
+        }
+        try rig.engine.unlock(method: .credential)
+        #expect(rig.state == .active)
+        // The others, one each.
+        let a = InputTableTests.rig(in: .active)
+        #expect(errorCode { try a.engine.windowHidden() } == Refusal.noWindowShown.status)
+        #expect(errorCode { _ = try a.engine.pushScope(idleTimeoutMs: 3 * second) } == Refusal.scopeNotAboveWarning.status)
+        #expect(errorCode { try a.engine.popScope(99) } == Refusal.scopeNotOpen.status)
+        #expect(errorCode { try a.engine.releaseHold(99) } == Refusal.holdNotOpen.status)
+        try a.engine.tokenRotated(generation: 5)
+        #expect(errorCode { try a.engine.tokenRotated(generation: 4) } == Refusal.olderGeneration.status)
+        #expect(errorCode { try a.engine.expectInterruption(maxMs: SessionPolicy.maxFiniteMs) } == Refusal.overInterruptionCap.status)
+        try a.engine.enterBackground()
+        #expect(errorCode { try a.engine.expectInterruption(maxMs: 1) } == Refusal.announcedInBackground.status)
+        try a.engine.enterForeground()
+        _ = try a.engine.pushScope(idleTimeoutMs: 5 * second)
+        #expect(errorCode { try a.engine.setPolicy(smallPolicy { $0.warningMs = 5 * second; $0.idleTimeoutMs = 20 * second }) }
+                == Refusal.warningNotBelowScopes.status)
+        try a.engine.setCeilings(PolicyCeilings().with { $0.idleTimeoutMs = 20 * second })
+        #expect(errorCode { try a.engine.setPolicy(smallPolicy { $0.idleTimeoutMs = 30 * second }) } == Refusal.laxerThanCeiling.status)
+        #expect(errorCode { try a.engine.setCeilings(PolicyCeilings().with { $0.idleTimeoutMs = 1 }) } == Refusal.tightenedPolicyInvalid.status)
+        #expect(a.state == .active)
     }
 
     /// The conditional activity outcomes: counted kinds in foreground stamp ACTIVE; WARNING
@@ -243,5 +314,21 @@ struct InputTableTests {
         try rig.engine.start()
         #expect(rig.recorder.transitions == [Transition(.active, .started, 3 * second)])
         #expect(try rig.engine.info().startedAtMs == 3 * second)
+    }
+}
+
+private extension SessionPolicy {
+    func with(_ edit: (inout SessionPolicy) -> Void) -> SessionPolicy {
+        var copy = self
+        edit(&copy)
+        return copy
+    }
+}
+
+private extension PolicyCeilings {
+    func with(_ edit: (inout PolicyCeilings) -> Void) -> PolicyCeilings {
+        var copy = self
+        edit(&copy)
+        return copy
     }
 }

@@ -146,7 +146,7 @@ struct SnapshotTests {
         ("one byte short", corrupt({ $0.removeLast() }, fixChecksum: false), .snapshotTruncated),
         ("flipped bit", corrupt({ $0[30] ^= 0x10 }, fixChecksum: false), .snapshotChecksum),
         ("bad checksum", corrupt({ $0[Snapshot.byteCount - 5] ^= 0xFF }, fixChecksum: false), .snapshotChecksum),
-        ("unknown version", corrupt({ $0[4] = 3 }, fixChecksum: true), .snapshotVersion),
+        ("unknown version", corrupt({ $0[4] = 4 }, fixChecksum: true), .snapshotVersion),
         ("not a snapshot", corrupt({ $0[0] = 0x58 }, fixChecksum: true), .snapshotInvalid),
         ("trailing bytes", corrupt({ $0.append(0) }, fixChecksum: false), .snapshotInvalid),
         ("state LOADING", corrupt({ $0[6] = 0 }, fixChecksum: true), .snapshotInvalid),
@@ -155,8 +155,9 @@ struct SnapshotTests {
         ("unknown flags", corrupt({ $0[13] = 1 }, fixChecksum: true), .snapshotInvalid),
         ("activity after snapshot", corrupt({ put(1 << 40, at: 24, in: &$0) }, fixChecksum: true), .snapshotInvalid),
         ("start after activity", corrupt({ put(5_000, at: 16, in: &$0) }, fixChecksum: true), .snapshotInvalid),
-        ("negative clock", corrupt({ put(-1, at: 56, in: &$0) }, fixChecksum: true), .snapshotInvalid),
-        ("locked-at without LOCKED", corrupt({ $0[12] |= 2; put(1, at: 40, in: &$0) }, fixChecksum: true), .snapshotInvalid),
+        ("negative clock", corrupt({ put(-1, at: 48, in: &$0) }, fixChecksum: true), .snapshotInvalid),
+        ("locked-at without LOCKED", corrupt({ $0[12] |= 2 }, fixChecksum: true), .snapshotInvalid),
+        ("background time while absent", corrupt({ $0[12] &= ~1; put(1, at: 32, in: &$0) }, fixChecksum: true), .snapshotInvalid),
     ])
     func every_corrupt_form_is_rejected_and_expires(name: String, bytes: [UInt8], code: InactivityError.Code) throws {
         let rig = Rig(smallPolicy())

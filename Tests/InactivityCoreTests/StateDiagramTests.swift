@@ -1,6 +1,12 @@
-// The README's state diagram is generated from the transition table (`Input.rule`) and the
-// deadline table (`DeadlineKind.rule`): this test fails when they differ, and
-// `scripts/state-diagram` rewrites the README's block from the tables.
+// Everything generated from the rule tables (SessionRules.swift): the README's state diagram,
+// docs/design.md's transition, deadline and reason tables, and Tests/CTests/state_edges.inc, the
+// edge and cell list the C test `every_input_in_every_state_makes_only_the_diagram_edges` checks
+// against the library's behaviour. These tests fail when a copy differs from the tables;
+// `scripts/state-diagram` rewrites every copy (INACT_WRITE_STATE_DIAGRAM=1).
+//
+// A generated block in a Markdown file sits between `<!-- generated: NAME -->` and
+// `<!-- end generated -->`; other generators (the field tables) use the same markers with their
+// own names, and each rewrites only its own blocks.
 
 #if canImport(Glibc)
 import Glibc
@@ -10,12 +16,22 @@ import Darwin
 import Testing
 @testable import InactivityCore
 
-enum StateDiagram {
-    static let begin = "<!-- state diagram: generated from SessionMachine.swift by scripts/state-diagram -->"
-    static let end = "<!-- end of the generated state diagram -->"
+/// One edge of the state diagram: a transition the engine can make, and what causes it.
+struct Edge: Equatable {
+    enum Kind: String { case input = "INPUT", deadline = "DEADLINE", rule = "RULE", restore = "RESTORE" }
+    var from: SessionState
+    var to: SessionState
+    var reason: Reason
+    var kind: Kind
+    /// The input's name, the deadline's label, the rule's name, or "restore".
+    var cause: String
+    /// How the diagram names the cause (with its condition).
+    var label: String
+}
 
+enum StateDiagram {
     static func label(_ reason: Reason) -> String {
-        reason.description.uppercased().replacingDashes()
+        String(reason.description.uppercased().map { $0 == "-" ? "_" : $0 })
     }
 
     static func label(_ kind: DeadlineKind) -> String {
@@ -33,76 +49,236 @@ enum StateDiagram {
         }
     }
 
+    /// The instant, as the docs' deadline table gives it (the code is `SessionMachine.time(of:)`).
+    static func instant(_ kind: DeadlineKind) -> String {
+        switch kind {
+        case .absolute: "start + absolute timeout"
+        case .offlineExpiry: "last server contact + offline expiry"
+        case .lockedTimeout: "locked-at + locked timeout"
+        case .idleExpire: "last activity + effective idle (idle action EXPIRE)"
+        case .offlineLock: "last server contact + offline timeout"
+        case .background: "background start + background timeout, not before an announced interruption's end"
+        case .idleLock: "last activity + effective idle (idle action LOCK)"
+        case .graceEnd: "all windows hidden + grace"
+        case .warning: "last activity + effective idle - warning"
+        case .tick: "idle deadline - k * tick, k >= 1"
+        }
+    }
+
     static func label(_ condition: Condition) -> String {
         switch condition {
         case .activityCounts: "if counted"
         case .activityDismissesWarning: "if it may dismiss"
-        case .backgroundTimeoutPassed: "unless in background past the timeout"
-        case .locksOnDeviceLock: "with lock on device lock"
+        case .lockOnDeviceLock: "with lock on device lock"
+        case .failuresAtLimit: "at the limit"
         }
     }
 
-    /// Every edge between two different states, each label once, in table order.
-    static func edges() -> [(from: SessionState, to: SessionState, labels: [String])] {
-        var edges: [(from: SessionState, to: SessionState, labels: [String])] = []
-        func add(_ from: SessionState, _ to: SessionState, _ label: String) {
-            guard from != to else { return }
-            if let i = edges.firstIndex(where: { $0.from == from && $0.to == to }) {
-                if !edges[i].labels.contains(label) { edges[i].labels.append(label) }
-            } else {
-                edges.append((from, to, [label]))
-            }
+    static func docs(_ condition: Condition) -> String {
+        switch condition {
+        case .activityCounts: "a counted kind, in foreground"
+        case .activityDismissesWarning: "a counted kind, in foreground, with `activity_dismisses_warning`"
+        case .lockOnDeviceLock: "with `lock_on_device_lock`"
+        case .failuresAtLimit: "once the failures reach `max_unlock_failures`"
         }
-        for input in Input.allCases {
+    }
+
+    static func status(_ code: InactivityError.Code) -> String {
+        switch code {
+        case .invalidState: "INVALID_STATE"
+        case .offline: "OFFLINE"
+        case .weakAuth: "WEAK_AUTH"
+        case .invalidArgument: "INVALID_ARGUMENT"
+        case .limit: "LIMIT"
+        case .notFound: "NOT_FOUND"
+        case .ceiling: "CEILING"
+        default: "\(code)"
+        }
+    }
+
+    /// Every edge, in table order: inputs' cells, deadlines, the rules, restore.
+    static func edges() -> [Edge] {
+        var edges: [Edge] = []
+        func add(_ from: SessionState, _ to: SessionState, _ reason: Reason, _ kind: Edge.Kind, _ cause: String, _ label: String) {
+            guard from != to else { return }
+            let e = Edge(from: from, to: to, reason: reason, kind: kind, cause: cause, label: label)
+            if !edges.contains(e) { edges.append(e) }
+        }
+        for input in Input.allCases where input != .restore {
             for from in SessionState.allCases {
-                let outcome = input.rule[from]
-                guard outcome != .refused && outcome != .noOp else { continue }
+                let cell = input.cell(in: from)
+                guard cell.outcome != .refused && cell.outcome != .noOp else { continue }
                 var name = input.name
-                if case .appliedIf(let condition) = outcome {
-                    name += " " + StateDiagram.label(condition)
-                }
-                switch input.rule.move {
+                if case .appliedIf(let condition) = cell.outcome { name += " " + label(condition) }
+                switch cell.move {
                 case .stays: break
-                case .to(let to, let reason): add(from, to, "\(name) (\(label(reason)))")
+                case .to(let to, let reason): add(from, to, reason, .input, input.name, name)
+                case .toIf(let condition, let to, let reason):
+                    add(from, to, reason, .input, input.name, name + " " + label(condition))
                 case .toNamedReason(let to):
-                    add(from, to, "\(name) (\(Reason.allCases.filter(\.isEnding).map(label).joined(separator: ", ")))")
-                case .atFailureLimit(let to, let reason): add(from, to, "\(name) at the limit (\(label(reason)))")
-                case .toWhen(let condition, let to, let reason): add(from, to, "\(name) \(label(condition)) (\(label(reason)))")
-                case .toSnapshot:
-                    for to in SessionState.allCases where to != .loading { add(from, to, name) }
-                    add(from, .expired, "\(name) corrupt (\(label(.restoreFailed)))")
+                    for reason in Reason.allCases where reason.isEnding { add(from, to, reason, .input, input.name, name) }
+                case .toSnapshot: Issue.record("\(input.name) moves to a snapshot: only restore does")
                 }
             }
         }
         for kind in DeadlineKind.allCases {
             guard let to = kind.rule.to else { continue }
             for from in SessionState.allCases where kind.runs(in: from) {
-                add(from, to.state, "\(label(kind)) (\(label(to.reason)))")
+                add(from, to.state, to.reason, .deadline, label(kind), label(kind))
             }
         }
         let ends = SessionMachine.warningEnds
-        add(ends.from, ends.to, "idle deadline moved later (\(label(ends.reason)))")
-        for from in SessionMachine.clockDiscontinuity.from {
-            add(from, SessionMachine.clockDiscontinuity.to, "clock discontinuity (\(label(SessionMachine.clockDiscontinuity.reason)))")
+        add(ends.from, ends.to, ends.reason, .rule, "warning ends", "idle deadline moved later")
+        let jump = SessionMachine.clockDiscontinuity
+        for from in jump.from { add(from, jump.to, jump.reason, .rule, "clock discontinuity", "clock discontinuity") }
+        // Restore, from LOADING (the only state whose cell applies it).
+        for from in SessionState.allCases where Input.restore.cell(in: from).move == .toSnapshot {
+            for to in SessionState.allCases where to != .loading {
+                add(from, to, RestoreRule.asSaved, .restore, "restore", "restore")
+            }
+            add(from, RestoreRule.corrupt.state, RestoreRule.corrupt.reason, .restore, "restore", "restore corrupt")
+            add(from, RestoreRule.estimated.state, RestoreRule.estimated.reason, .restore, "restore", "restore on another boot")
+            add(from, RestoreRule.unknown.state, RestoreRule.unknown.reason, .restore, "restore", "restore with the wall clock back")
+            add(from, RestoreRule.lockOnRestart.state, RestoreRule.lockOnRestart.reason, .restore, "restore", "restore with lock on restart")
+            for kind in DeadlineKind.allCases where kind.locksOrExpires {
+                let to = kind.rule.to!
+                add(from, to.state, to.reason, .restore, "restore", "restore past the \(label(kind))")
+            }
         }
-        let order = { (s: SessionState) in Int(s.rawValue) }
-        return edges.sorted { (order($0.from), order($0.to)) < (order($1.from), order($1.to)) }
+        return edges
     }
 
-    /// The README block: markers, a Mermaid state diagram, markers.
-    static func block() -> String {
-        var lines = [begin, "```mermaid", "stateDiagram-v2", "    [*] --> LOADING"]
+    /// The README block: a Mermaid state diagram, one arrow per pair of states, each cause once
+    /// with its reasons.
+    static func diagram() -> String {
+        var pairs: [(from: SessionState, to: SessionState, labels: [(String, [String])])] = []
         for e in edges() {
-            lines.append("    \(e.from) --> \(e.to): \(e.labels.joined(separator: ", "))")
+            let i = pairs.firstIndex { $0.from == e.from && $0.to == e.to } ?? {
+                pairs.append((e.from, e.to, []))
+                return pairs.count - 1
+            }()
+            let reason = label(e.reason)
+            if let j = pairs[i].labels.firstIndex(where: { $0.0 == e.label }) {
+                if !pairs[i].labels[j].1.contains(reason) { pairs[i].labels[j].1.append(reason) }
+            } else {
+                pairs[i].labels.append((e.label, [reason]))
+            }
         }
-        lines += ["```", end]
+        pairs.sort { ($0.from.rawValue, $0.to.rawValue) < ($1.from.rawValue, $1.to.rawValue) }
+        var lines = ["```mermaid", "stateDiagram-v2", "    [*] --> LOADING"]
+        for p in pairs {
+            let text = p.labels.map { "\($0.0) (\($0.1.joined(separator: ", ")))" }.joined(separator: ", ")
+            lines.append("    \(p.from) --> \(p.to): \(text)")
+        }
+        lines.append("```")
         return lines.joined(separator: "\n")
     }
 
-    static var readmePath: String {
+    static func cellText(_ input: Input, _ state: SessionState) -> String {
+        let cell = input.cell(in: state)
+        var text: String
+        switch cell.outcome {
+        case .refused: return "refused"
+        case .noOp: return "no-op"
+        case .applied: text = "applied"
+        case .appliedIf(let c): text = "if \(docs(c))"
+        }
+        switch cell.move {
+        case .stays: break
+        case .to(let s, let r): text = cell.outcome == .applied ? "→ \(s) (`\(label(r))`)" : text + ": → \(s) (`\(label(r))`)"
+        case .toIf(let c, let s, let r): text += "; → \(s) (`\(label(r))`) \(docs(c))"
+        case .toNamedReason(let s): text = "→ \(s) (the reason given)"
+        case .toSnapshot:
+            text = "→ the snapshot's state (section 4); corrupt bytes: → \(RestoreRule.corrupt.state) (`\(label(RestoreRule.corrupt.reason))`) and the snapshot's error"
+        }
+        if !cell.refusals.isEmpty {
+            text += "; refused: " + cell.refusals.map { "\($0.rule) (`\(status($0.status))`)" }.joined(separator: ", ")
+        }
+        return text
+    }
+
+    /// docs/design.md: what every input does in every state.
+    static func transitionTable() -> String {
+        var lines = ["| input | " + SessionState.allCases.map { "\($0)" }.joined(separator: " | ") + " |",
+                     "|---|" + String(repeating: "---|", count: SessionState.allCases.count)]
+        for input in Input.allCases {
+            lines.append("| \(input.name) | " + SessionState.allCases.map { cellText(input, $0) }.joined(separator: " | ") + " |")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    static func states(_ set: StateSet) -> String {
+        set == .all ? "every state" : SessionState.allCases.filter { set.contains($0) }.map { "\($0)" }.joined(separator: ", ")
+    }
+
+    /// docs/design.md: the deadline table, in tie order.
+    static func deadlineTable() -> String {
+        var lines = ["| at a tie | deadline | instant | runs in | leads to | moved by activity |", "|---|---|---|---|---|---|"]
+        for kind in DeadlineKind.allCases {
+            let to = kind.rule.to.map { "\($0.state) (`\(label($0.reason))`)" }
+                ?? (kind == .tick ? "a TICK event" : "background takes effect")
+            lines.append("| \(kind.rawValue + 1) | \(label(kind)) | \(instant(kind)) | \(states(kind.rule.runsIn)) | \(to) | \(kind.rule.movesWithActivity ? "yes" : "no") |")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// docs/design.md: the reasons each state may carry.
+    static func reasonTable() -> String {
+        var lines = ["| state | reasons |", "|---|---|"]
+        for state in SessionState.allCases {
+            lines.append("| \(state) | " + Reason.allowed(in: state).map { "`\(label($0))`" }.joined(separator: ", ") + " |")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// The tie order as the header states it (inactivity.h, Conventions).
+    static func tieOrder() -> String {
+        DeadlineKind.allCases.map { kind -> String in
+            let name: String = switch kind {
+            case .absolute: "absolute lifetime"
+            case .idleExpire: "idle action EXPIRE"
+            case .idleLock: "idle action LOCK"
+            case .warning: "warning"
+            default: label(kind)
+            }
+            return kind.rule.to.map { "\(name) (\(label($0.reason)))" } ?? name
+        }.joined(separator: ", ")
+    }
+
+    /// Tests/CTests/state_edges.inc.
+    static func cInclude() -> String {
+        var lines = ["/* Generated from Sources/InactivityCore/SessionRules.swift by scripts/state-diagram; do not edit.",
+                     " * EDGE(from, to, reason, kind, cause): a transition of the state diagram.",
+                     " * CELL(input, state, outcome, move): the transition table's cell. */"]
+        for e in edges() {
+            lines.append("EDGE(\(e.from), \(e.to), \(label(e.reason)), \(e.kind.rawValue), \"\(e.kind == .deadline ? e.cause : e.cause)\")")
+        }
+        for input in Input.allCases {
+            for state in SessionState.allCases {
+                let cell = input.cell(in: state)
+                let outcome = switch cell.outcome {
+                case .refused: "REFUSED"
+                case .noOp: "NOOP"
+                case .applied: "APPLIED"
+                case .appliedIf: "APPLIED_IF"
+                }
+                let move = switch cell.move {
+                case .stays: "STAYS"
+                case .to: "TO"
+                case .toIf: "TO_IF"
+                case .toNamedReason: "TO_NAMED"
+                case .toSnapshot: "TO_SNAPSHOT"
+                }
+                lines.append("CELL(\"\(input.name)\", \(state), \(outcome), \(move))")
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static var root: String {
         var parts = #filePath.split(separator: "/", omittingEmptySubsequences: false)
         parts.removeLast(3)   // Tests/InactivityCoreTests/StateDiagramTests.swift
-        return parts.joined(separator: "/") + "/README.md"
+        return parts.joined(separator: "/")
     }
 
     static func read(_ path: String) -> String? {
@@ -125,13 +301,16 @@ enum StateDiagram {
         return fwrite(bytes, 1, bytes.count, f) == bytes.count
     }
 
-    /// The README with its block replaced by `block()`; nil when the markers are missing.
-    static func updated(_ readme: String) -> String? {
-        let text = Array(readme.utf8)
-        guard let a = find(Array(begin.utf8), in: text, from: 0),
-              let b = find(Array(end.utf8), in: text, from: a) else { return nil }
-        let tail = b + end.utf8.count
-        return String(decoding: text[..<a], as: UTF8.self) + block() + String(decoding: text[tail...], as: UTF8.self)
+    static let endMarker = "<!-- end generated -->"
+    static func beginMarker(_ name: String) -> String { "<!-- generated: \(name) -->" }
+
+    /// `text` with block `name` replaced by `body`; nil when the block's markers are missing.
+    static func replacing(block name: String, in text: String, with body: String) -> String? {
+        let bytes = Array(text.utf8), begin = Array(beginMarker(name).utf8)
+        guard let a = find(begin, in: bytes, from: 0),
+              let b = find(Array(endMarker.utf8), in: bytes, from: a + begin.count) else { return nil }
+        return String(decoding: bytes[..<(a + begin.count)], as: UTF8.self) + "\n" + body + "\n"
+            + String(decoding: bytes[b...], as: UTF8.self)
     }
 
     static func find(_ needle: [UInt8], in haystack: [UInt8], from start: Int) -> Int? {
@@ -143,24 +322,34 @@ enum StateDiagram {
         }
         return nil
     }
-}
 
-private extension String {
-    func replacingDashes() -> String { String(map { $0 == "-" ? "_" : $0 }) }
+    /// The generated files: path, and what it must read given what it reads now (nil: the
+    /// markers are missing).
+    static var targets: [(path: String, update: (String) -> String?)] { [
+        ("README.md", { replacing(block: "state-diagram", in: $0, with: diagram()) }),
+        ("docs/design.md", { text in
+            replacing(block: "transitions", in: text, with: transitionTable())
+                .flatMap { replacing(block: "deadlines", in: $0, with: deadlineTable()) }
+                .flatMap { replacing(block: "reasons", in: $0, with: reasonTable()) }
+        }),
+        ("Tests/CTests/state_edges.inc", { _ in cInclude() }),
+    ] }
 }
 
 @Suite("State diagram")
 struct StateDiagramTests {
-    @Test func the_readme_diagram_is_the_transition_table() throws {
-        let path = StateDiagram.readmePath
-        let readme = try #require(StateDiagram.read(path), "cannot read \(path)")
-        let updated = try #require(StateDiagram.updated(readme),
-                                   "README.md has no block between \"\(StateDiagram.begin)\" and \"\(StateDiagram.end)\"")
-        if getenv("INACT_WRITE_STATE_DIAGRAM") != nil {
-            #expect(StateDiagram.write(updated, to: path), "cannot write \(path)")
-            return
+    @Test func every_generated_copy_of_the_tables_is_current() throws {
+        let write = getenv("INACT_WRITE_STATE_DIAGRAM") != nil
+        for target in StateDiagram.targets {
+            let path = StateDiagram.root + "/" + target.path
+            let text = StateDiagram.read(path) ?? ""
+            let updated = try #require(target.update(text), "\(target.path) lacks a generated block's markers")
+            if write {
+                if updated != text { #expect(StateDiagram.write(updated, to: path), "cannot write \(path)") }
+            } else {
+                #expect(updated == text, "\(target.path) differs from the tables in SessionRules.swift: run scripts/state-diagram")
+            }
         }
-        #expect(updated == readme, "README.md's state diagram differs from the tables in SessionMachine.swift: run scripts/state-diagram")
     }
 
     @Test func every_state_other_than_loading_is_reachable_and_loading_is_left() throws {
@@ -170,5 +359,63 @@ struct StateDiagramTests {
         }
         #expect(edges.contains { $0.from == .loading })
         #expect(!edges.contains { $0.to == .loading })
+    }
+
+    /// Every edge carries a reason its target state allows, and every reason a state allows is
+    /// the reason of some edge into it (a reason nothing can produce is a stale table).
+    @Test func edges_and_reasons_agree() throws {
+        let edges = StateDiagram.edges()
+        for e in edges {
+            #expect(Reason.allowed(in: e.to).contains(e.reason), "\(e.from) -> \(e.to) (\(e.reason)) by \(e.cause)")
+        }
+        for state in SessionState.allCases where state != .loading {
+            for reason in Reason.allowed(in: state) {
+                #expect(edges.contains { $0.to == state && $0.reason == reason }, "\(state) (\(reason)): no edge makes it")
+            }
+        }
+    }
+
+    /// The header's sentence on deadlines at one instant names the deadline table's order.
+    @Test func the_header_states_the_tie_order_of_the_deadline_table() throws {
+        let header = try #require(StateDiagram.read(StateDiagram.root + "/include/inactivity.h"))
+        // The comment's text without its line breaks and leading " * ".
+        var words: [Substring] = []
+        for line in header.split(separator: "\n") {
+            var l = line.drop { $0 == " " }
+            if l.hasPrefix("*") { l = l.dropFirst() }
+            words += l.split(separator: " ")
+        }
+        let flat = words.joined(separator: " ")
+        #expect(flat.contains("in this order: " + StateDiagram.tieOrder() + "."), "inactivity.h: \(StateDiagram.tieOrder())")
+    }
+
+    /// docs/design.md's prose names every input, every reason and every policy field.
+    @Test func the_design_document_names_every_input_reason_and_field() throws {
+        let design = try #require(StateDiagram.read(StateDiagram.root + "/docs/design.md"))
+        var prose = ""
+        var inBlock = false
+        for line in design.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("<!-- generated:") { inBlock = true }
+            if !inBlock { prose += line + "\n" }
+            if line.hasPrefix(StateDiagram.endMarker) { inBlock = false }
+        }
+        for reason in Reason.allCases where reason != .none {
+            #expect(prose.contains("`\(StateDiagram.label(reason))`"), "docs/design.md's prose does not name \(StateDiagram.label(reason))")
+        }
+        let header = try #require(StateDiagram.read(StateDiagram.root + "/include/inactivity.h"))
+        // Every field of inact_policy, as the header declares it.
+        guard let start = header.firstRange(of: "typedef struct inact_policy {"),
+              let end = header.firstRange(of: "} inact_policy;") else {
+            Issue.record("inactivity.h: no inact_policy")
+            return
+        }
+        for line in header[start.upperBound..<end.lowerBound].split(separator: "\n") {
+            // "    int64_t idle_timeout_ms;   /* ... */": the name before the ';' of the code part.
+            let code = line.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+            let tokens = code.split(separator: " ")
+            guard let type = tokens.first, type.hasSuffix("_t"), let semicolon = code.firstIndex(of: ";"),
+                  let name = code[..<semicolon].split(separator: " ").last, name != "size" else { continue }
+            #expect(design.contains("`\(name)`"), "docs/design.md does not name policy field \(name)")
+        }
     }
 }

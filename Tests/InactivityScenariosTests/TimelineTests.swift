@@ -53,13 +53,14 @@ struct TimelineTests {
         at 6:00 foreground
         """
         let (_, result, _) = try Self.run(text)
-        let changes = result.timeline.entries.compactMap { entry -> TimelineEntry? in
-            if case .event(let e, _) = entry.kind, e.kind == .stateChanged { return entry }
+        // The state changes, each with its event: no entry of another kind can reach the checks
+        // below (a guard that returned early there would pass the test without checking).
+        let changes = result.timeline.entries.compactMap { entry -> (entry: TimelineEntry, event: SessionEvent, byInput: Bool)? in
+            if case .event(let e, let byInput) = entry.kind, e.kind == .stateChanged { return (entry, e, byInput) }
             return nil
         }
         // ACTIVE (start), then LOCKED background-timeout delivered at 6:00 but effective at 1:30.
-        let locked = try #require(changes.last)
-        guard case .event(let e, let byInput) = locked.kind else { return }
+        let (locked, e, byInput) = try #require(changes.last, "the scenario made no state change")
         #expect(e.state == .locked && e.reason == .backgroundTimeout)
         #expect(locked.timeMs == 6 * 60_000)
         #expect(locked.effectiveMs == 90_000)

@@ -1,32 +1,43 @@
 // The Android library module of the Kotlin/JNI binding: `gradle assembleRelease` here builds
-// build/outputs/aar/inactivity-release.aar (scripts/build-aar runs it and checks the result).
-// The same Kotlin sources are compiled and tested on the host JVM by scripts/lib/test-jvm, and the
-// Android integration by the instrumented tests in src/androidTest (.github/workflows/android.yml).
+// build/outputs/aar/inactivity-release.aar and `gradle publishReleasePublicationToFolderRepository`
+// publishes it with its POM (dev.inactivity:inactivity:<version>) to a Maven repository folder
+// (scripts/build-aar runs both and checks the result). The same Kotlin sources are compiled and
+// tested on the host JVM by scripts/lib/test-jvm, and the Android integration by the instrumented
+// tests in src/androidTest (.github/workflows/android.yml).
 //
-// Native libraries, per ABI: libinactivity.so is built by scripts/build-android-lib (the Swift
-// SDK for Android, SwiftPM, static Swift runtime, 16 KiB pages) into build/swift-android/<abi>/,
-// which is a jniLibs directory; CMake then builds libinactivity_jni.so against it.
+// No Gradle task here runs Swift. The engine, libinactivity.so per ABI, is PREBUILT by
+// scripts/build-android-lib (Embedded Swift objects linked by the NDK's clang against bionic)
+// into <inactivity.prebuiltDir>/<abi>/ (default build/prebuilt-engine), which is a jniLibs
+// directory; CMake then builds libinactivity_jni.so against it with the NDK. So building this
+// module needs the NDK and the prebuilt engine, and an app that depends on the published AAR
+// needs neither (nor Swift): only the AAR and its POM.
 //
-// Include it from an app's settings.gradle.kts:
-//     include(":inactivity")
-//     project(":inactivity").projectDir = file("<path to this repo>/bindings/kotlin-jni")
+// Plugin versions are not set here: an app that includes this module sets them in its own
+// settings; settings.gradle.kts sets them for this directory built on its own.
 plugins {
-    id("com.android.library") version "8.7.3"
-    id("org.jetbrains.kotlin.android") version "2.1.0"
+    id("com.android.library")
+    id("org.jetbrains.kotlin.android")
+    `maven-publish`
 }
 
-// The version is gradle.properties' `version` (Gradle's own project property), the one place
-// scripts/lib/test-packaging's versions_agree checks against the header; NativeBridge.BINDING_VERSION
-// states it to the Kotlin code (checked there too).
-check(version.toString().matches(Regex("""\d+\.\d+\.\d+"""))) {
-    "bindings/kotlin-jni/gradle.properties has no version=X.Y.Z (it has $version)"
-}
+// The version is the header's INACT_VERSION_STRING, read from include/inactivity.h (the one
+// place it is stated); NativeBridge.BINDING_VERSION states it to the Kotlin code, and
+// scripts/lib/test-packaging's versions_agree checks that constant against the header.
+val repoRoot = projectDir.resolve("../..").canonicalFile
+group = "dev.inactivity"
+version = Regex("""(?m)^#define INACT_VERSION_STRING "(\d+\.\d+\.\d+)"$""")
+    .find(repoRoot.resolve("include/inactivity.h").readText())?.groupValues?.get(1)
+    ?: error("include/inactivity.h has no #define INACT_VERSION_STRING \"X.Y.Z\"")
 
 // -Pinactivity.abis=x86_64 narrows the build (the emulator tests need only the emulator's ABI).
 val abis = (findProperty("inactivity.abis") as String?)?.split(",")?.map { it.trim() }
     ?: listOf("arm64-v8a", "armeabi-v7a", "x86_64")
-val repoRoot = projectDir.resolve("../..").canonicalFile
-val swiftOut = layout.buildDirectory.dir("swift-android")
+// Where the prebuilt engines are: <dir>/<abi>/libinactivity.so.
+val prebuiltEngine = (findProperty("inactivity.prebuiltDir") as String?)?.let { file(it) }
+    ?: layout.buildDirectory.dir("prebuilt-engine").get().asFile
+// The Maven repository folder `publish` writes to.
+val mavenFolder = (findProperty("inactivity.mavenRepo") as String?)?.let { file(it) }
+    ?: layout.buildDirectory.dir("maven").get().asFile
 
 android {
     namespace = "dev.inactivity"
@@ -35,9 +46,14 @@ android {
     ndkVersion = "27.3.13750724"
 
     defaultConfig {
-        // API 28: the lowest the Swift SDK for Android declares (the engine is built for
-        // <triple>28). The platform linker resolves libinactivity_jni.so's DT_NEEDED
-        // libinactivity.so from the app's own lib directory.
+        // API 28 (Android 9). The engine is linked for <triple>28 in both recipes: the Swift SDK
+        // for Android's (the SwiftPM build the workflow measures against) declares API 28-36,
+        // and the Embedded build is linked against the same API's bionic so that the two stay
+        // comparable. The engine's own bionic calls are older (timerfd_create, API 19, is the
+        // newest), appcompat 1.7 needs 21, NativeCleaner avoids Cleaner (API 33); 28 is also the
+        // lowest API the instrumented tests run on (android.yml). A lower minSdk needs an
+        // emulator run at that API first. The platform linker resolves libinactivity_jni.so's
+        // DT_NEEDED libinactivity.so from the app's own lib directory.
         minSdk = 28
         consumerProguardFiles("consumer-rules.pro")
         testInstrumentationRunner = "androidx.test.runner.AndroidJUnitRunner"
@@ -45,7 +61,7 @@ android {
         externalNativeBuild {
             cmake {
                 arguments += listOf(
-                    "-DINACTIVITY_PREBUILT_DIR=${swiftOut.get().asFile}",
+                    "-DINACTIVITY_PREBUILT_DIR=$prebuiltEngine",
                     // NDK r27: 16 KiB-compatible defaults for the C++ runtime and CMake's flags.
                     "-DANDROID_SUPPORT_FLEXIBLE_PAGE_SIZES=ON",
                 )
@@ -63,8 +79,8 @@ android {
     sourceSets["main"].apply {
         // Core API (stdlib only), the Flow adapter, and the Android-only forwarders.
         java.srcDirs("src/main/kotlin", "src/main/kotlin-flow", "src/android/kotlin")
-        // libinactivity.so (and libc++_shared.so when it needs it), per ABI.
-        jniLibs.srcDir(swiftOut)
+        // libinactivity.so per ABI (and libc++_shared.so, which only the SwiftPM recipe needs).
+        jniLibs.srcDir(prebuiltEngine)
     }
 
     packaging {
@@ -76,36 +92,68 @@ android {
         sourceCompatibility = JavaVersion.VERSION_17
         targetCompatibility = JavaVersion.VERSION_17
     }
+
+    // The component maven-publish publishes: the release AAR, with a sources jar.
+    publishing {
+        singleVariant("release") { withSourcesJar() }
+    }
 }
 
 kotlin {
     jvmToolchain(17)
 }
 
-// One SwiftPM build per ABI, before CMake links the glue against it and before the jniLibs
-// are merged into the AAR or an APK.
-val swiftBuilds = abis.map { abi ->
-    tasks.register<Exec>("buildInactivitySwift-$abi") {
-        group = "build"
-        description = "Builds libinactivity.so for $abi with the Swift SDK for Android"
-        workingDir = repoRoot
-        commandLine(repoRoot.resolve("scripts/build-android-lib").path, abi, swiftOut.get().asFile.resolve(abi).path)
-        inputs.files(fileTree(repoRoot.resolve("Sources")), repoRoot.resolve("Package.swift"), repoRoot.resolve("include/inactivity.h"))
-        outputs.dir(swiftOut.map { it.dir(abi) })
+// Before CMake links the glue against the engine and before the jniLibs are merged: the
+// prebuilt engine must be there for every ABI (this task only looks; it builds nothing).
+val checkPrebuiltEngine = tasks.register("checkPrebuiltEngine") {
+    group = "verification"
+    description = "Checks that $prebuiltEngine/<abi>/libinactivity.so exists for ${abis.joinToString()}"
+    val libraries = abis.map { prebuiltEngine.resolve("$it/libinactivity.so") }
+    inputs.files(libraries.filter { it.isFile })
+    doLast {
+        val missing = libraries.filterNot { it.isFile }
+        check(missing.isEmpty()) {
+            "the prebuilt engine is missing: ${missing.joinToString()}. Build it with " +
+                "scripts/build-android-lib ABI DIR/ABI (see README.md) and pass -Pinactivity.prebuiltDir=DIR"
+        }
     }
 }
 tasks.configureEach {
     if (name.startsWith("configureCMake") || name.startsWith("buildCMake") ||
         (name.startsWith("merge") && name.endsWith("JniLibFolders"))
     ) {
-        dependsOn(swiftBuilds)
+        dependsOn(checkPrebuiltEngine)
+    }
+}
+
+publishing {
+    publications {
+        register<MavenPublication>("release") {
+            groupId = "dev.inactivity"
+            artifactId = "inactivity"
+            version = project.version.toString()
+            afterEvaluate { from(components["release"]) }
+            pom {
+                name.set("Inactivity")
+                description.set("Session-inactivity engine for Android: decides when a session warns, locks or expires")
+            }
+        }
+    }
+    repositories {
+        maven {
+            name = "folder"
+            url = uri(mavenFolder)
+        }
     }
 }
 
 dependencies {
-    // Flow/StateFlow adapter (src/main/kotlin-flow); the core API needs only kotlin-stdlib.
+    // `api`, not `implementation`: both are in the public API, so an app compiles against them.
+    // kotlinx-coroutines: InactivityEngine.events(): Flow<SessionEvent> and
+    // stateIn(scope: CoroutineScope): StateFlow<SessionStatus> (src/main/kotlin-flow); the core
+    // API needs only kotlin-stdlib.
     api("org.jetbrains.kotlinx:kotlinx-coroutines-core:1.10.2")
-    // BaseActivity extends AppCompatActivity.
+    // appcompat: `abstract class BaseActivity : AppCompatActivity()`, which apps subclass.
     api("androidx.appcompat:appcompat:1.7.0")
 
     // Instrumented tests (src/androidTest): InactivityLifecycle and BaseActivity on a device.

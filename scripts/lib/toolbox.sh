@@ -9,7 +9,8 @@
 #                              when CMD is still missing
 #   apt_install PACKAGE...     apt-get install, after at most one `apt-get update` per
 #                              scripts/test run (a stamp in $INACT_RESULTS_DIR), or per script
-#                              run outside it
+#                              run outside it; waits for another apt-get's lock (10 min)
+#                              instead of failing at once
 #   try_need CMD PACKAGE...    as need, for an optional tool: returns 1 when CMD is still missing
 #   need_venv DIR REQ...       a virtual environment at DIR holding the PyPI requirements REQ...
 #                              (pin them: name==version); made again only when the list changes
@@ -63,7 +64,7 @@ apt_install() {
         DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null 2>&1 || fail_setup "apt-get update"
         mkdir -p "$(dirname "$stamp")" && touch "$stamp"
     fi
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null 2>&1 || fail_setup "apt-get install $*"
+    DEBIAN_FRONTEND=noninteractive apt-get install -o DPkg::Lock::Timeout=600 -y -qq "$@" >/dev/null 2>&1 || fail_setup "apt-get install $*"
 }
 
 need() {
@@ -84,7 +85,7 @@ try_need() {
     if [[ ! -f "$stamp" ]] && DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null 2>&1; then
         mkdir -p "$(dirname "$stamp")" && touch "$stamp"
     fi
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null 2>&1
+    DEBIAN_FRONTEND=noninteractive apt-get install -o DPkg::Lock::Timeout=600 -y -qq "$@" >/dev/null 2>&1
     command -v "$cmd" >/dev/null 2>&1
 }
 

@@ -16,12 +16,17 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(__wasm__)
+/* WebAssembly (scripts/build-wasm): no threads, no mmap, and the clocks come from the host
+ * (JavaScript). Everything the wasm32 build needs beyond libc is in this one file. */
+#include "inactivity_wasm.h"
+#else
+#include <pthread.h>
+#include <sys/mman.h>
 
 /* open(2) is variadic, which Swift imports only through an overlay; read-only needs no mode. */
 static inline int inactivity_open_read_only(const char *path) {
@@ -35,6 +40,8 @@ static inline void *inactivity_map_zeroed(size_t bytes) {
     void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     return p == MAP_FAILED ? NULL : p;
 }
+
+#endif /* !__wasm__ */
 
 /* errno is a macro (a thread-local lvalue); the Glibc overlay's `errno` is not in every build. */
 static inline int inactivity_errno(void) { return errno; }
@@ -125,6 +132,7 @@ static inline int inactivity_time64_unavailable(int error) {
 }
 #endif
 
+#if !defined(__wasm__) /* wasm32 reads its clocks from the host: inactivity_wasm.h */
 /* clock_gettime in 64-bit seconds: 0, or the errno of the failure. */
 static inline int inactivity_clock_gettime64(clockid_t clock, struct inactivity_timespec64 *out) {
     struct timespec ts;
@@ -168,6 +176,8 @@ static inline int64_t inactivity_monotonic_ms(clockid_t clock) {
     (void)clock_gettime(clock, &ts);
     return (int64_t)ts.tv_sec * 1000 + (int64_t)ts.tv_nsec / 1000000;
 }
+
+#endif /* !__wasm__ */
 
 #if defined(__linux__)
 /* timerfd_settime (no old value) in 64-bit seconds: 0, or the errno of the failure. */

@@ -191,7 +191,7 @@ def test_lock_on_restart_and_snapshot_format_2(recorder: Recorder) -> None:
         engine.token_rotated(3)
         data = engine.snapshot()
         reading = engine.clock_now()
-    assert len(data) == 104 and data[4] == 2
+    assert len(data) == 96 and data[4] == 3
     restored = inactivity.Engine(
         policy,
         on_event=recorder,

@@ -124,6 +124,46 @@ def test_struct_layouts_match_the_c_compiler(tmp_path: Path) -> None:
     assert set(out.split("\n")) - {""} == expected
 
 
+class _Policy10(ctypes.Structure):
+    """inact_policy as the 1.0 header declared it (80 bytes), followed by guard bytes."""
+
+    _fields_ = list(_lib.CPolicy._fields_[:13]) + [
+        ("guard", ctypes.c_uint8 * 64)
+    ]
+
+
+def test_the_plain_init_symbols_called_by_name_write_only_their_release_layout() -> None:
+    # A binding built against 1.0 (ctypes, by symbol name) has an 80-byte policy: the library
+    # must not write past it (1.1.0 wrote 120 bytes into the heap here).
+    assert _Policy10.guard.offset == 80
+    for preset in (None, Preset.BANKING):
+        old = _Policy10()
+        ctypes.memset(ctypes.byref(old), 0xA5, ctypes.sizeof(old))
+        pointer = ctypes.cast(ctypes.byref(old), ctypes.POINTER(_lib.CPolicy))
+        if preset is None:
+            _lib.LIB.inact_policy_init(pointer)
+        else:
+            _lib.LIB.inact_policy_preset(pointer, preset)
+        assert old.size == 80
+        assert bytes(old.guard) == b"\xa5" * 64
+    # ENTERPRISE's offline and strong-auth limits do not fit in 80 bytes: refused, not cut.
+    old = _Policy10()
+    with pytest.raises(inactivity.InactivityError) as refused:
+        _lib.LIB.inact_policy_preset(ctypes.cast(ctypes.byref(old), ctypes.POINTER(_lib.CPolicy)), Preset.ENTERPRISE)
+    assert refused.value.status == Status.E_STRUCT_SIZE and "120" in refused.value.message
+    assert bytes(old) == bytes(ctypes.sizeof(old))
+
+
+def test_the_binding_fills_its_own_struct_size() -> None:
+    # This binding calls the sized variants with ctypes.sizeof(CPolicy): every field it knows is
+    # filled, so a 1.1 field it sets reaches the engine (the plain symbol would stamp 80 and the
+    # library would read only the 1.0 fields).
+    c = Policy(lock_on_restart=True, offline_expiry=timedelta(hours=5))._to_c()
+    assert c.size == ctypes.sizeof(_lib.CPolicy) == 120
+    assert Policy._from_c(c).lock_on_restart is True
+    assert Policy.preset(Preset.ENTERPRISE).offline_expiry == timedelta(days=90)
+
+
 def test_default_policy_is_the_librarys() -> None:
     assert Policy() == Policy.library_default() == Policy.preset(Preset.DEFAULT)
     p = Policy()

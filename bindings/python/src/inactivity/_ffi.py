@@ -134,11 +134,15 @@ FUNCTIONS: Sequence[Tuple[str, Tuple[Any, ...], Any]] = (
     ("inact_last_error", (), c_char_p),
     # policy
     ("inact_policy_init", (POINTER(CPolicy),), STATUS),
+    ("inact_policy_init_sized", (POINTER(CPolicy), c_size_t), STATUS),
     ("inact_policy_preset", (POINTER(CPolicy), c_int32), STATUS),
+    ("inact_policy_preset_sized", (POINTER(CPolicy), c_size_t, c_int32), STATUS),
     ("inact_policy_validate", (POINTER(CPolicy),), STATUS),
     ("inact_ceilings_init", (POINTER(CCeilings),), STATUS),
+    ("inact_ceilings_init_sized", (POINTER(CCeilings), c_size_t), STATUS),
     # lifecycle
     ("inact_config_init", (POINTER(CConfig),), STATUS),
+    ("inact_config_init_sized", (POINTER(CConfig), c_size_t), STATUS),
     ("inact_engine_create", (POINTER(CConfig), POINTER(CPolicy), CALLBACK, c_void_p, USER_DATA_FREE, POINTER(c_uint64)), STATUS),
     ("inact_destroy", (c_uint64,), STATUS),
     ("inact_scheduler_faults", (POINTER(c_int32), POINTER(c_uint64), POINTER(c_int32)), STATUS),
@@ -177,6 +181,7 @@ FUNCTIONS: Sequence[Tuple[str, Tuple[Any, ...], Any]] = (
     ("inact_get_reason", (c_uint64, POINTER(c_int32)), STATUS),
     ("inact_get_remaining", (c_uint64, POINTER(c_int64)), STATUS),
     ("inact_info_init", (POINTER(CInfo),), STATUS),
+    ("inact_info_init_sized", (POINTER(CInfo), c_size_t), STATUS),
     ("inact_get_info", (c_uint64, POINTER(CInfo)), STATUS),
     ("inact_get_policy", (c_uint64, POINTER(CPolicy)), STATUS),
     # host-mode delivery

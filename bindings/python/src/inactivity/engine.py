@@ -55,7 +55,7 @@ from .policy import Ceilings, Policy
 __all__ = ["ClockReading", "Engine", "Event", "EventCallback", "Info", "ManualClock", "SNAPSHOT_MAX_SIZE"]
 
 #: Upper bound of a snapshot's size in bytes (INACT_SNAPSHOT_MAX_SIZE).
-SNAPSHOT_MAX_SIZE = 128
+SNAPSHOT_MAX_SIZE = 96
 
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 UINT32_MAX = 2**32 - 1
@@ -297,7 +297,7 @@ class Engine(GeneratedInputs):
         if clock is not None and not isinstance(clock, ManualClock):
             raise TypeError(f"clock must be a ManualClock or None, not {type(clock).__name__}")
         config = _lib.CConfig()
-        _lib.LIB.inact_config_init(byref(config))
+        _lib.LIB.inact_config_init_sized(byref(config), ctypes.sizeof(config))
         config.delivery = check_int(delivery, "delivery", INT32_MIN, INT32_MAX)
         if clock is not None:
             config.clock = ClockKind.MANUAL
@@ -569,7 +569,7 @@ class Engine(GeneratedInputs):
     def info(self) -> Info:
         """A full view of the engine."""
         c = _lib.CInfo()
-        _lib.LIB.inact_info_init(byref(c))
+        _lib.LIB.inact_info_init_sized(byref(c), ctypes.sizeof(c))
         self._call(_lib.LIB.inact_get_info, byref(c))
         return Info._from_c(c)
 

@@ -49,7 +49,7 @@ class Policy(PolicyFields):
     def preset(cls, preset: Union[Preset, int]) -> "Policy":
         """A named policy (``Preset.NIST_AAL2``, ``Preset.BANKING``, ...) as the library defines it."""
         c = _lib.CPolicy()
-        _lib.LIB.inact_policy_preset(ctypes.byref(c), int(preset))
+        _lib.LIB.inact_policy_preset_sized(ctypes.byref(c), ctypes.sizeof(c), int(preset))
         return cls._from_c(c)
 
     @classmethod
@@ -85,7 +85,7 @@ class Policy(PolicyFields):
 
     def _to_c(self) -> _lib.CPolicy:
         c = _lib.CPolicy()
-        _lib.LIB.inact_policy_init(ctypes.byref(c))  # sets size, and any field added later
+        _lib.LIB.inact_policy_init_sized(ctypes.byref(c), ctypes.sizeof(c))  # sets size and every default
         _fields_to_c(self, c, _ffi.POLICY_FIELDS)
         return c
 
@@ -119,7 +119,7 @@ class Ceilings(CeilingsFields):
 
     def _to_c(self) -> _lib.CCeilings:
         c = _lib.CCeilings()
-        _lib.LIB.inact_ceilings_init(ctypes.byref(c))
+        _lib.LIB.inact_ceilings_init_sized(ctypes.byref(c), ctypes.sizeof(c))
         _fields_to_c(self, c, _ffi.CEILINGS_FIELDS)
         return c
 
@@ -160,7 +160,7 @@ def _fields_from_c(c: Any, rows: _Rows) -> dict[str, Any]:
 
 def _no_ceilings() -> dict[str, Any]:
     c = _lib.CCeilings()
-    _lib.LIB.inact_ceilings_init(ctypes.byref(c))
+    _lib.LIB.inact_ceilings_init_sized(ctypes.byref(c), ctypes.sizeof(c))
     return _fields_from_c(c, _ffi.CEILINGS_FIELDS)
 
 
@@ -201,6 +201,6 @@ def _library_default() -> Policy:
     global _DEFAULT
     if _DEFAULT is None:
         c = _lib.CPolicy()
-        _lib.LIB.inact_policy_init(ctypes.byref(c))
+        _lib.LIB.inact_policy_init_sized(ctypes.byref(c), ctypes.sizeof(c))
         _DEFAULT = Policy._from_c(c)
     return _DEFAULT

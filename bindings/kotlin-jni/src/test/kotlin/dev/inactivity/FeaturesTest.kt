@@ -124,8 +124,8 @@ class FeaturesTest {
             e.tokenRotated(7u)
             e.snapshot()
         }
-        assertEquals(104, bytes.size)
-        assertEquals(2, bytes[4].toInt())
+        assertEquals(96, bytes.size)
+        assertEquals(3, bytes[4].toInt())
         val rec = Recorder()
         manualEngine(policy, rec).use { e ->
             e.restore(bytes)

@@ -33,7 +33,7 @@ class HostModeAndSnapshotTest {
             engine.start()
             engine.advanceClock(1.minutes)
             val bytes = engine.snapshot()
-            assertTrue(bytes.size in 1..128)
+            assertTrue(bytes.size in 1..96)
             bytes
         }
         // 30 s later on the same boot: trusted, shorter than the 60 s background timeout

@@ -1,0 +1,251 @@
+// TypeScript declarations of the `inactivity` package (src/index.js). Checked with Debian's tsc
+// (node-typescript) by the js suite: test/types-check.ts must compile, and
+// test/types-reject.ts must fail on each of its marked lines.
+
+/** A duration or instant in ms: a number (a safe integer; Infinity = NEVER), or a BigInt (any
+ *  int64, passed to the engine as is: for values beyond 2^53 that the engine then judges). */
+export type Ms = number | bigint;
+/** A 64-bit id (scope, hold, token generation, boot id): a BigInt; a safe non-negative integer
+ *  number is accepted as input. */
+export type Id = bigint | number;
+
+export type StateName = 'LOADING' | 'ACTIVE' | 'WARNING' | 'LOCKED' | 'EXPIRED';
+export type ReasonName =
+    | 'NONE' | 'STARTED' | 'RESTORED' | 'CONTINUED' | 'ACTIVITY' | 'UNLOCKED' | 'EXTENDED' | 'IDLE'
+    | 'IDLE_TIMEOUT' | 'BACKGROUND_TIMEOUT' | 'MANUAL_LOCK' | 'UNTRUSTED_CLOCK' | 'ABSOLUTE_TIMEOUT'
+    | 'LOCKED_TIMEOUT' | 'UNLOCK_FAILURES' | 'LOGOUT' | 'REVOKED' | 'PASSWORD_CHANGED'
+    | 'RESTORE_FAILED' | 'DEVICE_LOCKED' | 'OFFLINE_TIMEOUT' | 'OFFLINE_EXPIRY' | 'RESTART';
+export type ActivityKindName =
+    | 'TOUCH_DOWN' | 'TOUCH_UP' | 'TOUCH_MOVE' | 'KEY' | 'SCROLL' | 'POINTER' | 'PROGRAMMATIC';
+export type IdleActionName = 'LOCK' | 'EXPIRE';
+export type PresetName = 'DEFAULT' | 'NIST_AAL2' | 'NIST_AAL3' | 'PCI_DSS' | 'BANKING' | 'PSD2' | 'ENTERPRISE';
+export type AuthName = 'NONE' | 'BIOMETRIC' | 'CREDENTIAL';
+export type RefreshOutcomeName = 'OK' | 'RETRY' | 'REVOKED' | 'FAILED' | 'STALE';
+export type EndReasonName = 'LOGOUT' | 'REVOKED' | 'PASSWORD_CHANGED';
+
+/** The header's enumerations: name -> value. */
+export const State: Readonly<Record<StateName, number>>;
+export const Reason: Readonly<Record<ReasonName, number>>;
+export const ActivityKind: Readonly<Record<ActivityKindName, number>>;
+export const IdleAction: Readonly<Record<IdleActionName, number>>;
+export const Preset: Readonly<Record<PresetName, number>>;
+export const EventKind: Readonly<Record<'STATE_CHANGED' | 'TICK', number>>;
+export const RefreshOutcome: Readonly<Record<RefreshOutcomeName, number>>;
+export const Auth: Readonly<Record<AuthName, number>>;
+/** INACT_NEVER as it crosses: Infinity. */
+export const NEVER: number;
+export const SNAPSHOT_MAX_SIZE: number;
+
+/** An engine error: the header's status name and value, and the engine's message (it names
+ *  the argument and the rule). */
+export class InactivityError extends Error {
+    readonly status: string;
+    readonly code: number;
+}
+/** One subclass per status of the header's table. */
+export const errors: Readonly<{
+    NullPointerError: typeof InactivityError;
+    InvalidHandleError: typeof InactivityError;
+    InvalidArgumentError: typeof InactivityError;
+    InvalidStateError: typeof InactivityError;
+    StructSizeError: typeof InactivityError;
+    BufferTooSmallError: typeof InactivityError;
+    NotFoundError: typeof InactivityError;
+    WrongClockError: typeof InactivityError;
+    SnapshotTruncatedError: typeof InactivityError;
+    SnapshotChecksumError: typeof InactivityError;
+    SnapshotVersionError: typeof InactivityError;
+    SnapshotInvalidError: typeof InactivityError;
+    LimitError: typeof InactivityError;
+    InternalError: typeof InactivityError;
+    SystemError: typeof InactivityError;
+    WeakAuthError: typeof InactivityError;
+    OfflineError: typeof InactivityError;
+    CeilingError: typeof InactivityError;
+}>;
+
+/** The fields of inact_policy (durations in ms; Infinity = NEVER). */
+export interface PolicyFields {
+    idleAction: IdleActionName | number;
+    idleTimeoutMs: Ms;
+    warningMs: Ms;
+    backgroundTimeoutMs: Ms;
+    absoluteTimeoutMs: Ms;
+    lockedTimeoutMs: Ms;
+    tickMs: Ms;
+    backgroundGraceMs: Ms;
+    /** ActivityKind bits that count. */
+    activityKinds: number;
+    maxUnlockFailures: number;
+    activityDismissesWarning: boolean;
+    pauseIdleInBackground: boolean;
+    lockOnDeviceLock: boolean;
+    lockOnRestart: boolean;
+    strongAuthTimeoutMs: Ms;
+    expectedInterruptionMaxMs: Ms;
+    offlineTimeoutMs: Ms;
+    offlineExpiryMs: Ms;
+}
+export interface Policy extends PolicyFields {
+    /** Throws the engine's error (naming the field) when the policy is invalid. */
+    validate(): void;
+}
+export interface PolicyClass {
+    /** The engine's defaults, overridden by `fields`. */
+    new (fields?: Partial<PolicyFields>): Policy;
+    defaults(): Policy;
+    preset(name: PresetName | number): Policy;
+}
+
+/** The fields of inact_ceilings (Infinity = no limit). */
+export interface CeilingsFields {
+    maxUnlockFailures: number;
+    idleTimeoutMs: Ms;
+    backgroundTimeoutMs: Ms;
+    absoluteTimeoutMs: Ms;
+    lockedTimeoutMs: Ms;
+    strongAuthTimeoutMs: Ms;
+    expectedInterruptionMaxMs: Ms;
+    offlineTimeoutMs: Ms;
+    offlineExpiryMs: Ms;
+    lockOnDeviceLock: boolean;
+    lockOnRestart: boolean;
+}
+export interface Ceilings extends CeilingsFields {}
+export interface CeilingsClass {
+    new (fields?: Partial<CeilingsFields>): Ceilings;
+    none(): Ceilings;
+}
+
+export interface InactivityEvent {
+    readonly kind: 'state-changed' | 'tick';
+    readonly state: StateName;
+    readonly previousState: StateName;
+    readonly reason: ReasonName;
+    readonly requiredAuth: AuthName;
+    /** ms from nowMs to the next lock or expiry; Infinity if none. */
+    readonly remainingMs: number;
+    /** When it took effect (engine clock ms). */
+    readonly timeMs: number;
+    /** When it was evaluated (engine clock ms, >= timeMs). */
+    readonly nowMs: number;
+}
+
+export interface Info {
+    state: StateName;
+    reason: ReasonName;
+    clock: 'system' | 'manual';
+    inBackground: boolean;
+    visibleWindows: number;
+    openScopes: number;
+    openHolds: number;
+    unlockFailures: number;
+    nowMs: number;
+    remainingMs: number;
+    nextDeadlineMs: number;
+    effectiveIdleTimeoutMs: number;
+    startedAtMs: number;
+    lastActivityMs: number;
+    backgroundSinceMs: number;
+    lockedAtMs: number;
+    requiredAuth: AuthName;
+    needsServerContact: boolean;
+    lastCredentialMs: number;
+    strongAuthDeadlineMs: number;
+    lastServerContactMs: number;
+    tokenGeneration: bigint;
+    interruptionUntilMs: number;
+}
+
+export interface ClockReading {
+    monotonicMs: number;
+    /** A BigInt only when a manual wall clock was moved past 2^53 ms. */
+    wallMs: number | bigint;
+    bootId: bigint;
+}
+
+export interface EngineOptions {
+    policy?: PolicyFields;
+    /** Every event, synchronously, before the call that caused it returns. */
+    onEvent?: (event: InactivityEvent) => void;
+    /** Receives what onEvent throws (default: rethrown from a microtask). */
+    onError?: (error: unknown) => void;
+    /** 'system' (the web clock: see the README) or 'manual' (tests and simulations). */
+    clock?: 'system' | 'manual';
+    manual?: { startMs?: Ms; wallMs?: Ms; bootId?: Id };
+}
+
+export interface Engine {
+    readonly handle: bigint;
+    close(): void;
+    start(): void;
+    activity(kind?: ActivityKindName | number): void;
+    continue(): void;
+    lock(): void;
+    unlock(method?: 'BIOMETRIC' | 'CREDENTIAL' | number): void;
+    /** Returns the failed unlocks in a row after this one. */
+    unlockFailed(method?: 'BIOMETRIC' | 'CREDENTIAL' | number): number;
+    biometricsChanged(): void;
+    end(reason?: EndReasonName | ReasonName | number): void;
+    refreshResult(httpStatus: number, oauthError?: string | null, generation?: Id): RefreshOutcomeName;
+    tokenRotated(generation: Id): void;
+    serverContact(): void;
+    background(): void;
+    foreground(): void;
+    windowShown(): void;
+    windowHidden(): void;
+    expectInterruption(maxMs: Ms): void;
+    deviceLocked(): void;
+    pushScope(idleTimeoutMs: Ms): bigint;
+    popScope(id: Id): void;
+    acquireHold(): bigint;
+    releaseHold(id: Id): void;
+    setPolicy(policy: PolicyFields): void;
+    setCeilings(ceilings: CeilingsFields): void;
+    readonly state: StateName;
+    readonly reason: ReasonName;
+    readonly remainingMs: number;
+    readonly requiredAuth: AuthName;
+    info(): Info;
+    policy(): Policy;
+    ceilings(): Ceilings;
+    nextDeadlineMs(): number;
+    poll(): void;
+    snapshot(): Uint8Array;
+    snapshotBase64(): string;
+    restore(snapshot: Uint8Array | ArrayBuffer | string): void;
+    advance(ms: Ms): void;
+    freeze(ms: Ms): void;
+    jumpWall(deltaMs: Ms): void;
+    reboot(downtimeMs?: Ms): void;
+    clockNow(): ClockReading;
+    events(): AsyncIterableIterator<InactivityEvent>;
+}
+export interface EngineClass {
+    new (options?: EngineOptions): Engine;
+}
+
+/** The two clocks the web platform reads (ms). */
+export interface HostClock {
+    monotonicMs(): number;
+    wallMs(): number;
+}
+
+export interface LoadOptions {
+    /** The module: a path or URL, its bytes, a compiled module or a fetch Response. */
+    wasm?: string | URL | ArrayBuffer | ArrayBufferView | WebAssembly.Module | Response;
+    /** Default: performance.timeOrigin + performance.now(), and Date.now(). */
+    hostClock?: HostClock;
+}
+
+export interface Inactivity {
+    readonly Engine: EngineClass;
+    readonly Policy: PolicyClass;
+    readonly Ceilings: CeilingsClass;
+    readonly version: string;
+    readonly versionNumber: number;
+    /** The module's raw exports (the C ABI as wasm functions). */
+    readonly exports: WebAssembly.Exports;
+}
+
+export function load(options?: LoadOptions): Promise<Inactivity>;

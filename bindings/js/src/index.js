@@ -1,0 +1,733 @@
+// The JavaScript binding of the Inactivity engine: the engine itself is inactivity.wasm (the
+// same Swift core as every other binding, built by scripts/build-wasm); this file converts
+// values and adds JavaScript idiom. It decides nothing: every rule, default, preset and check is
+// the engine's, and every error is the engine's status and message (bindings/js/README.md).
+//
+// The ffi (export names, argument kinds, struct layouts, enums, statuses) comes from ./ffi.js,
+// derived from include/inactivity.h; nothing below names a C type or an offset.
+
+import { enums, functions, statuses, structs, INACT_SNAPSHOT_MAX_SIZE } from './ffi.js';
+
+const NEVER_I64 = 0x7fffffffffffffffn;
+const INT64_MIN = -0x8000000000000000n;
+
+// ---- Errors ---------------------------------------------------------------------------------
+
+/** An error the engine returned: `status` is the header's name (INACT_E_INVALID_ARGUMENT),
+ *  `code` its value, `message` the engine's text naming the argument and the rule. */
+export class InactivityError extends Error {
+    constructor(status, code, message) {
+        super(message);
+        this.name = new.target.name;
+        this.status = status;
+        this.code = code;
+    }
+}
+
+// One subclass per status, named from the status table: INACT_E_INVALID_ARGUMENT ->
+// InvalidArgumentError. Each extends InactivityError.
+function className(status) {
+    return status.replace(/^INACT_E_/, '').toLowerCase()
+        .replace(/(^|_)([a-z0-9])/g, (_, __, c) => c.toUpperCase()) + 'Error';
+}
+const errorClasses = {};
+for (const [name, code] of statuses) {
+    if (code === 0) continue;
+    const cls = { [className(name)]: class extends InactivityError {} }[className(name)];
+    errorClasses[code] = cls;
+}
+export const errors = Object.freeze(Object.fromEntries(
+    Object.values(errorClasses).map((c) => [c.name, c])));
+const statusName = new Map(statuses.map(([name, code]) => [code, name]));
+
+// ---- Enumerations ---------------------------------------------------------------------------
+
+function names(table) {
+    return Object.freeze({ ...table });
+}
+export const State = names(enums.inact_state);
+export const Reason = names(enums.inact_reason);
+export const ActivityKind = names(enums.inact_activity_kind);
+export const IdleAction = names(enums.inact_idle_action);
+export const Preset = names(enums.inact_preset);
+export const EventKind = names(enums.inact_event_kind);
+export const RefreshOutcome = names(enums.inact_refresh_outcome);
+export const Auth = names(enums.inact_auth);
+/** "Never" for a duration, "no deadline" for a query: INACT_NEVER crosses as Infinity. */
+export const NEVER = Infinity;
+export const SNAPSHOT_MAX_SIZE = INACT_SNAPSHOT_MAX_SIZE;
+
+const byValue = (table) => new Map(Object.entries(table).map(([k, v]) => [v, k]));
+const stateNames = byValue(enums.inact_state);
+const reasonNames = byValue(enums.inact_reason);
+const authNames = byValue(enums.inact_auth);
+const outcomeNames = byValue(enums.inact_refresh_outcome);
+const idleActionNames = byValue(enums.inact_idle_action);
+const eventKindNames = byValue(enums.inact_event_kind);
+const nameOf = (map, value) => map.get(value) ?? value;
+
+// An enum argument: one of the table's names, or any number (the engine judges the value).
+function enumArg(table, value, argument) {
+    if (typeof value === 'string') {
+        if (Object.hasOwn(table, value)) return table[value];
+        throw new TypeError(`${argument} ('${value}') must be one of ${Object.keys(table).join(', ')} or a number`);
+    }
+    return int32Arg(value, argument);
+}
+
+// ---- Value conversion -----------------------------------------------------------------------
+
+// 64-bit values: durations and times are numbers in ms (safe integers; Infinity is NEVER) or
+// BigInt (any int64, passed to the engine as it is); handles, ids, token generations and boot
+// ids are BigInt. The engine refuses what is out of its range, with its own message.
+function i64Arg(value, argument) {
+    if (typeof value === 'bigint') {
+        if (value < INT64_MIN || value > NEVER_I64) throw new RangeError(`${argument} (${value}) is outside int64`);
+        return value;
+    }
+    if (value === Infinity) return NEVER_I64;
+    if (typeof value !== 'number' || !Number.isSafeInteger(value)) {
+        throw new TypeError(`${argument} (${String(value)}) must be an integer number of ms (a safe integer), Infinity for NEVER, or a BigInt`);
+    }
+    return BigInt(value);
+}
+function u64Arg(value, argument) {
+    if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return BigInt(value);
+    if (typeof value !== 'bigint' || value < 0n || value > 0xffffffffffffffffn) {
+        throw new TypeError(`${argument} (${String(value)}) must be a BigInt (or a safe integer) in 0 .. 2^64-1`);
+    }
+    return BigInt.asIntN(64, value); // wasm i64 parameters are signed; the bits are the same
+}
+function int32Arg(value, argument) {
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < -2147483648 || value > 2147483647) {
+        throw new TypeError(`${argument} (${String(value)}) must be an int32 number`);
+    }
+    return value;
+}
+function uint32Arg(value, argument) {
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 4294967295) {
+        throw new TypeError(`${argument} (${String(value)}) must be a uint32 number`);
+    }
+    return value;
+}
+function boolArg(value, argument) {
+    if (typeof value !== 'boolean') throw new TypeError(`${argument} (${String(value)}) must be a boolean`);
+    return value ? 1 : 0;
+}
+// A duration or time from the engine: NEVER is Infinity; every other value the engine writes is
+// within 1000 years (a safe integer); a wall clock moved past 2^53 ms is returned as a BigInt.
+function msOut(v) {
+    if (v === NEVER_I64) return Infinity;
+    const n = Number(v);
+    return Number.isSafeInteger(n) ? n : v;
+}
+
+// ---- Loading --------------------------------------------------------------------------------
+
+// performance.timeOrigin is constant for a page (a process in Node) and its getter is slow
+// (Node: about 0.5 us), so it is read once.
+const timeOrigin = performance.timeOrigin;
+const defaultClock = {
+    monotonicMs: () => timeOrigin + performance.now(),
+    wallMs: () => Date.now(),
+};
+
+async function moduleBytes(source) {
+    if (source === undefined) source = new URL('../inactivity.wasm', import.meta.url);
+    if (source instanceof WebAssembly.Module) return source;
+    if (typeof Response !== 'undefined' && source instanceof Response) return source;
+    if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) return source;
+    const inNode = typeof process !== 'undefined' && Boolean(process.versions?.node);
+    if (typeof source === 'string' && !/^[a-z]+:/i.test(source)) {
+        // A path: a file in Node; in a browser, relative to the page.
+        if (!inNode) return fetch(new URL(source, globalThis.location?.href));
+        const { readFile } = await import('node:fs/promises');
+        return readFile(source);
+    }
+    const url = source instanceof URL ? source : new URL(String(source));
+    if (url.protocol === 'file:') {
+        const { readFile } = await import('node:fs/promises');
+        return readFile(url);
+    }
+    return fetch(url);
+}
+
+/**
+ * Loads and instantiates the engine. options.wasm: where the module is (a path or URL, its
+ * bytes, a compiled WebAssembly.Module, or a fetch Response; default: inactivity.wasm next to
+ * this package). options.hostClock: the two clocks the web platform reads (default
+ * performance.timeOrigin + performance.now() and Date.now()); tests pass invented ones.
+ * Each load is its own instance: engines of one never see another's.
+ */
+export async function load(options = {}) {
+    const clock = options.hostClock ?? defaultClock;
+    const listeners = new Map();
+    let memory;
+    let exports;
+    const imports = {
+        inactivity_host: {
+            monotonic_ms: () => clock.monotonicMs(),
+            wall_ms: () => clock.wallMs(),
+            event: (pointer, userData) => listeners.get(userData)?.deref()?.deliver(pointer),
+            release: (userData) => listeners.delete(userData),
+        },
+    };
+    let source = await moduleBytes(options.wasm);
+    let instance;
+    if (typeof Response !== 'undefined' && source instanceof Response) {
+        if (WebAssembly.instantiateStreaming && source.headers.get('content-type') === 'application/wasm') {
+            instance = (await WebAssembly.instantiateStreaming(source, imports)).instance;
+        } else {
+            source = await source.arrayBuffer();
+        }
+    }
+    if (!instance) {
+        if (source instanceof WebAssembly.Module) instance = await WebAssembly.instantiate(source, imports);
+        else instance = (await WebAssembly.instantiate(source, imports)).instance;
+    }
+    exports = instance.exports;
+    memory = exports.memory;
+    exports._initialize?.();
+    return makeLibrary(exports, memory, listeners);
+}
+
+// ---- The library: memory, calls, classes ----------------------------------------------------
+
+function makeLibrary(x, memory, listeners) {
+    const utf8 = new TextEncoder();
+    const fromUtf8 = new TextDecoder();
+    // Scratch memory for out-parameters and structs, used as a stack: a callback may call into
+    // the engine while an outer call's out-parameters are still to be read.
+    const scratchSize = 4096;
+    const scratchBase = x.malloc(scratchSize);
+    if (!scratchBase) throw new Error('inactivity: the module could not allocate its scratch memory');
+    let scratchTop = scratchBase;
+    const view = () => new DataView(memory.buffer);
+    function alloc(bytes) {
+        const at = (scratchTop + 7) & ~7;
+        if (at + bytes > scratchBase + scratchSize) throw new RangeError('inactivity: calls nested too deeply');
+        scratchTop = at + bytes;
+        return at;
+    }
+    function scoped(fn) {
+        const mark = scratchTop;
+        try { return fn(); } finally { scratchTop = mark; }
+    }
+    function cString(pointer) {
+        const bytes = new Uint8Array(memory.buffer, pointer);
+        const end = bytes.indexOf(0);
+        return fromUtf8.decode(bytes.subarray(0, end < 0 ? 0 : end));
+    }
+    function check(code) {
+        if (code === 0) return;
+        const message = cString(x.inact_last_error());
+        const cls = errorClasses[code] ?? InactivityError;
+        throw new cls(statusName.get(code) ?? String(code), code, message || cString(x.inact_status_string(code)));
+    }
+    // Struct access by the ffi table's layout.
+    function readField(dv, base, [offset, kind]) {
+        switch (kind) {
+        case 'u32': return dv.getUint32(base + offset, true);
+        case 'i32': return dv.getInt32(base + offset, true);
+        case 'i64': return dv.getBigInt64(base + offset, true);
+        case 'u64': return dv.getBigUint64(base + offset, true);
+        }
+    }
+    function writeField(dv, base, [offset, kind], value) {
+        switch (kind) {
+        case 'u32': dv.setUint32(base + offset, value, true); break;
+        case 'i32': dv.setInt32(base + offset, value, true); break;
+        case 'i64': dv.setBigInt64(base + offset, value, true); break;
+        case 'u64': dv.setBigUint64(base + offset, BigInt.asUintN(64, value), true); break;
+        }
+    }
+    function newStruct(name) {
+        const s = structs[name];
+        const p = alloc(s.size);
+        new Uint8Array(memory.buffer, p, s.size).fill(0);
+        view().setUint32(p, s.size, true);
+        return p;
+    }
+    function readStruct(name, p) {
+        const dv = view();
+        const out = {};
+        for (const [field, spec] of Object.entries(structs[name].fields)) out[field] = readField(dv, p, spec);
+        return out;
+    }
+    function writeStruct(name, p, values) {
+        const dv = view();
+        for (const [field, spec] of Object.entries(structs[name].fields)) {
+            if (field !== 'size' && values[field] !== undefined) writeField(dv, p, spec, values[field]);
+        }
+    }
+    // Struct init calls: the _sized variant with this binding's struct size where the module
+    // has it (1.2: the plain 1.0 symbols fill only the 1.0 layout), else the plain call.
+    function init(name, p, ...rest) {
+        const sizedName = `${name}_sized`;
+        if (x[sizedName]) return x[sizedName](p, view().getUint32(p, true), ...rest);
+        return x[name](p, ...rest);
+    }
+    const outI64 = (fn) => scoped(() => { const p = alloc(8); check(fn(p)); return view().getBigInt64(p, true); });
+    const outU64 = (fn) => scoped(() => { const p = alloc(8); check(fn(p)); return view().getBigUint64(p, true); });
+    const outI32 = (fn) => scoped(() => { const p = alloc(4); check(fn(p)); return view().getInt32(p, true); });
+    const outU32 = (fn) => scoped(() => { const p = alloc(4); check(fn(p)); return view().getUint32(p, true); });
+
+    // ---- Policy and ceilings: the engine's structs as JavaScript objects ----------------------
+
+    // A struct field's JavaScript property: duration fields lose _ms? No: they keep it, in
+    // camelCase (idle_timeout_ms -> idleTimeoutMs), so the unit stays in the name.
+    const camel = (s) => s.replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase());
+    function fieldKinds(structName) {
+        // The JavaScript kind of each field, from its C kind and name: *_ms are durations, the
+        // engine's int32 0/1 fields booleans, idle_action an enum, the rest numbers.
+        const out = [];
+        for (const [field, [, kind]] of Object.entries(structs[structName].fields)) {
+            if (field === 'size') continue;
+            let js;
+            if (field.endsWith('_ms')) js = 'ms';
+            else if (field === 'idle_action') js = 'idleAction';
+            else if (kind === 'i32') js = 'bool';
+            else js = 'u32';
+            out.push([field, camel(field), js]);
+        }
+        return out;
+    }
+    const policyFields = fieldKinds('inact_policy');
+    const ceilingFields = fieldKinds('inact_ceilings');
+
+    function toJs(kinds, raw) {
+        const out = {};
+        for (const [c, js, kind] of kinds) {
+            const v = raw[c];
+            out[js] = kind === 'ms' ? msOut(v) : kind === 'bool' ? v !== 0
+                : kind === 'idleAction' ? nameOf(idleActionNames, v) : v;
+        }
+        return out;
+    }
+    function toC(kinds, values, what) {
+        const out = {};
+        for (const [c, js, kind] of kinds) {
+            const v = values[js];
+            const arg = `${what}.${js}`;
+            if (v === undefined) throw new TypeError(`${arg} is missing`);
+            out[c] = kind === 'ms' ? i64Arg(v, arg) : kind === 'bool' ? boolArg(v, arg)
+                : kind === 'idleAction' ? enumArg(enums.inact_idle_action, v, arg) : uint32Arg(v, arg);
+        }
+        return out;
+    }
+
+    /** A session policy: plain fields (durations in ms, Infinity = NEVER). Make one with
+     *  Policy.defaults() or Policy.preset(name), then change fields. */
+    class Policy {
+        constructor(fields) {
+            Object.assign(this, Policy.defaults(), fields);
+        }
+        static defaults() {
+            return scoped(() => {
+                const p = newStruct('inact_policy');
+                check(init('inact_policy_init', p));
+                return Object.assign(Object.create(Policy.prototype), toJs(policyFields, readStruct('inact_policy', p)));
+            });
+        }
+        /** A named preset (Preset: 'BANKING', 'NIST_AAL2', ...; or its number). */
+        static preset(name) {
+            const value = enumArg(enums.inact_preset, name, 'preset');
+            return scoped(() => {
+                const p = newStruct('inact_policy');
+                check(init('inact_policy_preset', p, value));
+                return Object.assign(Object.create(Policy.prototype), toJs(policyFields, readStruct('inact_policy', p)));
+            });
+        }
+        /** Checks the policy without using it: throws the engine's error naming the field. */
+        validate() {
+            scoped(() => check(x.inact_policy_validate(policyStruct(this))));
+        }
+    }
+    function policyStruct(policy) {
+        const values = toC(policyFields, policy, 'policy');
+        const p = newStruct('inact_policy');
+        writeStruct('inact_policy', p, values);
+        return p;
+    }
+
+    /** An administrator's limits (inact_set_ceilings): Ceilings.none(), then tighten fields. */
+    class Ceilings {
+        constructor(fields) {
+            Object.assign(this, Ceilings.none(), fields);
+        }
+        static none() {
+            return scoped(() => {
+                const p = newStruct('inact_ceilings');
+                check(init('inact_ceilings_init', p));
+                return Object.assign(Object.create(Ceilings.prototype), toJs(ceilingFields, readStruct('inact_ceilings', p)));
+            });
+        }
+    }
+    function ceilingsStruct(ceilings) {
+        const values = toC(ceilingFields, ceilings, 'ceilings');
+        const p = newStruct('inact_ceilings');
+        writeStruct('inact_ceilings', p, values);
+        return p;
+    }
+
+    function infoToJs(raw) {
+        const out = {};
+        for (const [c, spec] of Object.entries(structs.inact_info.fields)) {
+            if (c === 'size' || c === 'delivery') continue;
+            const js = camel(c);
+            let v = raw[c];
+            if (c === 'state') v = nameOf(stateNames, v);
+            else if (c === 'reason') v = nameOf(reasonNames, v);
+            else if (c === 'required_auth') v = nameOf(authNames, v);
+            else if (c === 'clock') v = v === enums.inact_clock_kind.MANUAL ? 'manual' : 'system';
+            else if (c === 'in_background' || c === 'needs_server_contact') v = v !== 0;
+            else if (c === 'token_generation') v = BigInt(v);
+            else if (spec[1] === 'i64') v = msOut(v);
+            out[js] = v;
+        }
+        return out;
+    }
+
+    // ---- Engine ---------------------------------------------------------------------------
+
+    const eventCallback = x.inactivity_wasm_event_callback();
+    const releaseCallback = x.inactivity_wasm_release_callback();
+    let nextListener = 1;
+    const registry = typeof FinalizationRegistry !== 'undefined'
+        ? new FinalizationRegistry((handle) => { x.inact_destroy(handle); })
+        : null;
+
+    function reportLater(error) {
+        // A listener's exception must not unwind through the engine's frames: report it on its own.
+        queueMicrotask(() => { throw error; });
+    }
+
+    class Engine {
+        #handle = 0n;
+        #listener = 0;
+        #onEvent;
+        #onError;
+        #queues = new Set();
+        #manual;
+        #timer = null;
+        #closed = false;
+        // The module's callbacks and the deadline timer reach the engine through this weak
+        // reference, so that an engine nobody holds can be collected (and destroyed by the
+        // FinalizationRegistry) although the module may still call back for it.
+        #self = new WeakRef(this);
+
+        /**
+         * options.policy: a Policy (default Policy.defaults()); options.onEvent: called with
+         * every event, synchronously, before the call that caused it returns; options.onError:
+         * receives what onEvent throws (default: rethrown from a microtask); options.clock:
+         * 'system' (default: the web clock, see README) or 'manual' (time moves only through
+         * advance/freeze/jumpWall/reboot); options.manual: { startMs, wallMs, bootId } for it.
+         */
+        constructor(options = {}) {
+            this.#onEvent = options.onEvent;
+            this.#onError = options.onError;
+            const clockKind = options.clock ?? 'system';
+            if (clockKind !== 'system' && clockKind !== 'manual') {
+                throw new TypeError(`options.clock ('${clockKind}') must be 'system' or 'manual'`);
+            }
+            this.#manual = clockKind === 'manual';
+            const listener = nextListener++;
+            scoped(() => {
+                const config = newStruct('inact_config');
+                check(init('inact_config_init', config));
+                const manual = options.manual ?? {};
+                const values = {
+                    // HOST delivery: there are no threads; the binding polls when the engine asks.
+                    delivery: enums.inact_delivery.HOST,
+                    clock: this.#manual ? enums.inact_clock_kind.MANUAL : enums.inact_clock_kind.SYSTEM,
+                };
+                if (manual.startMs !== undefined) values.manual_start_ms = i64Arg(manual.startMs, 'options.manual.startMs');
+                if (manual.wallMs !== undefined) values.manual_wall_ms = i64Arg(manual.wallMs, 'options.manual.wallMs');
+                if (manual.bootId !== undefined) values.manual_boot_id = u64Arg(manual.bootId, 'options.manual.bootId');
+                writeStruct('inact_config', config, values);
+                const policy = policyStruct(options.policy ?? Policy.defaults());
+                const out = alloc(8);
+                listeners.set(listener, this.#self);
+                try {
+                    check(x.inact_engine_create(config, policy, eventCallback, listener, releaseCallback, out));
+                } catch (error) {
+                    listeners.delete(listener);
+                    throw error;
+                }
+                this.#handle = view().getBigUint64(out, true);
+                this.#listener = listener;
+            });
+            registry?.register(this, BigInt.asIntN(64, this.#handle), this);
+            this.#rearm();
+        }
+
+        /** @internal the module calls this with an inact_event's address. */
+        deliver(pointer) {
+            let event;
+            try {
+                const e = readStruct('inact_event', pointer);
+                event = Object.freeze({
+                    kind: nameOf(eventKindNames, e.kind) === 'TICK' ? 'tick' : 'state-changed',
+                    state: nameOf(stateNames, e.state),
+                    previousState: nameOf(stateNames, e.previous_state),
+                    reason: nameOf(reasonNames, e.reason),
+                    requiredAuth: nameOf(authNames, e.required_auth),
+                    remainingMs: msOut(e.remaining_ms),
+                    timeMs: msOut(e.time_ms),
+                    nowMs: msOut(e.now_ms),
+                });
+            } catch (error) { reportLater(error); return; }
+            for (const q of this.#queues) q.push(event);
+            if (this.#onEvent) {
+                try { this.#onEvent(event); } catch (error) {
+                    if (this.#onError) { try { this.#onError(error); } catch (again) { reportLater(again); } }
+                    else reportLater(error);
+                }
+            }
+        }
+
+        get #h() { return BigInt.asIntN(64, this.#handle); }
+
+        #call(fn) {
+            const result = fn(this.#h);
+            this.#rearm();
+            return result;
+        }
+
+        // Host delivery: one timer for the engine's next deadline, asked of the engine after
+        // every call that may move deadlines (a timer that fires early only polls again).
+        #rearm() {
+            if (this.#manual || this.#closed) return;
+            const delay = scoped(() => {
+                const p = alloc(8);
+                if (x.inact_next_deadline(this.#h, p) !== 0) return null;
+                return view().getBigInt64(p, true);
+            });
+            if (this.#timer !== null) clearTimeout(this.#timer);
+            this.#timer = null;
+            if (delay === null || delay === NEVER_I64) return;
+            const ms = Number(delay > 0x7fffffffn ? 0x7fffffffn : delay);
+            this.#timer = Engine.#pollLater(this.#self, ms);
+            this.#timer.unref?.(); // Node: a pending deadline does not keep the process alive
+        }
+
+        // A static method, so that the timer's closure holds only the weak reference (a closure
+        // made inside an instance method would share that method's context, and `this` with it).
+        static #pollLater(self, ms) {
+            return setTimeout(() => {
+                const engine = self.deref();
+                if (engine) { engine.#timer = null; engine.poll(); }
+            }, ms);
+        }
+
+        /** The engine's 64-bit handle (a BigInt). */
+        get handle() { return this.#handle; }
+
+        close() {
+            if (this.#closed) return;
+            this.#closed = true;
+            if (this.#timer !== null) clearTimeout(this.#timer);
+            registry?.unregister(this);
+            x.inact_destroy(this.#h);
+            for (const q of this.#queues) q.end();
+        }
+        [Symbol.dispose]() { this.close(); }
+
+        // Inputs (each catches up first: see the header).
+        start() { this.#call((h) => check(x.inact_start(h))); }
+        activity(kind = 'POINTER') {
+            // The hot path: no re-arm (activity only moves deadlines later; an early timer polls).
+            check(x.inact_activity(this.#h, typeof kind === 'number' ? uint32Arg(kind, 'kind') : enumArg(enums.inact_activity_kind, kind, 'kind')));
+        }
+        continue() { this.#call((h) => check(x.inact_continue(h))); }
+        lock() { this.#call((h) => check(x.inact_lock(h))); }
+        unlock(method = 'CREDENTIAL') {
+            const m = enumArg(enums.inact_auth, method, 'method');
+            this.#call((h) => check(x.inact_unlock_with(h, m)));
+        }
+        unlockFailed(method = 'CREDENTIAL') {
+            const m = enumArg(enums.inact_auth, method, 'method');
+            return this.#call((h) => outU32((p) => x.inact_unlock_failed_with(h, m, p)));
+        }
+        biometricsChanged() { this.#call((h) => check(x.inact_biometrics_changed(h))); }
+        end(reason = 'LOGOUT') {
+            const r = enumArg(enums.inact_reason, reason, 'reason');
+            this.#call((h) => check(x.inact_end(h, r)));
+        }
+        /** A token refresh's result; returns the engine's classification ('OK', 'RETRY', ...). */
+        refreshResult(httpStatus, oauthError = null, generation = 0n) {
+            const status = int32Arg(httpStatus, 'httpStatus');
+            const gen = u64Arg(generation, 'generation');
+            if (oauthError !== null && typeof oauthError !== 'string') throw new TypeError('oauthError must be a string or null');
+            const outcome = this.#call((h) => scoped(() => {
+                let text = 0;
+                if (oauthError !== null) {
+                    const bytes = utf8.encode(oauthError);
+                    text = bytes.length + 1 <= 1024 ? alloc(bytes.length + 1) : x.malloc(bytes.length + 1);
+                    if (!text) throw new RangeError('oauthError: out of memory');
+                    new Uint8Array(memory.buffer, text, bytes.length + 1).set([...bytes, 0]);
+                    if (bytes.length + 1 > 1024) {
+                        try { return outI32((p) => x.inact_refresh_result_gen(h, status, text, gen, p)); } finally { x.free(text); }
+                    }
+                }
+                return outI32((p) => x.inact_refresh_result_gen(h, status, text, gen, p));
+            }));
+            return nameOf(outcomeNames, outcome);
+        }
+        tokenRotated(generation) {
+            const g = u64Arg(generation, 'generation');
+            this.#call((h) => check(x.inact_token_rotated(h, g)));
+        }
+        serverContact() { this.#call((h) => check(x.inact_server_contact(h))); }
+        background() { this.#call((h) => check(x.inact_background(h))); }
+        foreground() { this.#call((h) => check(x.inact_foreground(h))); }
+        windowShown() { this.#call((h) => check(x.inact_window_shown(h))); }
+        windowHidden() { this.#call((h) => check(x.inact_window_hidden(h))); }
+        expectInterruption(maxMs) {
+            const ms = i64Arg(maxMs, 'maxMs');
+            this.#call((h) => check(x.inact_expect_interruption(h, ms)));
+        }
+        deviceLocked() { this.#call((h) => check(x.inact_device_locked(h))); }
+        /** Opens a stricter idle scope; returns its id (a BigInt) for popScope. */
+        pushScope(idleTimeoutMs) {
+            const ms = i64Arg(idleTimeoutMs, 'idleTimeoutMs');
+            return this.#call((h) => outU64((p) => x.inact_scope_push(h, ms, p)));
+        }
+        popScope(id) {
+            const v = u64Arg(id, 'id');
+            this.#call((h) => check(x.inact_scope_pop(h, v)));
+        }
+        /** Opens a hold (the idle countdown stops); returns its id (a BigInt). */
+        acquireHold() { return this.#call((h) => outU64((p) => x.inact_hold_acquire(h, p))); }
+        releaseHold(id) {
+            const v = u64Arg(id, 'id');
+            this.#call((h) => check(x.inact_hold_release(h, v)));
+        }
+        setPolicy(policy) {
+            this.#call((h) => scoped(() => check(x.inact_set_policy(h, policyStruct(policy)))));
+        }
+        setCeilings(ceilings) {
+            this.#call((h) => scoped(() => check(x.inact_set_ceilings(h, ceilingsStruct(ceilings)))));
+        }
+
+        // Queries (each catches up first).
+        get state() { return nameOf(stateNames, this.#call((h) => outI32((p) => x.inact_get_state(h, p)))); }
+        get reason() { return nameOf(reasonNames, this.#call((h) => outI32((p) => x.inact_get_reason(h, p)))); }
+        get remainingMs() { return msOut(this.#call((h) => outI64((p) => x.inact_get_remaining(h, p)))); }
+        get requiredAuth() { return nameOf(authNames, this.#call((h) => outI32((p) => x.inact_get_required_auth(h, p)))); }
+        info() {
+            return this.#call((h) => scoped(() => {
+                const p = newStruct('inact_info');
+                check(x.inact_get_info(h, p));
+                return infoToJs(readStruct('inact_info', p));
+            }));
+        }
+        policy() {
+            return this.#call((h) => scoped(() => {
+                const p = newStruct('inact_policy');
+                check(x.inact_get_policy(h, p));
+                return Object.assign(Object.create(Policy.prototype), toJs(policyFields, readStruct('inact_policy', p)));
+            }));
+        }
+        ceilings() {
+            return this.#call((h) => scoped(() => {
+                const p = newStruct('inact_ceilings');
+                check(x.inact_get_ceilings(h, p));
+                return Object.assign(Object.create(Ceilings.prototype), toJs(ceilingFields, readStruct('inact_ceilings', p)));
+            }));
+        }
+        /** ms until the engine next needs poll() (Infinity: nothing scheduled). */
+        nextDeadlineMs() { return msOut(this.#call((h) => outI64((p) => x.inact_next_deadline(h, p)))); }
+        poll() { if (!this.#closed) this.#call((h) => check(x.inact_poll(h))); }
+
+        // Snapshot.
+        /** The snapshot as bytes (a Uint8Array of at most SNAPSHOT_MAX_SIZE bytes). */
+        snapshot() {
+            return this.#call((h) => scoped(() => {
+                const buffer = alloc(INACT_SNAPSHOT_MAX_SIZE);
+                const written = alloc(4);
+                check(x.inact_snapshot_write(h, buffer, INACT_SNAPSHOT_MAX_SIZE, written));
+                return new Uint8Array(memory.buffer, buffer, view().getUint32(written, true)).slice();
+            }));
+        }
+        snapshotBase64() { return toBase64(this.snapshot()); }
+        /** Restores a snapshot: bytes (Uint8Array, ArrayBuffer) or a base64 string. */
+        restore(snapshot) {
+            let bytes;
+            if (typeof snapshot === 'string') bytes = fromBase64(snapshot);
+            else if (snapshot instanceof Uint8Array) bytes = snapshot;
+            else if (snapshot instanceof ArrayBuffer) bytes = new Uint8Array(snapshot);
+            else throw new TypeError('snapshot must be a Uint8Array, an ArrayBuffer or a base64 string');
+            this.#call((h) => {
+                const p = bytes.length ? x.malloc(bytes.length) : 0;
+                if (bytes.length && !p) throw new RangeError('snapshot: out of memory');
+                try {
+                    if (bytes.length) new Uint8Array(memory.buffer, p, bytes.length).set(bytes);
+                    check(x.inact_restore(h, p, bytes.length));
+                } finally { if (p) x.free(p); }
+            });
+        }
+
+        // The manual clock (clock: 'manual'; a system-clock engine gets WrongClockError).
+        advance(ms) { const v = i64Arg(ms, 'ms'); this.#call((h) => check(x.inact_clock_advance(h, v))); }
+        freeze(ms) { const v = i64Arg(ms, 'ms'); this.#call((h) => check(x.inact_clock_freeze(h, v))); }
+        jumpWall(deltaMs) { const v = i64Arg(deltaMs, 'deltaMs'); this.#call((h) => check(x.inact_clock_jump_wall(h, v))); }
+        reboot(downtimeMs = 0) { const v = i64Arg(downtimeMs, 'downtimeMs'); this.#call((h) => check(x.inact_clock_reboot(h, v))); }
+        /** The engine's clock: { monotonicMs, wallMs, bootId } (bootId a BigInt). No catch-up. */
+        clockNow() {
+            return scoped(() => {
+                const m = alloc(8), w = alloc(8), b = alloc(8);
+                check(x.inact_clock_now(this.#h, m, w, b));
+                const dv = view();
+                return { monotonicMs: msOut(dv.getBigInt64(m, true)), wallMs: msOut(dv.getBigInt64(w, true)),
+                         bootId: dv.getBigUint64(b, true) };
+            });
+        }
+
+        /** The events from now on as an async iterator; it ends when the engine is closed. */
+        events() {
+            const buffered = [];
+            let wake = null;
+            let ended = this.#closed;
+            const queues = this.#queues;
+            const q = {
+                push(e) { buffered.push(e); if (wake) { wake(); wake = null; } },
+                end() { ended = true; if (wake) { wake(); wake = null; } },
+            };
+            queues.add(q);
+            return {
+                [Symbol.asyncIterator]() { return this; },
+                async next() {
+                    while (buffered.length === 0 && !ended) await new Promise((r) => { wake = r; });
+                    if (buffered.length) return { value: buffered.shift(), done: false };
+                    queues.delete(q);
+                    return { value: undefined, done: true };
+                },
+                async return() { queues.delete(q); ended = true; return { value: undefined, done: true }; },
+            };
+        }
+    }
+
+    return Object.freeze({
+        Engine,
+        Policy,
+        Ceilings,
+        version: cString(x.inact_version_string()),
+        versionNumber: x.inact_version_number() >>> 0,
+        /** The raw exports, for benchmarks and tools (the C ABI as wasm functions). */
+        exports: x,
+    });
+}
+
+function toBase64(bytes) {
+    let s = '';
+    for (const b of bytes) s += String.fromCharCode(b);
+    return btoa(s);
+}
+function fromBase64(text) {
+    let s;
+    try { s = atob(text); } catch { throw new TypeError('snapshot: not valid base64'); }
+    const out = new Uint8Array(s.length);
+    for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
+    return out;
+}

@@ -1,0 +1,276 @@
+// The binding's API through the real module (built by scripts/build-wasm): inputs, queries,
+// events (callbacks and the async iterator), snapshots as bytes and base64, presets, ceilings,
+// the manual clock, errors and the number/BigInt rules. Every expectation here is the engine's
+// behaviour as the header states it; the binding only converts.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { load, errors, InactivityError, NEVER, State, Preset } from '../src/index.js';
+
+const ia = await load();
+const MIN = 60_000;
+const manual = (options = {}) => {
+    const events = [];
+    const engine = new ia.Engine({ clock: 'manual', onEvent: (e) => events.push(e), ...options });
+    return { engine, events };
+};
+
+test('the module states the header version', () => {
+    assert.match(ia.version, /^\d+\.\d+\.\d+$/);
+    const [major, minor, patch] = ia.version.split('.').map(Number);
+    assert.equal(ia.versionNumber, major * 10000 + minor * 100 + patch);
+});
+
+test('a session warns, ticks, locks and unlocks on the manual clock, events in order', () => {
+    const { engine, events } = manual({ policy: ia.Policy.preset('BANKING') });
+    assert.equal(engine.state, 'LOADING');
+    engine.start();
+    assert.equal(events.at(-1).state, 'ACTIVE');
+    assert.equal(events.at(-1).reason, 'STARTED');
+    engine.advance(4 * MIN + 30_000);
+    const warning = events.find((e) => e.state === 'WARNING' && e.kind === 'state-changed');
+    assert.equal(warning.timeMs, 4 * MIN + 30_000);
+    assert.equal(warning.remainingMs, 30_000);
+    engine.advance(30_000);
+    assert.equal(engine.state, 'LOCKED');
+    assert.equal(events.at(-1).reason, 'IDLE_TIMEOUT');
+    assert.ok(events.filter((e) => e.kind === 'tick').length >= 29);
+    assert.equal(engine.unlockFailed(), 1);
+    engine.unlock();
+    assert.equal(engine.state, 'ACTIVE');
+    assert.equal(engine.reason, 'UNLOCKED');
+    engine.close();
+    engine.close(); // twice is harmless
+});
+
+test('activity resets the idle countdown; kinds by name and by bit', () => {
+    const { engine } = manual({ policy: new ia.Policy({ idleTimeoutMs: 10 * MIN, warningMs: 0 }) });
+    engine.start();
+    engine.advance(9 * MIN);
+    engine.activity('KEY');
+    engine.advance(9 * MIN);
+    engine.activity(ia.exports ? 1 : 1); // TOUCH_DOWN as its bit
+    assert.equal(engine.state, 'ACTIVE');
+    assert.equal(engine.remainingMs, 10 * MIN);
+    engine.advance(10 * MIN);
+    assert.equal(engine.state, 'LOCKED');
+    engine.close();
+});
+
+test('events as an async iterator, ending at close', async () => {
+    const { engine } = manual();
+    const iterator = engine.events();
+    engine.start();
+    engine.lock();
+    engine.close();
+    const seen = [];
+    for await (const e of iterator) seen.push(`${e.previousState}->${e.state}`);
+    assert.deepEqual(seen, ['LOADING->ACTIVE', 'ACTIVE->LOCKED']);
+});
+
+test('a listener that throws does not break the engine (its error goes to onError)', () => {
+    const thrown = [];
+    const engine = new ia.Engine({ clock: 'manual', onEvent: () => { throw new Error('listener bug'); },
+                                   onError: (error) => thrown.push(error.message) });
+    engine.start();
+    engine.lock();
+    assert.equal(engine.state, 'LOCKED');
+    assert.deepEqual(thrown, ['listener bug', 'listener bug']);
+    engine.unlock(); // the engine's lock was released although the listener threw inside its call
+    assert.equal(engine.state, 'ACTIVE');
+    engine.close();
+});
+
+test('snapshot save and restore, as bytes and as base64', () => {
+    const { engine } = manual({ manual: { startMs: 0, wallMs: 1_700_000_000_000, bootId: 7n } });
+    engine.start();
+    engine.advance(MIN);
+    const bytes = engine.snapshot();
+    const text = engine.snapshotBase64();
+    assert.ok(bytes instanceof Uint8Array && bytes.length > 0 && bytes.length <= 128);
+    assert.equal(Buffer.from(bytes).toString('base64'), text);
+    engine.close();
+    for (const saved of [bytes, text]) {
+        const { engine: again } = manual({ manual: { startMs: MIN, wallMs: 1_700_000_060_000, bootId: 7n } });
+        again.restore(saved);
+        assert.equal(again.state, 'ACTIVE');
+        assert.equal(again.reason, 'RESTORED');
+        again.close();
+    }
+});
+
+test('a corrupt snapshot fails secure: a typed error, and the engine is EXPIRED', () => {
+    const { engine } = manual();
+    engine.start();
+    const bytes = engine.snapshot();
+    engine.close();
+    bytes[bytes.length >> 1] ^= 0x5a;
+    const { engine: again } = manual();
+    assert.throws(() => again.restore(bytes), errors.SnapshotChecksumError);
+    assert.equal(again.state, 'EXPIRED');
+    assert.equal(again.reason, 'RESTORE_FAILED');
+    assert.throws(() => manual().engine.restore('***'), TypeError);
+    again.close();
+});
+
+test('presets come from the engine; a policy validates with the engine message', () => {
+    const banking = ia.Policy.preset('BANKING');
+    assert.equal(banking.idleTimeoutMs, 5 * MIN);
+    assert.equal(banking.maxUnlockFailures, 5);
+    assert.equal(ia.Policy.preset(Preset.NIST_AAL2).idleTimeoutMs, 30 * MIN);
+    assert.equal(ia.Policy.defaults().lockedTimeoutMs, NEVER);
+    for (const name of Object.keys(Preset)) assert.equal(typeof ia.Policy.preset(name).idleTimeoutMs, 'number');
+    const bad = new ia.Policy({ warningMs: 20 * MIN });
+    assert.throws(() => bad.validate(), (e) => e instanceof errors.InvalidArgumentError
+        && e.status === 'INACT_E_INVALID_ARGUMENT' && e.code === -3 && /policy\.warning_ms/.test(e.message));
+    assert.throws(() => ia.Policy.preset(99), errors.InvalidArgumentError);
+    assert.throws(() => ia.Policy.preset('BANK'), /preset \('BANK'\) must be one of/);
+});
+
+test('ceilings: a laxer policy is refused with CeilingError naming the field', () => {
+    const { engine } = manual();
+    engine.setCeilings(new ia.Ceilings({ idleTimeoutMs: 10 * MIN }));
+    assert.equal(engine.policy().idleTimeoutMs, 10 * MIN);
+    assert.equal(engine.ceilings().idleTimeoutMs, 10 * MIN);
+    assert.throws(() => engine.setPolicy(new ia.Policy({ idleTimeoutMs: 20 * MIN })),
+        (e) => e instanceof errors.CeilingError && /idle_timeout_ms/.test(e.message));
+    assert.equal(ia.Ceilings.none().idleTimeoutMs, NEVER);
+    engine.close();
+});
+
+test('every 1.1 input reaches the engine', () => {
+    const { engine, events } = manual({ policy: new ia.Policy({ lockOnDeviceLock: true, expectedInterruptionMaxMs: 60_000 }) });
+    engine.start();
+    engine.windowShown();
+    engine.windowHidden();
+    engine.windowShown();
+    engine.expectInterruption(30_000);
+    engine.background();
+    engine.foreground();
+    const scope = engine.pushScope(2 * MIN);
+    assert.equal(typeof scope, 'bigint');
+    assert.equal(engine.info().effectiveIdleTimeoutMs, 2 * MIN);
+    engine.popScope(scope);
+    assert.throws(() => engine.popScope(scope), errors.NotFoundError);
+    const hold = engine.acquireHold();
+    assert.equal(engine.info().openHolds, 1);
+    engine.releaseHold(hold);
+    engine.serverContact();
+    engine.tokenRotated(3n);
+    assert.equal(engine.refreshResult(400, 'invalid_grant', 2n), 'STALE');
+    assert.equal(engine.refreshResult(503), 'RETRY');
+    assert.equal(engine.refreshResult(200), 'OK');
+    assert.equal(engine.info().tokenGeneration, 3n);
+    engine.biometricsChanged();
+    engine.deviceLocked();
+    assert.equal(engine.state, 'LOCKED');
+    assert.equal(engine.reason, 'DEVICE_LOCKED');
+    assert.equal(engine.requiredAuth, 'CREDENTIAL');
+    assert.throws(() => engine.unlock('BIOMETRIC'), errors.WeakAuthError);
+    engine.foreground();
+    engine.unlock('CREDENTIAL');
+    engine.continue === undefined || assert.throws(() => engine.continue(), errors.InvalidStateError);
+    engine.end('PASSWORD_CHANGED');
+    assert.equal(events.at(-1).reason, 'PASSWORD_CHANGED');
+    engine.jumpWall(-3_600_000);
+    engine.freeze(MIN);
+    engine.reboot(MIN);
+    assert.equal(engine.clockNow().monotonicMs, 0);
+    assert.equal(typeof engine.clockNow().bootId, 'bigint');
+    engine.poll();
+    assert.equal(engine.nextDeadlineMs(), NEVER);
+    engine.close();
+});
+
+test('errors are typed and name the argument; a failed call changes nothing', () => {
+    const { engine, events } = manual();
+    assert.throws(() => engine.end('STARTED'), (e) => e instanceof errors.InvalidArgumentError
+        && e instanceof InactivityError && /reason/.test(e.message));
+    assert.throws(() => engine.continue(), errors.InvalidStateError);
+    assert.throws(() => engine.activity(3), (e) => e instanceof errors.InvalidArgumentError && /kind/.test(e.message));
+    assert.throws(() => engine.activity('WINK'), (e) => e instanceof TypeError && /kind \('WINK'\)/.test(e.message));
+    assert.throws(() => engine.advance(-1), (e) => e instanceof errors.InvalidArgumentError && /ms \(-1\)/.test(e.message));
+    assert.throws(() => engine.advance(1.5), (e) => e instanceof TypeError && /^ms \(1\.5\)/.test(e.message));
+    assert.throws(() => engine.advance(2 ** 60), TypeError);
+    assert.throws(() => engine.pushScope(10n ** 16n), (e) => e instanceof errors.InvalidArgumentError && /idle_timeout_ms/.test(e.message)); // a BigInt reaches the engine
+    assert.throws(() => engine.setPolicy({ ...ia.Policy.defaults(), pauseIdleInBackground: 1 }), /policy\.pauseIdleInBackground \(1\) must be a boolean/);
+    assert.throws(() => engine.refreshResult(99), (e) => e instanceof errors.InvalidArgumentError && /http_status/.test(e.message));
+    assert.equal(engine.state, 'LOADING');
+    assert.equal(events.length, 0);
+    engine.close();
+    assert.throws(() => engine.start(), errors.InvalidHandleError);
+});
+
+test('THREAD delivery cannot run on wasm32: INACT_E_SYSTEM naming the rule; HOST delivery works', () => {
+    const x = ia.exports;
+    const out = x.malloc(8);
+    const code = x.inact_engine_create(0, 0, 0, 0, 0, out);
+    const bytes = new Uint8Array(x.memory.buffer);
+    const p = x.inact_last_error();
+    const message = new TextDecoder().decode(bytes.subarray(p, bytes.indexOf(0, p)));
+    x.free(out);
+    assert.equal(code, -15);
+    assert.match(message, /^scheduler thread: pthread_create failed: wasm32 has no threads.*INACT_DELIVERY_HOST.*\(errno \d+\)$/);
+    const engine = new ia.Engine(); // the binding creates HOST engines on the system clock
+    engine.start();
+    assert.equal(engine.state, 'ACTIVE');
+    assert.ok(engine.nextDeadlineMs() > 0);
+    engine.close();
+});
+
+test('State and the other enumerations are the header values', () => {
+    assert.deepEqual(State, { LOADING: 0, ACTIVE: 1, WARNING: 2, LOCKED: 3, EXPIRED: 4 });
+});
+
+test('load: from a fetch Response (streaming, and without the wasm type), bytes, or a compiled module', async () => {
+    const { readFileSync } = await import('node:fs');
+    const bytes = readFileSync(new URL('../inactivity.wasm', import.meta.url));
+    const sources = [
+        new Response(bytes, { headers: { 'content-type': 'application/wasm' } }),
+        new Response(bytes),
+        bytes,
+        new WebAssembly.Module(bytes),
+        new URL('../inactivity.wasm', import.meta.url),
+    ];
+    for (const wasm of sources) {
+        const other = await load({ wasm });
+        const engine = new other.Engine({ clock: 'manual' });
+        engine.start();
+        assert.equal(engine.state, 'ACTIVE');
+        engine.close();
+    }
+    await assert.rejects(load({ wasm: new Uint8Array([0, 97, 115, 109, 9, 9, 9, 9]) }), WebAssembly.CompileError);
+});
+
+test('two loads are two instances: an engine of one is not a handle of the other', async () => {
+    const other = await load();
+    const a = new ia.Engine({ clock: 'manual' });
+    const b = new other.Engine({ clock: 'manual' });
+    a.start();
+    assert.equal(b.state, 'LOADING');
+    a.close();
+    b.close();
+});
+
+test('an engine dropped without close is destroyed once collected (FinalizationRegistry)', async () => {
+    const { setFlagsFromString } = await import('node:v8');
+    const { runInNewContext } = await import('node:vm');
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc');
+    const x = ia.exports;
+    const handles = (() => {
+        const out = [];
+        for (let i = 0; i < 20; i++) {
+            const e = new ia.Engine({ onEvent: () => {} }); // system clock: a deadline timer is pending
+            e.start();
+            out.push(BigInt.asIntN(64, e.handle));
+        }
+        return out;
+    })();
+    const state = (h) => { const p = x.malloc(4); const code = x.inact_get_state(h, p); x.free(p); return code; };
+    assert.ok(handles.every((h) => state(h) === 0));
+    for (let round = 0; round < 20 && !handles.every((h) => state(h) === -2); round++) {
+        gc();
+        await new Promise((r) => setTimeout(r, 10));
+    }
+    assert.deepEqual(handles.map(state), handles.map(() => -2)); // INACT_E_INVALID_HANDLE: destroyed
+});
