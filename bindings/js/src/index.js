@@ -539,7 +539,7 @@ function makeLibrary(x, memory, listeners) {
 
         // Inputs (each catches up first: see the header).
         start() { this.#call((h) => check(x.inact_start(h))); }
-        activity(kind = 'POINTER') {
+        activity(kind) {
             // The hot path: no re-arm (activity only moves deadlines later; an early timer polls).
             check(x.inact_activity(this.#h, typeof kind === 'number' ? uint32Arg(kind, 'kind') : enumArg(enums.inact_activity_kind, kind, 'kind')));
         }
@@ -554,7 +554,7 @@ function makeLibrary(x, memory, listeners) {
             return this.#call((h) => outU32((p) => x.inact_unlock_failed_with(h, m, p)));
         }
         biometricsChanged() { this.#call((h) => check(x.inact_biometrics_changed(h))); }
-        end(reason = 'LOGOUT') {
+        end(reason) {
             const r = enumArg(enums.inact_reason, reason, 'reason');
             this.#call((h) => check(x.inact_end(h, r)));
         }
