@@ -21,7 +21,10 @@
 // Every locked operation first closes the gate (mode `slow`, epoch + 1) and reads the last
 // activity; a fast path that loaded the old word then fails its CAS and retries, so an activity
 // can never land on a state it was not judged against. The epoch also makes a stale handle's
-// CAS fail once its slot is reused.
+// CAS fail once its slot is reused. Only then does the locked operation read the clock: a stamp
+// is a clock reading taken before its CAS, so every stamp the close returns is at or before the
+// operation's `now` (Engine.perform; read the other way round, a stamp 1 ms after `now` could
+// land between the two and was dropped as from the future: issue 26's lost activity).
 
 import Synchronization
 

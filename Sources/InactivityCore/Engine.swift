@@ -11,10 +11,12 @@
 //   thread that queues events delivers the queue unless another thread is delivering it.
 //
 // Reentrance
-// - A callback may call any method of any engine, its own included: its events are queued and
-//   delivered after it returns, by the same loop (no recursion). `close()` from inside a
-//   callback takes effect when the callback returns; from another thread it waits for the
-//   running callback to return, after which no callback of this engine runs again.
+// - A callback may call any method of any engine, its own included: the events it causes, on
+//   any engine, are queued and delivered after it returns, by the thread's one delivery loop
+//   (`ThreadDelivery`: no recursion, whatever the engines). `close()` from inside a callback
+//   takes effect when the callback returns; from another thread it waits for the running
+//   callback to return, after which no callback of this engine runs again. An engine whose
+//   events only wait in a thread's loop has no callback running: its close takes effect at once.
 
 import CInactivityPlatform
 import Synchronization
@@ -125,6 +127,12 @@ public final class InactivityEngine: @unchecked Sendable {
             get { flags.contains(.finalizeAfterDelivery) }
             set { flags.set(.finalizeAfterDelivery, newValue) }
         }
+        /// `delivering`, but only waiting in its thread's run (`ThreadDelivery`): none of its
+        /// callbacks is on that thread's stack yet.
+        var waitingInRun: Bool {
+            get { flags.contains(.waitingInRun) }
+            set { flags.set(.waitingInRun, newValue) }
+        }
         var observers: [(id: UInt64, observer: EventObserver)] {
             get { rare.value.observers }
             // In place: an add or remove must not copy the array. Emptying it before the side
@@ -156,6 +164,7 @@ public final class InactivityEngine: @unchecked Sendable {
         static let finalizeAfterDelivery = CoreFlags(rawValue: 1 << 2)
         /// `armedAtValue` holds the armed wake-up.
         static let armed = CoreFlags(rawValue: 1 << 3)
+        static let waitingInRun = CoreFlags(rawValue: 1 << 4)
     }
 
     fileprivate struct CoreRare: SideFields {
@@ -254,8 +263,8 @@ extension InactivityEngine {
         gate.pointee.publish(view)
     }
 
-    /// Runs one call on the machine under the lock, in five steps: catch up on what time made
-    /// due, run `body` (the call), settle what the call made due, publish the gate view and arm
+    /// Runs one call on the machine under the lock, in five steps: close the gate, read the
+    /// clock and catch up on what time made due, run `body` (the call), settle what the call made due, publish the gate view and arm
     /// the scheduler, queue the events. Then, outside the lock, arm and deliver.
     @discardableResult
     func perform<R>(_ body: (inout SessionMachine, ClockReading) throws(InactivityError) -> R) throws(InactivityError) -> R {
@@ -266,9 +275,16 @@ extension InactivityEngine {
                 outcome = .failure(InactivityEngine.invalidHandle(handle))
                 return false
             }
+            // The gate closes before the clock is read, never after: a lock-free stamp read its
+            // clock before its compare-and-swap, which comes before this close, so every stamp
+            // taken in is at or before `reading`. Read first, the clock could say t while a
+            // stamp of t + 1 landed before the close; the merge, which refuses a stamp from the
+            // future, dropped it, and a wake-up at the idle deadline then locked an engine whose
+            // activity had returned OK (issue 26: the scheduler thread preempted between the two).
+            let stamp = gate.pointee.close()
             let reading = clock.now()
             var events: [SessionEvent] = []
-            catchUp(&c.machine, at: reading, into: &events)
+            catchUp(&c.machine, stamp: stamp, at: reading, into: &events)
             do throws(InactivityError) {
                 outcome = .success(try body(&c.machine, reading))
             } catch {
@@ -282,15 +298,18 @@ extension InactivityEngine {
             return enqueue(events, in: &c)
         }
         if let arm { Scheduler.shared.arm(handle: handle, at: arm.at, seq: arm.seq) }
-        if deliver { deliverQueue() }
+        if deliver { ThreadDelivery.deliver(self) }
         return try outcome!.get()
     }
 
-    /// Step 1: take in the gate's lock-free stamp (closing the gate), notice a clock
-    /// discontinuity, apply every deadline due, and collect the result for the host.
-    private func catchUp(_ m: inout SessionMachine, at reading: ClockReading, into events: inout [SessionEvent]) {
+    /// Step 1: take in the gate's lock-free stamp (the gate closed before `reading` was taken),
+    /// notice a clock discontinuity, apply every deadline due, and collect the result for the host.
+    private func catchUp(_ m: inout SessionMachine, stamp: Int64, at reading: ClockReading,
+                         into events: inout [SessionEvent]) {
         let now = reading.monotonicMs
-        m.mergeGateStamp(gate.pointee.close(), now: now)
+        // Never later than `now` (see `perform`); if a platform's clock ever disagreed across
+        // CPUs, the activity still counts, at `now`, instead of being dropped as from the future.
+        m.mergeGateStamp(min(stamp, now), now: now)
         m.observe(reading)
         m.evaluate(now: now)
         m.collect(now: now, engine: handle, into: &events)
@@ -312,17 +331,21 @@ extension InactivityEngine {
         return (next, c.armedSeq)
     }
 
-    /// Step 5: queue the events; returns true when this thread is to deliver them (nobody is).
+    /// Step 5: queue the events; returns true when this thread is to deliver them (nobody is):
+    /// at once, or, when the thread is already delivering (a call from inside a callback), once
+    /// the callbacks before them have returned (`ThreadDelivery`).
     private func enqueue(_ events: [SessionEvent], in c: inout Core) -> Bool {
         c.queue.append(contentsOf: events)
         if c.delivering || c.queue.isEmpty { return false }
         c.delivering = true
         c.deliverer = pthread_self()
+        c.waitingInRun = ThreadDelivery.isRunning
         return true
     }
 
     /// Delivers queued events one at a time, never under the lock, until the queue is empty.
-    private func deliverQueue() {
+    /// Only `ThreadDelivery` calls it, so that no delivery runs inside another.
+    fileprivate func deliverQueue() {
         var finalizeNow = false
         var wakeClosers = false
         while true {
@@ -335,6 +358,7 @@ extension InactivityEngine {
                     wakeClosers = c.closeWaiters > 0
                     return nil
                 }
+                c.waitingInRun = false
                 return (c.queue.removeFirst(), c.observers)
             }
             guard let (event, observers) = next else { break }
@@ -381,6 +405,52 @@ extension InactivityEngine {
     }
 }
 
+/// Delivery without nesting: a thread delivers one engine's callbacks at a time. A call made
+/// inside a callback that gives any engine events, its own or another's, only queues them;
+/// the thread's run delivers them after the callback returns, engine after engine in the order
+/// they first had events (each engine's own events in their order). So a callback that destroys
+/// its engine and creates the next, whose callback does the same, is a loop on the first
+/// engine's frame, not a recursion a million deep (the stack overflowed near 10,000 when each
+/// engine delivered its own queue wherever its events were caused).
+///
+/// The run is found through a pthread key (not `_Thread_local`: see library.c's last error).
+/// If the key cannot be made, each engine delivers where its events are caused, as before.
+enum ThreadDelivery {
+    final class Run {
+        var pending: [InactivityEngine] = []
+    }
+
+    private static let key: pthread_key_t? = {
+        var key = pthread_key_t()
+        return pthread_key_create(&key, nil) == 0 ? key : nil
+    }()
+
+    /// This thread is delivering (inside a callback, or between two).
+    static var isRunning: Bool {
+        guard let key else { return false }
+        return pthread_getspecific(key) != nil
+    }
+
+    /// Delivers `engine`'s queue (this thread owns its delivery), now or after the callbacks
+    /// the thread is running.
+    static func deliver(_ engine: InactivityEngine) {
+        guard let key else { return engine.deliverQueue() }
+        if let current = pthread_getspecific(key) {
+            Unmanaged<Run>.fromOpaque(current).takeUnretainedValue().pending.append(engine)
+            return
+        }
+        let run = Run()
+        _ = pthread_setspecific(key, Unmanaged.passUnretained(run).toOpaque())
+        defer { _ = pthread_setspecific(key, nil) }
+        engine.deliverQueue()
+        while !run.pending.isEmpty {
+            let next = run.pending
+            run.pending = []
+            for e in next { e.deliverQueue() }
+        }
+    }
+}
+
 /// Where `close()` waits for a callback running on another thread. One process-wide condition:
 /// closes that wait are rare, and engines stay small.
 enum CloseWait {
@@ -410,6 +480,9 @@ extension InactivityEngine {
             // callback is over: from here on every call answers "invalid handle".
             gate.pointee.retire()
             if c.delivering {
+                // Queued in a thread's run and not started: no callback of it is running, and
+                // none will (the run finds it closed). Finalized now, wherever it is called from.
+                if c.waitingInRun { return .now }
                 if pthread_equal(c.deliverer, pthread_self()) != 0 {
                     c.finalizeAfterDelivery = true
                     return .deferred

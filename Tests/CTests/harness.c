@@ -67,6 +67,11 @@ int harness_slow(void) {
     return slow != NULL && strcmp(slow, "1") == 0;
 }
 
+int harness_debug_library(void) {
+    const char *debug = getenv("INACT_CTEST_DEBUG_LIBRARY");
+    return debug != NULL && strcmp(debug, "1") == 0;
+}
+
 /* Runs one test in this process; returns 1 when it passed. */
 static int run_in_process(const test_entry *test) {
     failed_checks = 0;

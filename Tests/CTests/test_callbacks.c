@@ -340,3 +340,164 @@ TEST(callback_may_destroy_another_engine) {
     recorder_deinit(&first);
     recorder_deinit(&second);
 }
+
+/* --- calls on other engines from a callback queue too ----------------------------- */
+
+/* A chain: each engine's STARTED callback destroys its engine and creates and starts the next.
+ * `depth` counts the chain's callbacks on the stack now: with one delivery loop per thread it
+ * never exceeds 1 (when every engine delivered where its events were caused, each link nested
+ * inside the previous one and the stack overflowed between 10,000 and 11,000 links). */
+typedef struct chain {
+    long left;
+    long links;
+    int depth;
+    int max_depth;
+    int32_t first_bad; /* the first status other than OK from inside a link */
+} chain;
+
+static void chain_link(const inact_event *event, void *user_data);
+
+static int32_t chain_grow(chain *c) {
+    inact_config config;
+    inact_engine next = 0;
+    int32_t rc = inact_config_init(&config);
+    config.delivery = INACT_DELIVERY_HOST;
+    config.clock = INACT_CLOCK_MANUAL;
+    if (rc == INACT_OK) rc = inact_engine_create(&config, NULL, chain_link, c, NULL, &next);
+    if (rc == INACT_OK) rc = inact_start(next); /* its STARTED: queued, not delivered here */
+    return rc;
+}
+
+static void chain_link(const inact_event *event, void *user_data) {
+    chain *c = (chain *)user_data;
+    int32_t rc;
+    if (event->kind != INACT_EVENT_STATE_CHANGED || event->state != INACT_STATE_ACTIVE) return;
+    c->depth++;
+    if (c->depth > c->max_depth) c->max_depth = c->depth;
+    c->links++;
+    rc = inact_destroy(event->engine);
+    if (rc == INACT_OK && c->left > 0) {
+        c->left--;
+        rc = chain_grow(c);
+    }
+    if (rc != INACT_OK && c->first_bad == INACT_OK) c->first_bad = rc;
+    c->depth--;
+}
+
+TEST(a_million_callbacks_that_each_replace_their_engine_never_nest) {
+    chain c;
+    /* 10^6 links against a release library (~5 s); 50,000 against a debug one (still five
+     * times the depth that overflowed the stack); 2,000 under valgrind (its memory checks) */
+    long links = harness_slow() ? 2000 : harness_debug_library() ? 50000 : 1000000;
+    memset(&c, 0, sizeof c);
+    c.left = links - 1;
+    REQUIRE_OK(chain_grow(&c)); /* the whole chain runs inside this inact_start */
+    CHECK_STATUS(c.first_bad, INACT_OK);
+    CHECK_EQ(c.links, links);
+    CHECK_EQ(c.max_depth, 1);
+    CHECK_EQ(c.depth, 0);
+}
+
+/* A's callback locks B: B's LOCKED arrives after A's callback has returned, on the same
+ * thread, before the call that caused A's event returns. */
+typedef struct cross_probe {
+    inact_engine other;
+    int inside_first;          /* 1 while A's callback runs */
+    int other_events_inside;   /* B's callbacks that ran inside A's */
+    int other_locked_seen;     /* B's LOCKED delivered */
+    int32_t lock_status;
+    int32_t state_inside;      /* B's state read inside A's callback, after the lock */
+} cross_probe;
+
+static cross_probe *cross;
+
+static void cross_first(recorder *rec, const inact_event *event) {
+    (void)rec;
+    if (event->kind != INACT_EVENT_STATE_CHANGED || event->state != INACT_STATE_LOCKED) return;
+    cross->inside_first = 1;
+    cross->lock_status = inact_lock(cross->other);
+    inact_get_state(cross->other, &cross->state_inside);
+    cross->inside_first = 0;
+}
+
+static void cross_second(recorder *rec, const inact_event *event) {
+    (void)rec;
+    if (cross->inside_first) cross->other_events_inside++;
+    if (event->kind == INACT_EVENT_STATE_CHANGED && event->state == INACT_STATE_LOCKED)
+        cross->other_locked_seen++;
+}
+
+TEST(events_of_another_engine_caused_in_a_callback_arrive_after_it_returns) {
+    recorder first, second;
+    cross_probe probe;
+    inact_policy policy = test_policy();
+    inact_engine a, b;
+    recorder_init(&first);
+    recorder_init(&second);
+    memset(&probe, 0, sizeof probe);
+    cross = &probe;
+    a = make_manual_engine(&first, &policy, INACT_DELIVERY_HOST);
+    b = make_manual_engine(&second, &policy, INACT_DELIVERY_HOST);
+    REQUIRE_OK(inact_start(a));
+    REQUIRE_OK(inact_start(b));
+    probe.other = b;
+    first.hook = cross_first;
+    second.hook = cross_second;
+    REQUIRE_OK(inact_lock(a));
+    CHECK_STATUS(probe.lock_status, INACT_OK);
+    CHECK_EQ(probe.state_inside, INACT_STATE_LOCKED); /* applied at once, only delivered later */
+    CHECK_EQ(probe.other_events_inside, 0);
+    CHECK_EQ(probe.other_locked_seen, 1); /* delivered before inact_lock(a) returned */
+    CHECK_TRANSITION(&second, 1, INACT_STATE_ACTIVE, INACT_STATE_LOCKED, INACT_REASON_MANUAL_LOCK, 0);
+    CHECK_EQ(first.recursions + second.recursions, 0);
+    REQUIRE_OK(inact_destroy(a));
+    REQUIRE_OK(inact_destroy(b));
+    recorder_deinit(&first);
+    recorder_deinit(&second);
+}
+
+/* A's callback locks B, then destroys B before returning: B's queued LOCKED is never
+ * delivered, and B's user_data_free has run by the time inact_destroy(B) returns. */
+typedef struct drop_probe {
+    inact_engine other;
+    recorder *other_rec;
+    int32_t destroy_status;
+    int frees_after_destroy;
+} drop_probe;
+
+static drop_probe *dropping;
+
+static void lock_then_destroy_other(recorder *rec, const inact_event *event) {
+    (void)rec;
+    if (event->kind != INACT_EVENT_STATE_CHANGED || event->state != INACT_STATE_LOCKED) return;
+    if (dropping->other == 0) return;
+    inact_lock(dropping->other);
+    dropping->destroy_status = inact_destroy(dropping->other);
+    dropping->frees_after_destroy = recorder_frees(dropping->other_rec);
+    dropping->other = 0;
+}
+
+TEST(an_engine_destroyed_while_its_events_wait_in_the_callback_thread_gets_none) {
+    recorder first, second;
+    drop_probe probe;
+    inact_policy policy = test_policy();
+    inact_engine a, b;
+    recorder_init(&first);
+    recorder_init(&second);
+    memset(&probe, 0, sizeof probe);
+    dropping = &probe;
+    a = make_manual_engine(&first, &policy, INACT_DELIVERY_HOST);
+    b = make_manual_engine(&second, &policy, INACT_DELIVERY_HOST);
+    REQUIRE_OK(inact_start(a));
+    REQUIRE_OK(inact_start(b));
+    probe.other = b;
+    probe.other_rec = &second;
+    first.hook = lock_then_destroy_other;
+    REQUIRE_OK(inact_lock(a));
+    CHECK_STATUS(probe.destroy_status, INACT_OK);
+    CHECK_EQ(probe.frees_after_destroy, 1);
+    CHECK_EQ(recorder_count(&second), 1); /* STARTED only: the queued LOCKED was dropped */
+    REQUIRE_OK(inact_destroy(a));
+    recorder_deinit(&first);
+    recorder_deinit(&second);
+}
