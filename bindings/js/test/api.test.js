@@ -291,3 +291,23 @@ test('subscribe: listeners after onEvent, in order, until unsubscribed', () => {
     engine.close();
     assert.equal(engine.closed, true);
 });
+
+test('a call from inside a callback queues its events: delivered after the callback, in order', () => {
+    const seen = [];
+    let engine;
+    engine = new ia.Engine({
+        clock: 'manual',
+        policy: new ia.Policy({ idleTimeoutMs: 60_000, warningMs: 10_000, tickMs: 0 }),
+        onEvent: (e) => {
+            seen.push(`${e.previousState}->${e.state}`);
+            if (e.state === 'WARNING') {
+                engine.lock(); // queued: its event comes after this callback returns
+                seen.push(`lock returned in ${engine.state}`);
+            }
+        },
+    });
+    engine.start();
+    engine.advance(50_000);
+    assert.deepEqual(seen, ['LOADING->ACTIVE', 'ACTIVE->WARNING', 'lock returned in LOCKED', 'WARNING->LOCKED']);
+    engine.close();
+});
