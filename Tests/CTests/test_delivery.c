@@ -436,6 +436,124 @@ TEST(scheduler_thread_callback_may_call_into_its_engine) {
     recorder_deinit(&rec);
 }
 
+/* A scheduler thread that runs late. 1.0's copy of the test above failed once on a machine with
+ * a load average near 20 with event #1 "ACTIVE -> LOCKED, IDLE_TIMEOUT at the lock deadline"
+ * and nothing after it: the scheduler thread was runnable at the warning deadline but got no
+ * CPU until after the lock deadline (measured with /proc's schedstat: 230-650 ms waiting for
+ * a CPU in every such run), so the first evaluation found both deadlines due and reported the
+ * state they lead to, as a late poll does in host mode. No event is lost: WARNING was never
+ * the engine's state at any instant it was evaluated, and a late callback cannot continue a
+ * session whose lock deadline has passed. These two tests make that lateness on purpose. */
+typedef struct scheduler_hold {
+    pthread_mutex_t mutex;
+    pthread_cond_t changed;
+    int64_t release_at; /* monotonic_ms() at which the hold ends; 0 until the test sets it */
+    int held;           /* the hold ran (once) */
+} scheduler_hold;
+
+/* Holds the scheduler thread, on the first event it delivers (STARTED comes on the caller's
+ * thread), until `release_at`. */
+static void hold_the_scheduler_thread(recorder *rec, const inact_event *event) {
+    scheduler_hold *hold = (scheduler_hold *)rec->hook_context;
+    int64_t until;
+    if (event->state == INACT_STATE_ACTIVE) return;
+    pthread_mutex_lock(&hold->mutex);
+    if (hold->held) {
+        pthread_mutex_unlock(&hold->mutex);
+        return;
+    }
+    hold->held = 1;
+    while (hold->release_at == 0) pthread_cond_wait(&hold->changed, &hold->mutex);
+    until = hold->release_at;
+    pthread_mutex_unlock(&hold->mutex);
+    while (monotonic_ms() < until) sleep_ms(5);
+}
+
+TEST(a_scheduler_thread_held_past_a_deadline_folds_it_into_the_next) {
+    recorder holder, rec;
+    scheduler_hold hold;
+    inact_policy hold_policy = real_clock_policy(), policy = real_clock_policy();
+    inact_engine blocker, engine;
+    int64_t started, lock_at;
+    recorded_event locked;
+    recorder_init(&holder);
+    recorder_init(&rec);
+    memset(&hold, 0, sizeof hold);
+    pthread_mutex_init(&hold.mutex, NULL);
+    pthread_cond_init(&hold.changed, NULL);
+    holder.hook = hold_the_scheduler_thread;
+    holder.hook_context = &hold;
+    /* The blocker warns 10 ms before the engine does (it starts first), so the scheduler thread
+     * takes its wake-up first, also when it is late for both. */
+    hold_policy.idle_timeout_ms = T(290);
+    hold_policy.warning_ms = T(100);
+    blocker = make_system_engine(&holder, &hold_policy, INACT_DELIVERY_THREAD);
+    engine = make_system_engine(&rec, &policy, INACT_DELIVERY_THREAD);
+    REQUIRE_OK(inact_start(blocker));
+    REQUIRE_OK(inact_start(engine));
+    pthread_mutex_lock(&hold.mutex);
+    hold.release_at = monotonic_ms() + T(450); /* past the engine's lock deadline (+400) */
+    pthread_cond_broadcast(&hold.changed);
+    pthread_mutex_unlock(&hold.mutex);
+    started = recorder_at(&rec, 0).event.time_ms;
+    lock_at = started + T(400);
+    CHECK_EQ(recorder_wait(&rec, 2, generous_ms()), 2);
+    /* One event: the state both deadlines lead to, effective at the later one. */
+    CHECK_TRANSITION(&rec, 1, INACT_STATE_ACTIVE, INACT_STATE_LOCKED, INACT_REASON_IDLE_TIMEOUT,
+                     lock_at);
+    locked = recorder_at(&rec, 1);
+    CHECK(locked.event.now_ms >= lock_at + T(50));
+    CHECK(!pthread_equal(locked.thread, pthread_self()));
+    sleep_ms(T(200)); /* nothing else is due: no WARNING comes afterwards */
+    CHECK_EQ(recorder_count(&rec), 2);
+    CHECK_EQ(hold.held, 1);
+    REQUIRE_OK(inact_destroy(engine));
+    REQUIRE_OK(inact_destroy(blocker));
+    pthread_cond_destroy(&hold.changed);
+    pthread_mutex_destroy(&hold.mutex);
+    recorder_deinit(&rec);
+    recorder_deinit(&holder);
+}
+
+/* In the first WARNING's callback: sleeps past the lock deadline, then continues. */
+static void continue_after_the_lock_deadline(recorder *rec, const inact_event *event) {
+    int32_t *status = (int32_t *)rec->hook_context;
+    if (event->state != INACT_STATE_WARNING || *status != -99) return;
+    sleep_ms(T(300)); /* WARNING took effect at +200 at the earliest: now is past +400 */
+    *status = inact_continue(event->engine);
+}
+
+TEST(a_continue_from_a_late_callback_is_refused_once_the_lock_deadline_passed) {
+    recorder rec;
+    inact_policy policy = real_clock_policy();
+    inact_engine engine;
+    int32_t status = -99;
+    int64_t lock_at;
+    recorded_event locked;
+    recorder_init(&rec);
+    rec.hook = continue_after_the_lock_deadline;
+    rec.hook_context = &status;
+    engine = make_system_engine(&rec, &policy, INACT_DELIVERY_THREAD);
+    REQUIRE_OK(inact_start(engine));
+    lock_at = recorder_at(&rec, 0).event.time_ms + T(400);
+    /* STARTED, WARNING, then LOCKED: the call catches up on the lock deadline before the
+     * continue is considered, and the continue is refused in LOCKED. */
+    CHECK_EQ(recorder_wait(&rec, 3, generous_ms()), 3);
+    CHECK_TRANSITION(&rec, 1, INACT_STATE_ACTIVE, INACT_STATE_WARNING, INACT_REASON_IDLE, -1);
+    CHECK_TRANSITION(&rec, 2, INACT_STATE_WARNING, INACT_STATE_LOCKED, INACT_REASON_IDLE_TIMEOUT,
+                     lock_at);
+    CHECK_STATUS(status, INACT_E_INVALID_STATE);
+    locked = recorder_at(&rec, 2);
+    CHECK(locked.event.now_ms > lock_at);
+    CHECK(!pthread_equal(locked.thread, pthread_self()));
+    CHECK_EQ(rec.recursions, 0); /* LOCKED came after the callback returned */
+    sleep_ms(T(200));
+    CHECK_EQ(recorder_count(&rec), 3);
+    CHECK_EQ(state_of(engine), INACT_STATE_LOCKED);
+    REQUIRE_OK(inact_destroy(engine));
+    recorder_deinit(&rec);
+}
+
 typedef struct racing_user {
     inact_engine engine;
     int ok_after_invalid; /* an OK after the handle was seen invalid: must stay 0 */
