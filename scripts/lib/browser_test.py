@@ -233,11 +233,12 @@ def _():
     assert info["live"] == "assertive" and "lock in" in info["text"], info
     time.sleep(0.6)
     driver.save_screenshot(os.path.join(SHOTS, "warning.png"))
-    # Escape does not dismiss it; a key press is not Continue (activity does not dismiss the
-    # warning under the default policy).
-    press(Keys.ESCAPE)
+    # A key press is not Continue: activity does not dismiss the warning under the default
+    # policy. (Escape is not checked: a WebDriver Escape does not reach Chromium's dialog close
+    # handling here, so the check could not fail.)
+    press(Keys.SHIFT)
     time.sleep(0.3)
-    assert driver.execute_script("return document.getElementById('warning').open"), "Escape closed the dialog"
+    assert driver.execute_script("return document.getElementById('warning').open"), "a key press closed the dialog"
     assert engine_state()[0] == "WARNING"
     press(Keys.ENTER)
     wait_for(lambda: engine_state() == ["ACTIVE", "CONTINUED"], 3, "Continue by Enter")
