@@ -221,3 +221,25 @@ test('tabs that disagree: a peer locked by its own deadline locks the others (th
     assert.equal(eb.state, 'ACTIVE');
     assert.equal(ea.state, 'ACTIVE');
 });
+
+test('two tabs: a policy change and a revoked refresh in one tab apply to both', async (t) => {
+    const name = `test-${Math.random()}`;
+    const settle = (ms = 50) => new Promise((r) => setTimeout(r, ms));
+    const a = page();
+    const ea = open(t, new Engine({ policy: policy() }));
+    const sa = open(t, connect(ea, { window: a.win, document: a.doc, storage: a.storage, channel: name, joinTimeoutMs: 20 }));
+    await sa.ready;
+    sa.start();
+    const b = page();
+    const eb = open(t, new Engine({ policy: policy() }));
+    const sb = open(t, connect(eb, { window: b.win, document: b.doc, storage: b.storage, channel: name, joinTimeoutMs: 2000 }));
+    assert.equal(await sb.ready, 'joined');
+    sb.setPolicy(new Policy({ idleTimeoutMs: 120000, warningMs: 20000, backgroundTimeoutMs: 5000 }));
+    await settle();
+    assert.equal(ea.policy().idleTimeoutMs, 120000);
+    assert.equal(sa.refreshResult(401, 'invalid_grant'), 'REVOKED');
+    await settle();
+    assert.equal(ea.state, 'EXPIRED');
+    assert.equal(eb.state, 'EXPIRED');
+    assert.equal(eb.reason, 'REVOKED');
+});
