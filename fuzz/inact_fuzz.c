@@ -20,12 +20,13 @@
  * status, background, foreground, windows, scopes, holds, set policy with good and bad
  * policies), queries (get_required_auth included), poll, manual-clock advances (small, large, huge), wall-clock
  * jumps, simulated reboots, snapshot then restore into a new engine on the same boot, after a
- * reboot, with the clock set back, with a wall-clock jump, of intact or mutated bytes in format 2
- * or rewritten in format 1 (truncated, bit flips, extended, random, fields set to the ends of
+ * reboot, with the clock set back, with a wall-clock jump, of intact or mutated bytes in format 3
+ * or rewritten in format 2 or 1 (truncated, bit flips, extended, random, fields set to the ends of
  * their type with the checksum made right; the target's own decoder of the documented format
  * predicts the status, and the model restores what accepted bytes hold; every written snapshot
  * is checked field by field against the model), destroy, destroy from inside the callback (of
- * an advance or of a restore), re-entrant calls from the callback, stale handles, forged handles, NULL pointers, wrong
+ * an advance or of a restore), presence (background, device lock, windows) and a server contact
+ * reported in LOADING before a restore, re-entrant calls from the callback, stale handles, forged handles, NULL pointers, wrong
  * struct sizes, undersized buffers, bad configs, and a SYSTEM-clock engine (WRONG_CLOCK).
  *
  * Build: fuzz/build.sh. Replay without libFuzzer: build with -DINACT_FUZZ_MAIN.
@@ -1425,7 +1426,10 @@ static void op_on_live(reader *r, int op) {
         loading_input = 0;
         break;
     }
-    case OP_BACKGROUND: rc = inact_background(s->h); ex = m_background(m); snprintf(what, sizeof what, "background"); break;
+    case OP_BACKGROUND:
+        rc = inact_background(s->h); ex = m_background(m); snprintf(what, sizeof what, "background");
+        loading_input = 0; /* the model keeps a background reported in LOADING through the restore */
+        break;
     case OP_UNLOCK_WITH: case OP_UNLOCK_FAILED_WITH: {
         /* mostly the two methods; sometimes NONE or any value (INVALID_ARGUMENT) */
         uint8_t b = rd8(r);
@@ -1455,6 +1459,7 @@ static void op_on_live(reader *r, int op) {
         break;
     case OP_DEVICE_LOCKED:
         rc = inact_device_locked(s->h); ex = m_device_locked(m); snprintf(what, sizeof what, "device_locked");
+        loading_input = 0; /* a background in LOADING, kept through the restore */
         break;
     case OP_SERVER_CONTACT: case OP_SET_CEILINGS: case OP_COMPAT_QUERY:
         if (!op_offline_ceilings(r, s, op, &rc, &ex, what, sizeof what)) return;
@@ -1468,12 +1473,21 @@ static void op_on_live(reader *r, int op) {
         snprintf(what, sizeof what, "token_rotated(%" PRIu64 ")", generation);
         break;
     }
-    case OP_FOREGROUND: rc = inact_foreground(s->h); ex = m_foreground(m); snprintf(what, sizeof what, "foreground"); break;
+    /* Presence reported in LOADING is modeled: the restore keeps a background (explicit, a
+     * device lock, or every window hidden with the grace running) and ends it otherwise. */
+    case OP_FOREGROUND:
+        rc = inact_foreground(s->h); ex = m_foreground(m); snprintf(what, sizeof what, "foreground");
+        loading_input = 0;
+        break;
     case OP_WINDOW_SHOWN:
         if (m->windows >= 40) return;
         rc = inact_window_shown(s->h); ex = m_window_shown(m); snprintf(what, sizeof what, "window_shown");
+        loading_input = 0;
         break;
-    case OP_WINDOW_HIDDEN: rc = inact_window_hidden(s->h); ex = m_window_hidden(m); snprintf(what, sizeof what, "window_hidden"); break;
+    case OP_WINDOW_HIDDEN:
+        rc = inact_window_hidden(s->h); ex = m_window_hidden(m); snprintf(what, sizeof what, "window_hidden");
+        loading_input = 0;
+        break;
     case OP_SCOPE_PUSH: {
         if (s->n_scope_ids >= M_MAX_SCOPES - 1) return;
         int64_t t = rd_duration(r);

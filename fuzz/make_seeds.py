@@ -210,6 +210,31 @@ SEEDS = {
     "offline_contact_in_loading_then_restore": create(policy(offline_expiry=10000, bg="NEVER")) + op(START)
     + op(SNAPSHOT, 0, b"\x00") + bytes([CREATE]) + policy(offline_expiry=10000, bg="NEVER") + bytes([1])
     + struct.pack("<H", 20000) + op(SERVER_CONTACT, 1) + bytes([RESTORE, 1, 0, 0]),
+    # issue 26: a background reported in LOADING (explicit, a device lock, every window hidden
+    # with the grace running) survives the restore; a contact at the snapshot's own instant
+    # does not cancel the offline expiry due then; a limit lowered to the failures counted
+    # expires at once (a policy, ceilings, the restoring engine's policy)
+    "background_in_loading_survives_the_restore": create(policy(bg=60000)) + op(START)
+    + op(SNAPSHOT, 0, b"\x00") + bytes([CREATE]) + policy(bg=60000) + bytes([1]) + struct.pack("<H", 10000)
+    + op(BACKGROUND, 1) + bytes([RESTORE, 1, 0, 0]) + op(ADVANCE, 1, adv(5000)) + op(ACTIVITY, 1, b"\x00")
+    + op(ADVANCE, 1, adv(60000)),
+    "device_lock_in_loading_survives_the_restore": create(policy(bg=60000)) + op(START)
+    + op(SNAPSHOT, 0, b"\x00") + bytes([CREATE]) + policy(bg=60000) + bytes([1]) + struct.pack("<H", 10000)
+    + op(DEVICE_LOCKED, 1) + bytes([RESTORE, 1, 0, 0]) + op(ADVANCE, 1, adv(60000)) + op(FOREGROUND, 1),
+    "grace_in_loading_survives_the_restore": create(policy(bg=60000)) + op(START)
+    + op(SNAPSHOT, 0, b"\x00") + bytes([CREATE]) + policy(bg=60000) + bytes([1]) + struct.pack("<H", 10000)
+    + op(WINDOW_SHOWN, 1) + op(WINDOW_HIDDEN, 1) + bytes([RESTORE, 1, 0, 0]) + op(ADVANCE, 1, adv(1000))
+    + op(WINDOW_SHOWN, 1) + op(ADVANCE, 1, adv(60000)),
+    "contact_in_loading_at_the_snapshots_instant": create(policy(bg="NEVER")) + op(START)
+    + op(ADVANCE, 0, adv(2000)) + op(SNAPSHOT, 0, b"\x00") + bytes([CREATE])
+    + policy(offline_expiry=2000, bg="NEVER") + bytes([1]) + struct.pack("<H", 2000) + op(SERVER_CONTACT, 1)
+    + bytes([RESTORE, 1, 0, 0]),
+    "failure_limit_lowered_to_the_count": create() + op(START) + op(LOCK) + op(UNLOCK_FAILED, 0, b"\x00")
+    + op(UNLOCK_FAILED, 0, b"\x00") + op(SET_POLICY, 0, policy(maxfail=3)) + op(SET_POLICY, 0, policy(maxfail=2))
+    + op(UNLOCK) + op(START) + op(LOCK) + op(UNLOCK_FAILED, 0, b"\x00")
+    + op(SET_CEILINGS, 0, ceilings((8, 1))),
+    "restore_under_a_lower_failure_limit": create() + op(START) + op(LOCK) + op(UNLOCK_FAILED, 0, b"\x00")
+    + op(UNLOCK_FAILED, 0, b"\x00") + restart(0, 10, new_policy=policy(maxfail=2)) + op(UNLOCK),
     # issue 13 section 6: managed ceilings
     "ceilings_refuse_laxer_policies": create() + op(START)
     + op(SET_CEILINGS, 0, ceilings((0, 130), (8, 3), (6, 0, DURATIONS.index(3600000))))

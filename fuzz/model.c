@@ -814,6 +814,14 @@ int32_t m_hold_release(model *m, uint64_t id) {
 
 static void policy_applied(model *m, const inact_policy *p);
 
+/* The failed unlocks counted reach a limit that was lowered to them (a policy, ceilings, the
+ * restoring engine's policy): "the attempts allowed are spent", EXPIRED (UNLOCK_FAILURES) now,
+ * where failures count (LOCKED). */
+static void failures_spent(model *m) {
+    if (m->state == INACT_STATE_LOCKED && m->p.max_unlock_failures != 0 && m->failures >= m->p.max_unlock_failures)
+        set_state(m, INACT_STATE_EXPIRED, INACT_REASON_UNLOCK_FAILURES, m->now);
+}
+
 int32_t m_set_policy(model *m, const inact_policy *given) {
     enter(m);
     int32_t rc = m_policy_validate(given);
@@ -847,6 +855,9 @@ static void policy_applied(model *m, const inact_policy *p) {
     }
     /* A new policy, like a scope, restarts the tick sequence from now (no immediate tick). */
     if (m->state == INACT_STATE_WARNING) m->last_tick_remaining = m_idle_deadline(m) - m->now;
+    /* "A max_unlock_failures at or below the failed unlocks already counted (LOCKED) expires
+     * the session at once (UNLOCK_FAILURES)" (inact_set_policy; inact_set_ceilings too) */
+    failures_spent(m);
     settle(m);
 }
 
@@ -1163,12 +1174,13 @@ static int64_t rebase(const m_snapshot *s, int64_t at, int64_t t) {
  * "the later of the two counts". */
 static void restore_evaluate(model *m, int64_t snap_at, int64_t loading_contact) {
     if (loading_contact != M_NEVER) {
-        if (loading_contact > snap_at) { /* what was due by the contact's instant acts first */
-            int64_t now = m->now;
-            m->now = loading_contact;
-            evaluate(m, snap_at);
-            m->now = now;
-        }
+        /* "the catch-up comes first, so every deadline due up to and including that instant
+         * is applied (... also one due at the contact's very instant)": at the snapshot's own
+         * instant too, and at it for a contact the restoring clock places before it */
+        int64_t now = m->now;
+        m->now = min64(max64(loading_contact, snap_at), now);
+        evaluate(m, snap_at);
+        m->now = now;
         if (m->last_contact == M_NEVER || loading_contact > m->last_contact) m->last_contact = loading_contact;
     }
     evaluate(m, snap_at);
@@ -1178,6 +1190,10 @@ int32_t m_restore(model *m, const m_snapshot *s) {
     enter(m);
     if (m->state != INACT_STATE_LOADING) return INACT_E_INVALID_STATE;
     int trusted = s->boot == m->boot && m->now >= s->mono;
+    /* "unless the host reported a background in LOADING (inact_background,
+     * inact_device_locked, or every window hidden with the grace still running): then the
+     * session stays in background after the restore" (inact_restore) */
+    int bg_in_loading = m_in_background(m) || (m->windows == 0 && m->windows_zero_since != M_NEVER);
     m->failures = s->failures;
     /* "EXPIRED when ... the wall clock went backwards": the deadlines already past at the
      * snapshot's instant (elapsed 0) still give their reason (READING, engine); otherwise
@@ -1212,9 +1228,12 @@ int32_t m_restore(model *m, const m_snapshot *s) {
     m->locked_at = rebase(s, snap_at, s->locked_at);
     m->failures = s->failures;
     m->change_time = m->now;
-    /* The time since the snapshot counts as background time. */
+    /* The time since the snapshot counts as background time: one background from the
+     * snapshot's background start (or instant); what LOADING reported joins it. */
     m->explicit_bg = 1;
     m->explicit_bg_since = s->background_since != M_NEVER ? rebase(s, snap_at, s->background_since) : snap_at;
+    m->windows_bg = 0;
+    m->windows_zero_since = M_NEVER;
     m->idle_paused = 0;
     /* A paused countdown is not stored: it follows from the last activity and the background
      * start under the new engine's policy. */
@@ -1245,9 +1264,13 @@ int32_t m_restore(model *m, const m_snapshot *s) {
     /* "With policy.lock_on_restart an ACTIVE or WARNING outcome becomes LOCKED (RESTART)" */
     if (m->p.lock_on_restart && is_live(m->state))
         set_state(m, INACT_STATE_LOCKED, INACT_REASON_RESTART, m->now);
-    /* The restore ends the background that the time since the snapshot was. */
-    leave_background(m);
+    /* The restore ends the background that the time since the snapshot was, unless LOADING
+     * reported one: it goes on. */
+    if (!bg_in_loading) leave_background(m);
     evaluate(m, m->now);
+    /* "Unlock failures counted at or above the engine's policy.max_unlock_failures ... make a
+     * LOCKED outcome EXPIRED (UNLOCK_FAILURES), taking effect at the restore" */
+    failures_spent(m);
     /* With the idle countdown paused in background, the warning window is reached only once
      * the restore leaves the background: still a restore inside the warning window. */
     if (m->state == INACT_STATE_WARNING && m->reason == INACT_REASON_IDLE) m->reason = INACT_REASON_RESTORED;

@@ -695,7 +695,13 @@ INACT_EXPORT int32_t inact_start(inact_engine engine);
  * one that signed in, ended and was saved within the same millisecond (the bytes are the same).
  * Allowed in LOADING only. With policy.lock_on_restart an ACTIVE or WARNING
  * outcome becomes LOCKED (RESTART), taking effect at the restore. The time since the snapshot
- * counts as background time. Elapsed time is trusted only on
+ * counts as background time, and the restore ends it, unless the host reported a background
+ * in LOADING (inact_background, inact_device_locked, or every window hidden with the grace
+ * still running): then the session stays in background after the restore, one background
+ * from the snapshot's background start (or its instant), until inact_foreground or a shown
+ * window. Unlock failures counted at or above the engine's policy.max_unlock_failures (a
+ * stricter limit than the snapshot's) make a LOCKED outcome EXPIRED (UNLOCK_FAILURES), taking
+ * effect at the restore. Elapsed time is trusted only on
  * the same boot with a clock that did not go back; otherwise the engine is LOCKED
  * (UNTRUSTED_CLOCK) at least, EXPIRED when an expiry deadline passed by the wall clock
  * or the wall clock went back (UNTRUSTED_CLOCK). The untrusted clock decides before the lock on
@@ -781,7 +787,8 @@ INACT_EXPORT int32_t inact_unlock_with(inact_engine engine, int32_t method);
 INACT_EXPORT int32_t inact_unlock_failed(inact_engine engine, uint32_t *out_failures);
 
 /** A re-verification with `method` failed. LOCKED only: failures + 1; at
- *  policy.max_unlock_failures -> EXPIRED (UNLOCK_FAILURES). A failed attempt counts while
+ *  policy.max_unlock_failures -> EXPIRED (UNLOCK_FAILURES; a limit lowered to the count by
+ *  inact_set_policy, inact_set_ceilings or a restore expires at once). A failed attempt counts while
  *  offline too (past the offline timeout, where inact_unlock_with is refused: a wrong PIN is
  *  a wrong PIN), and so does one in background. out_failures (may be NULL): the
  *  count after this call. Returns INACT_OK, INACT_E_INVALID_ARGUMENT (method),
@@ -876,8 +883,8 @@ INACT_EXPORT int32_t inact_token_rotated(inact_engine engine, uint64_t generatio
 INACT_EXPORT int32_t inact_server_contact(inact_engine engine);
 
 /** The app went to background: the background time starts now (if not already in
- *  background); while in background activity is ignored. Allowed in every state.
- *  Returns INACT_OK.
+ *  background); while in background activity is ignored. Allowed in every state; reported in
+ *  LOADING it is kept through the restore (see inact_restore). Returns INACT_OK.
  *  Ownership: nothing is kept.
  *  Thread: any; delivers the events it causes before it returns (see Threading). */
 INACT_EXPORT int32_t inact_background(inact_engine engine);
@@ -986,7 +993,10 @@ INACT_EXPORT int32_t inact_hold_release(inact_engine engine, uint64_t hold_id);
 /**
  * Replaces the policy (copied) and recomputes every deadline at once. In WARNING the session
  * stays WARNING while the warning deadline is still due under the new policy (the countdown
- * goes on from the new remaining time, on its grid), else returns to ACTIVE (EXTENDED). Returns INACT_OK, INACT_E_NULL_POINTER,
+ * goes on from the new remaining time, on its grid), else returns to ACTIVE (EXTENDED). A
+ * max_unlock_failures at or below the failed unlocks already counted (LOCKED) expires the
+ * session at once (UNLOCK_FAILURES): the attempts allowed are spent, and a correct unlock no
+ * longer opens it. Returns INACT_OK, INACT_E_NULL_POINTER,
  * INACT_E_STRUCT_SIZE, INACT_E_INVALID_ARGUMENT (also when policy.warning_ms is not
  * shorter than an open scope's idle timeout), INACT_E_CEILING (laxer than a managed ceiling
  * set with inact_set_ceilings; the message names the field and the limit).
@@ -997,8 +1007,9 @@ INACT_EXPORT int32_t inact_set_policy(inact_engine engine, const inact_policy *p
 
 /**
  * Sets the administrator's limits (copied; they replace earlier ones) and makes the engine's
- * current policy as strict as them in every limited field, recomputing deadlines at once.
- * Every later inact_set_policy must be within them. Allowed in every state; not kept in a
+ * current policy as strict as them in every limited field, recomputing deadlines at once (a
+ * max_unlock_failures brought to or below the failures counted expires the session at once,
+ * as in inact_set_policy). Every later inact_set_policy must be within them. Allowed in every state; not kept in a
  * snapshot (set them again on every engine). Returns INACT_OK, INACT_E_NULL_POINTER,
  * INACT_E_STRUCT_SIZE, INACT_E_INVALID_ARGUMENT (a limit < 0 or above 100 years and not
  * NEVER, a flag not 0/1, or the tightened policy is invalid, e.g. policy.warning_ms no longer

@@ -515,6 +515,7 @@ extension SessionMachine {
         return unlockFailures
     }
 
+
     /// Ends the session with an ending reason (`Reason.isEnding`: the engine checks it).
     mutating func end(_ endReason: Reason, now: Int64) throws(InactivityError) {
         assert(endReason.isEnding)
@@ -733,6 +734,9 @@ extension SessionMachine {
             interruption = (i.start, i.start + policy.expectedInterruptionMaxMs)   // the new cap binds at once
         }
         realignTicks()
+        // A limit at or below the failures counted (the cell: LOCKED). The engine evaluated up
+        // to the call's instant before it: `cursor` is now.
+        move(by: .setPolicy, at: cursor)
     }
 
     /// The idle deadline moved while WARNING may stay (a policy, a scope): the countdown goes
@@ -757,6 +761,8 @@ extension SessionMachine {
         let saved = sharedCeilings
         sharedCeilings = Interned.ceilings(newCeilings)
         do throws(InactivityError) {
+            // Its cell's move (a failure limit brought to the failures counted) is the same
+            // as set policy's, made there.
             try setPolicy(tightened)
         } catch {
             sharedCeilings = saved

@@ -38,16 +38,22 @@ extension SessionMachine {
         do throws(InactivityError) {
             snapshot = try Snapshot.decode(bytes, length: length)
         } catch {
-            transition(to: .expired, .restoreFailed, at: clock.monotonicMs)
+            transition(to: RestoreRule.corrupt.state, RestoreRule.corrupt.reason, at: clock.monotonicMs)
             throw error
         }
         let judgement = RestoreClock(snapshot, clock)
         let contactInLoading = lastContactAt
+        // A background the host reported in LOADING (inact_background, inact_device_locked, or
+        // every window hidden with the grace still running) is still the truth at the restore:
+        // only a foreground or a shown window ends it, so the restore keeps it.
+        let backgroundInLoading = backgroundSince != nil || hiddenSince != nil
         load(snapshot, at: judgement)
-        let changed = catchUpAfterRestore(now: clock.monotonicMs, contactInLoading: contactInLoading)
+        let changed = catchUpAfterRestore(now: clock.monotonicMs, contactInLoading: contactInLoading,
+                                          staysInBackground: backgroundInLoading)
         let untrusted = failSecure(judgement, now: clock.monotonicMs)
         let overridden = lockOnRestart(now: clock.monotonicMs) || untrusted
-        settleRestoredReason(deadlineApplied: changed, overridden: overridden, now: clock.monotonicMs)
+        let spent = expireIfFailuresSpent(at: clock.monotonicMs)
+        settleRestoredReason(deadlineApplied: changed, overridden: overridden || spent, now: clock.monotonicMs)
         checkInvariants()
     }
 
@@ -122,21 +128,25 @@ extension SessionMachine {
 
     /// Applies what came due while nothing ran (background time), then returns to foreground
     /// and applies what that makes due: with the idle countdown paused in background, the
-    /// warning window is reached only once it resumes. Returns true when a deadline changed
-    /// the state.
+    /// warning window is reached only once it resumes. With `staysInBackground` (a background
+    /// reported in LOADING) the session stays in background, which began at the snapshot's
+    /// background start or instant: the time since the snapshot and the time after the
+    /// restore are one background. Returns true when a deadline changed the state.
     ///
     /// A server contact reported in LOADING took place at its instant, as if the process had
-    /// been awake: the offline deadlines that fell due before it (while the process was dead)
-    /// still apply, and from then on the later of the two contacts counts. Fail secure: the
-    /// outcome does not depend on whether the host reports the contact before or after the
+    /// been awake: the deadlines due by then (while the process was dead, the snapshot's own
+    /// instant included) apply first, and from then on the later of the two contacts counts.
+    /// A contact at the instant an offline expiry falls due does not cancel it. Fail secure:
+    /// the outcome does not depend on whether the host reports the contact before or after the
     /// restore.
-    private mutating func catchUpAfterRestore(now: Int64, contactInLoading: Int64?) -> Bool {
+    private mutating func catchUpAfterRestore(now: Int64, contactInLoading: Int64?, staysInBackground: Bool) -> Bool {
         var beforeContact: DeadlineKind?
         if let c = contactInLoading {
-            if c > cursor { beforeContact = evaluate(now: min(c, now)) }
+            beforeContact = evaluate(now: min(max(c, cursor), now))
             lastContactAt = max(lastContactAt ?? c, c)
         }
         let inBackground = evaluate(now: now)
+        guard !staysInBackground else { return beforeContact != nil || inBackground != nil }
         resumeForeground(now: now)
         let resumed = evaluate(now: now)
         return beforeContact != nil || inBackground != nil || resumed != nil
@@ -152,17 +162,19 @@ extension SessionMachine {
         // How long ago the credential was verified is only estimated: when the policy limits
         // it, the next unlock needs the credential.
         if policy.strongAuthTimeoutMs != SessionPolicy.never { credentialRequired = true }
-        guard state != .expired else { return false }
+        guard RestoreRule.estimated.from.contains(state) else { return false }   // EXPIRED stays
         if state == .locked && !clock.wallWentBack {
             // Already LOCKED on the estimate (a lock in the snapshot, or a lock deadline due on
             // the estimate): the estimate may shorten the locked time left, never lengthen it,
             // so the locked timeout keeps counting from that lock. A fresh lock here would let
             // a reboot stretch the locked timeout to almost twice its length.
             let since = lockedAt ?? now
-            transition(to: .locked, .untrustedClock, at: now)
+            transition(to: RestoreRule.estimated.state, RestoreRule.estimated.reason, at: now)
             lockedAt = since
         } else {
-            transition(to: clock.wallWentBack ? .expired : .locked, .untrustedClock, at: now)
+            let outcome = clock.wallWentBack ? (RestoreRule.unknown.state, RestoreRule.unknown.reason)
+                : (RestoreRule.estimated.state, RestoreRule.estimated.reason)
+            transition(to: outcome.0, outcome.1, at: now)
         }
         return true
     }
@@ -170,8 +182,18 @@ extension SessionMachine {
     /// A policy that locks on every restart: LOCKED at least, whatever the elapsed time, taking
     /// effect at the restore. Returns true when it decided the outcome.
     private mutating func lockOnRestart(now: Int64) -> Bool {
-        guard policy.lockOnRestart, state == .active || state == .warning else { return false }
-        transition(to: .locked, .restart, at: now)
+        guard policy.lockOnRestart, RestoreRule.lockOnRestart.from.contains(state) else { return false }
+        transition(to: RestoreRule.lockOnRestart.state, RestoreRule.lockOnRestart.reason, at: now)
+        return true
+    }
+
+    /// `RestoreRule.failuresSpent`: the restoring engine's failure limit at or below the
+    /// failures counted expires the session, taking effect at the restore. Returns true when
+    /// it decided the outcome.
+    private mutating func expireIfFailuresSpent(at now: Int64) -> Bool {
+        let rule = RestoreRule.failuresSpent
+        guard rule.from.contains(state), holds(.failuresAtLimit, kind: nil) else { return false }
+        transition(to: rule.state, rule.reason, at: now)
         return true
     }
 
@@ -179,7 +201,7 @@ extension SessionMachine {
     /// that lands inside the warning window or returns to ACTIVE).
     private mutating func settleRestoredReason(deadlineApplied: Bool, overridden: Bool, now: Int64) {
         if state == .active || state == .warning || (!deadlineApplied && !overridden) {
-            reason = .restored
+            reason = RestoreRule.asSaved
         }
         if !deadlineApplied && !overridden {
             changedAt = now   // restored as it was: that happens now

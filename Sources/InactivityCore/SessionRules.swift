@@ -94,8 +94,14 @@ enum Input: CaseIterable {
         case .popScope:        return every(Cell(.applied, .stays, [.scopeNotOpen]))
         case .acquireHold:     return every(Cell(.applied, .stays, [.holdLimit]))
         case .releaseHold:     return every(Cell(.applied, .stays, [.holdNotOpen]))
-        case .setPolicy:       return every(Cell(.applied, .stays, [.laxerThanCeiling, .warningNotBelowScopes]))
-        case .setCeilings:     return every(Cell(.applied, .stays, [.tightenedPolicyInvalid]))
+        // A failure limit brought to or below the failures counted: the attempts allowed are
+        // spent, as at the failed unlock that reaches it.
+        case .setPolicy:       let refusals: [Refusal] = [.laxerThanCeiling, .warningNotBelowScopes]
+                               let set = Cell(.applied, .stays, refusals)
+                               return (set, set, set, Cell(.applied, .toIf(.failuresAtLimit, .expired, .unlockFailures), refusals), set)
+        case .setCeilings:     let set = Cell(.applied, .stays, [.tightenedPolicyInvalid])
+                               return (set, set, set, Cell(.applied, .toIf(.failuresAtLimit, .expired, .unlockFailures),
+                                                           [.tightenedPolicyInvalid]), set)
         case .tokenRotated:    return every(Cell(.applied, .stays, [.olderGeneration]))
         // No session to save in LOADING.
         case .snapshot:        return (no, stay, stay, stay, stay)
@@ -367,4 +373,9 @@ enum RestoreRule {
     /// an untrusted restore keeps UNTRUSTED_CLOCK).
     static let lockOnRestart = (from: [SessionState.active, .warning], state: SessionState.locked,
                                 reason: Reason.restart)
+    /// The restoring engine's `policy.maxUnlockFailures` at or below the failures the snapshot
+    /// counted (`Condition.failuresAtLimit`): the attempts allowed are spent, as at the failed
+    /// unlock that reaches the limit.
+    static let failuresSpent = (from: [SessionState.locked], state: SessionState.expired,
+                                reason: Reason.unlockFailures)
 }

@@ -37,7 +37,7 @@ const char *harness_status_name(int32_t status);
 /* 1 when the suite runs under valgrind (INACT_CTEST_SLOW=1): timing bounds widen. */
 int harness_slow(void);
 /* 1 when the library under test is a debug build (INACT_CTEST_DEBUG_LIBRARY=1, set by
- * scripts/test-c): unoptimized, its calls cost ~15x a release build's, so the few tests that
+ * scripts/lib/test-c): unoptimized, its calls cost ~15x a release build's, so the few tests that
  * make a million calls make fewer there (the release runs of the suite make them all). */
 int harness_debug_library(void);
 

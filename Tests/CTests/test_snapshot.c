@@ -32,10 +32,9 @@ static saved_session save_and_destroy(inact_engine engine) {
 
 /* A new process: a LOADING manual engine whose clock reads `elapsed_ms` after the snapshot
  * on the same boot (boot_id 0) or on boot `boot_id` with its monotonic clock at 1 s. */
-static inact_engine new_process(recorder *rec, const saved_session *saved, int64_t elapsed_ms,
-                                uint64_t boot_id) {
+static inact_engine new_process_under(recorder *rec, const saved_session *saved, int64_t elapsed_ms,
+                                      uint64_t boot_id, inact_policy policy) {
     inact_config config;
-    inact_policy policy = test_policy();
     REQUIRE_OK(inact_config_init(&config));
     config.clock = INACT_CLOCK_MANUAL;
     config.delivery = INACT_DELIVERY_HOST;
@@ -48,6 +47,11 @@ static inact_engine new_process(recorder *rec, const saved_session *saved, int64
         config.manual_start_ms = 1000;
     }
     return make_engine(rec, &config, &policy);
+}
+
+static inact_engine new_process(recorder *rec, const saved_session *saved, int64_t elapsed_ms,
+                                uint64_t boot_id) {
+    return new_process_under(rec, saved, elapsed_ms, boot_id, test_policy());
 }
 
 /* A session started at 0 with its last activity at `last_activity_ms`, saved at `saved_at_ms`. */
@@ -555,4 +559,129 @@ TEST(a_1_0_host_saves_every_session_in_96_bytes_and_restores_it_as_the_full_snap
         REQUIRE_OK(inact_destroy(e));
     }
     CHECK(saved > sequences * 2); /* the sequences reach sessions to save */
+}
+
+/* ---- issue 26: three places where a restore or a limit was laxer than the header ---- */
+
+/* (a) A background reported in LOADING survives the restore: `how` 0 inact_background, 1
+ * inact_device_locked, 2 every window hidden with the grace (700 ms) still running. Saved at
+ * 10 s in foreground; the new process 5 s later. The background is one from the snapshot's
+ * instant: LOCKED (BACKGROUND_TIMEOUT) at 10 s + 30 s, activity in between does not count. */
+static void check_background_kept(int how) {
+    recorder rec;
+    saved_session saved = active_session(0, 10 * SECOND_MS);
+    inact_engine engine;
+    inact_info info;
+    recorder_init(&rec);
+    engine = new_process(&rec, &saved, 5 * SECOND_MS, 0);
+    if (how == 0) REQUIRE_OK(inact_background(engine));
+    if (how == 1) REQUIRE_OK(inact_device_locked(engine));
+    if (how == 2) {
+        REQUIRE_OK(inact_window_shown(engine));
+        REQUIRE_OK(inact_window_hidden(engine));
+    }
+    REQUIRE_OK(inact_restore(engine, saved.bytes, saved.length));
+    CHECK_TRANSITION(&rec, 0, INACT_STATE_LOADING, INACT_STATE_ACTIVE, INACT_REASON_RESTORED, 15 * SECOND_MS);
+    info = info_of(engine);
+    CHECK_EQ(info.in_background, 1);
+    CHECK_EQ(info.background_since_ms, 10 * SECOND_MS);
+    advance(engine, 10 * SECOND_MS);
+    REQUIRE_OK(inact_activity(engine, INACT_ACTIVITY_TOUCH_DOWN)); /* in background: ignored */
+    CHECK_EQ(info_of(engine).last_activity_ms, 0);
+    advance(engine, 15 * SECOND_MS);
+    CHECK_EQ(recorder_count(&rec), 2);
+    CHECK_TRANSITION(&rec, 1, INACT_STATE_ACTIVE, INACT_STATE_LOCKED, INACT_REASON_BACKGROUND_TIMEOUT, 40 * SECOND_MS);
+    REQUIRE_OK(inact_destroy(engine));
+    recorder_deinit(&rec);
+}
+
+TEST(a_background_reported_in_loading_survives_the_restore) { check_background_kept(0); }
+TEST(a_device_lock_reported_in_loading_keeps_the_background_through_the_restore) { check_background_kept(1); }
+TEST(a_window_grace_running_at_the_restore_keeps_the_background) { check_background_kept(2); }
+
+/* (b) A server contact at the snapshot's own instant does not cancel an offline expiry due
+ * then: saved 1,386 ms after the sign-in; the new process, on the same clock at that instant,
+ * has offline_expiry_ms 1,386. Whether the contact comes before (`after` 0) or right after the
+ * restore, the catch-up comes first: EXPIRED (OFFLINE_EXPIRY) at 1,386. */
+static void check_offline_expiry_kept(int after) {
+    recorder rec;
+    saved_session saved = active_session(0, 1386);
+    inact_policy policy = test_policy();
+    inact_engine engine;
+    recorder_init(&rec);
+    policy.offline_expiry_ms = 1386;
+    engine = new_process_under(&rec, &saved, 0, 0, policy);
+    if (!after) REQUIRE_OK(inact_server_contact(engine));
+    REQUIRE_OK(inact_restore(engine, saved.bytes, saved.length));
+    if (after) REQUIRE_OK(inact_server_contact(engine));
+    CHECK_EQ(recorder_count(&rec), 1);
+    CHECK_TRANSITION(&rec, 0, INACT_STATE_LOADING, INACT_STATE_EXPIRED, INACT_REASON_OFFLINE_EXPIRY, 1386);
+    REQUIRE_OK(inact_destroy(engine));
+    recorder_deinit(&rec);
+}
+
+TEST(a_contact_in_loading_at_the_snapshots_instant_does_not_cancel_the_offline_expiry) { check_offline_expiry_kept(0); }
+TEST(a_contact_right_after_the_restore_does_not_cancel_the_offline_expiry) { check_offline_expiry_kept(1); }
+
+/* (c) A limit lowered to or below the failures already counted expires the session at once
+ * (UNLOCK_FAILURES): by a new policy, by ceilings, or by the policy of the restoring engine. */
+static inact_engine locked_with_two_failures(recorder *rec) {
+    inact_policy policy = test_policy();
+    inact_engine engine = make_manual_engine(rec, &policy, INACT_DELIVERY_HOST);
+    REQUIRE_OK(inact_start(engine));
+    advance(engine, 1 * SECOND_MS);
+    REQUIRE_OK(inact_lock(engine));
+    REQUIRE_OK(inact_unlock_failed(engine, NULL));
+    REQUIRE_OK(inact_unlock_failed(engine, NULL));
+    advance(engine, 1 * SECOND_MS);
+    return engine;
+}
+
+TEST(a_limit_lowered_to_the_failures_counted_expires_at_once) {
+    recorder rec;
+    inact_policy policy = test_policy();
+    inact_engine engine;
+    inact_ceilings ceilings;
+    int round;
+    for (round = 0; round < 3; round++) {
+        recorder_init(&rec);
+        engine = locked_with_two_failures(&rec);
+        if (round == 0) { /* above the count: nothing happens */
+            policy.max_unlock_failures = 3;
+            REQUIRE_OK(inact_set_policy(engine, &policy));
+            CHECK_EQ(state_of(engine), INACT_STATE_LOCKED);
+            REQUIRE_OK(inact_unlock(engine));
+            CHECK_EQ(state_of(engine), INACT_STATE_ACTIVE);
+        } else {
+            if (round == 1) {
+                policy.max_unlock_failures = 2;
+                REQUIRE_OK(inact_set_policy(engine, &policy));
+            } else {
+                REQUIRE_OK(inact_ceilings_init(&ceilings));
+                ceilings.max_unlock_failures = 1;
+                REQUIRE_OK(inact_set_ceilings(engine, &ceilings));
+            }
+            CHECK_TRANSITION(&rec, recorder_count(&rec) - 1, INACT_STATE_LOCKED, INACT_STATE_EXPIRED,
+                             INACT_REASON_UNLOCK_FAILURES, 2 * SECOND_MS);
+            /* the attempts allowed are spent: a correct unlock no longer opens the session */
+            CHECK_STATUS(inact_unlock(engine), INACT_E_INVALID_STATE);
+        }
+        REQUIRE_OK(inact_destroy(engine));
+        recorder_deinit(&rec);
+    }
+}
+
+TEST(a_restore_under_a_limit_at_the_failures_counted_expires) {
+    recorder rec;
+    inact_engine engine = locked_with_two_failures(NULL);
+    inact_policy policy = test_policy();
+    saved_session saved = save_and_destroy(engine);
+    recorder_init(&rec);
+    policy.max_unlock_failures = 2;
+    engine = new_process_under(&rec, &saved, 1 * SECOND_MS, 0, policy);
+    REQUIRE_OK(inact_restore(engine, saved.bytes, saved.length));
+    CHECK_EQ(recorder_count(&rec), 1);
+    CHECK_TRANSITION(&rec, 0, INACT_STATE_LOADING, INACT_STATE_EXPIRED, INACT_REASON_UNLOCK_FAILURES, 3 * SECOND_MS);
+    REQUIRE_OK(inact_destroy(engine));
+    recorder_deinit(&rec);
 }

@@ -142,6 +142,13 @@ static int32_t make_input(const char *input, inact_engine e, recorder *rec, int 
     if (strcmp(input, "window hidden") == 0) (void)inact_window_shown(e);
     if (strcmp(input, "pop scope") == 0) (void)inact_scope_push(e, 55 * SECOND_MS, &id);
     if (strcmp(input, "release hold") == 0) (void)inact_hold_acquire(e, &id);
+    if ((strcmp(input, "set policy") == 0 || strcmp(input, "set ceilings") == 0) && state_of(e) == INACT_STATE_LOCKED) {
+        /* one failure counted under no limit, so that the limit of 1 the input brings (its
+         * condition on) is spent */
+        inact_policy unlimited = table_policy(0);
+        (void)inact_set_policy(e, &unlimited);
+        (void)inact_unlock_failed(e, &failures);
+    }
     *first_event = recorder_count(rec);
     if (strcmp(input, "start") == 0) return inact_start(e);
     if (strcmp(input, "restore") == 0) {
@@ -181,6 +188,7 @@ static int32_t make_input(const char *input, inact_engine e, recorder *rec, int 
     if (strcmp(input, "set ceilings") == 0) {
         inact_ceilings c;
         REQUIRE_OK(inact_ceilings_init(&c));
+        c.max_unlock_failures = conditions_on ? 1 : 0;
         return inact_set_ceilings(e, &c);
     }
     if (strcmp(input, "snapshot") == 0) {
@@ -363,6 +371,16 @@ static void drive_restores(void) {
     restart.lock_on_restart = 1;
     n = snapshot_in(&restart, INACT_STATE_ACTIVE, bytes, &at);
     restore_into(&restart, bytes, n, at, 0, 1, 0);
+    /* A failure limit the restoring engine's policy brings to the failures counted. */
+    inact_policy unlimited = test_policy();
+    inact_engine source = rig(NULL, &unlimited, INACT_STATE_LOCKED);
+    REQUIRE_OK(inact_unlock_failed(source, NULL));
+    REQUIRE_OK(inact_snapshot_write(source, bytes, sizeof bytes, &n));
+    at = now_of(source);
+    inact_destroy(source);
+    inact_policy limited = test_policy();
+    limited.max_unlock_failures = 1;
+    restore_into(&limited, bytes, n, at, 0, 1, 0);
     /* Each lock or expiry deadline falling due while the process was dead (200 s later). */
     for (int d = 0; d < D_COUNT; d++) {
         if (d == D_WARNING) continue;

@@ -23,6 +23,12 @@ struct InputTableTests {
     /// Makes `input` through the engine's public API. A switch without a default: a new input
     /// does not compile until it is driven here, so the table test covers it.
     static func make(_ input: Input, on engine: InactivityEngine, conditionsOn: Bool = false) throws {
+        if input == .setPolicy || input == .setCeilings, conditionsOn, try engine.state() == .locked {
+            // One failure counted under no limit, so that the limit of 1 the input brings (its
+            // condition on) is spent.
+            try engine.setPolicy(smallPolicy())
+            _ = try engine.unlockFailed()
+        }
         switch input {
         case .start: try engine.start()
         case .restore: try engine.restore(activeSnapshot)
@@ -48,7 +54,7 @@ struct InputTableTests {
         case .biometricsChanged: try engine.biometricsChanged()
         case .tokenRotated: try engine.tokenRotated(generation: 3)
         case .serverContact: try engine.serverContact()
-        case .setCeilings: try engine.setCeilings(PolicyCeilings())
+        case .setCeilings: try engine.setCeilings(PolicyCeilings().with { $0.maxUnlockFailures = conditionsOn ? 1 : 0 })
         case .snapshot: _ = try engine.snapshot()
         }
     }

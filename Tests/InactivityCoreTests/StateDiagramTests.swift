@@ -140,6 +140,8 @@ enum StateDiagram {
             add(from, RestoreRule.estimated.state, RestoreRule.estimated.reason, .restore, "restore", "restore on another boot")
             add(from, RestoreRule.unknown.state, RestoreRule.unknown.reason, .restore, "restore", "restore with the wall clock back")
             add(from, RestoreRule.lockOnRestart.state, RestoreRule.lockOnRestart.reason, .restore, "restore", "restore with lock on restart")
+            add(from, RestoreRule.failuresSpent.state, RestoreRule.failuresSpent.reason, .restore, "restore",
+                "restore under a failure limit spent")
             for kind in DeadlineKind.allCases where kind.locksOrExpires {
                 let to = kind.rule.to!
                 add(from, to.state, to.reason, .restore, "restore", "restore past the \(label(kind))")
@@ -399,8 +401,17 @@ struct StateDiagramTests {
             if !inBlock { prose += line + "\n" }
             if line.hasPrefix(StateDiagram.endMarker) { inBlock = false }
         }
-        for reason in Reason.allCases where reason != .none {
-            #expect(prose.contains("`\(StateDiagram.label(reason))`"), "docs/design.md's prose does not name \(StateDiagram.label(reason))")
+        // The reasons section's list: one bullet per reason (or per group), "- `NAME`...: prose".
+        var named: [Substring] = []
+        var inReasons = false
+        for line in prose.split(separator: "\n") {
+            if line.hasPrefix("### ") { inReasons = line == "### Reasons" }
+            guard inReasons, line.hasPrefix("- `"), let colon = line.firstIndex(of: ":") else { continue }
+            named += line[..<colon].split(separator: "`").enumerated().filter { $0.offset % 2 == 1 }.map(\.element)
+        }
+        for reason in Reason.allCases {
+            #expect(named.contains(Substring(StateDiagram.label(reason))),
+                    "docs/design.md's reasons list has no bullet for \(StateDiagram.label(reason))")
         }
         let header = try #require(StateDiagram.read(StateDiagram.root + "/include/inactivity.h"))
         // Every field of inact_policy, as the header declares it.

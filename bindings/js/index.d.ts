@@ -179,14 +179,14 @@ export interface Engine {
     readonly handle: bigint;
     close(): void;
     start(): void;
-    activity(kind?: ActivityKindName | number): void;
+    activity(kind: ActivityKindName | number): void;
     continue(): void;
     lock(): void;
     unlock(method?: 'BIOMETRIC' | 'CREDENTIAL' | number): void;
-    /** Returns the failed unlocks in a row after this one. */
+    /** Returns the failed unlocks in a row after this one. method: as inact_unlock_failed, CREDENTIAL unless given. */
     unlockFailed(method?: 'BIOMETRIC' | 'CREDENTIAL' | number): number;
     biometricsChanged(): void;
-    end(reason?: EndReasonName | ReasonName | number): void;
+    end(reason: EndReasonName | ReasonName | number): void;
     refreshResult(httpStatus: number, oauthError?: string | null, generation?: Id): RefreshOutcomeName;
     tokenRotated(generation: Id): void;
     serverContact(): void;
@@ -220,6 +220,9 @@ export interface Engine {
     reboot(downtimeMs?: Ms): void;
     clockNow(): ClockReading;
     events(): AsyncIterableIterator<InactivityEvent>;
+    /** Calls listener with every event from now on (after onEvent); returns the unsubscribe. */
+    subscribe(listener: (event: InactivityEvent) => void): () => void;
+    readonly closed: boolean;
 }
 export interface EngineClass {
     new (options?: EngineOptions): Engine;

@@ -13,7 +13,7 @@ while (p < b.length) {
     const id = b[p++]; const size = leb(); const start = p;
     let name = ['custom', 'type', 'import', 'function', 'table', 'memory', 'global', 'export', 'start', 'element', 'code', 'data', 'datacount'][id];
     if (id === 0) { const n = leb(); name = 'custom:' + b.subarray(p, p + n).toString(); p += n; }
-    if (id === 2) { const n = leb(); for (let i = 0; i < n; i++) { p += leb(); p += leb(); const k = b[p++]; if (k === 0) { leb(); imported++; } else if (k === 1) { p++; const f = b[p++]; leb(); if (f & 1) leb(); } else if (k === 2) { const f = b[p++]; leb(); if (f & 1) leb(); } else { p += 2; } } }
+    if (id === 2) { const n = leb(); for (let i = 0; i < n; i++) { { const m = leb(); p += m; } { const f = leb(); p += f; } const k = b[p++]; if (k === 0) { leb(); imported++; } else if (k === 1) { p++; const f = b[p++]; leb(); if (f & 1) leb(); } else if (k === 2) { const f = b[p++]; leb(); if (f & 1) leb(); } else { p += 2; } } }
     if (id === 10) { const n = leb(); for (let i = 0; i < n; i++) { const s = leb(); bodies.push(s); p += s; } }
     if (name === 'custom:name') {
         while (p < start + size) { const sub = b[p++]; const sz = leb(); const end = p + sz;

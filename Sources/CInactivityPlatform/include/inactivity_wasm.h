@@ -8,7 +8,7 @@
  *   never waited on (a wait could never end: it traps), and pthread_create fails with ENOTSUP,
  *   which makes a THREAD engine on the SYSTEM clock fail to create (INACT_E_SYSTEM) while HOST
  *   delivery (inact_next_deadline / inact_poll) and manual clocks need no thread;
- * - the thread-specific last-error buffer as one static slot;
+ * - thread-specific values as a small table of keys (wasm_host.c);
  * - zeroed memory from calloc (no mmap);
  * - the two host clocks, imported from JavaScript (module "inactivity_host"): `monotonic_ms`
  *   (performance.timeOrigin + performance.now(): may stop while the machine sleeps) and
@@ -150,18 +150,17 @@ static inline int pthread_once(pthread_once_t *o, void (*f)(void)) {
     }
     return 0;
 }
-/* One key is all the library makes (the last-error buffer), and one thread reads it. */
-static void *inactivity_wasm_specific_;
+/* Thread-specific values for the one thread: a small table of keys in wasm_host.c (the
+ * last-error buffer and the engine's delivery run each make one). Destructors never run: the
+ * one thread never exits while the module lives. */
+int inactivity_wasm_key_create(pthread_key_t *key);
+void *inactivity_wasm_getspecific(pthread_key_t key);
+int inactivity_wasm_setspecific(pthread_key_t key, const void *value);
 static inline int pthread_key_create(pthread_key_t *k, void (*destructor)(void *)) {
     (void)destructor;
-    *k = 1;
-    return 0;
+    return inactivity_wasm_key_create(k);
 }
-static inline void *pthread_getspecific(pthread_key_t k) { (void)k; return inactivity_wasm_specific_; }
-static inline int pthread_setspecific(pthread_key_t k, const void *v) {
-    (void)k;
-    inactivity_wasm_specific_ = (void *)v;
-    return 0;
-}
+static inline void *pthread_getspecific(pthread_key_t k) { return inactivity_wasm_getspecific(k); }
+static inline int pthread_setspecific(pthread_key_t k, const void *v) { return inactivity_wasm_setspecific(k, v); }
 #endif /* __wasm__ */
 #endif

@@ -408,6 +408,7 @@ function makeLibrary(x, memory, listeners) {
         #onEvent;
         #onError;
         #queues = new Set();
+        #listeners = new Set();
         #manual;
         #timer = null;
         #closed = false;
@@ -478,11 +479,15 @@ function makeLibrary(x, memory, listeners) {
                 });
             } catch (error) { reportLater(error); return; }
             for (const q of this.#queues) q.push(event);
-            if (this.#onEvent) {
-                try { this.#onEvent(event); } catch (error) {
-                    if (this.#onError) { try { this.#onError(error); } catch (again) { reportLater(again); } }
-                    else reportLater(error);
-                }
+            if (this.#onEvent) this.#notify(this.#onEvent, event);
+            for (const listener of [...this.#listeners]) this.#notify(listener, event);
+        }
+
+        // A listener's exception never unwinds through the engine's frames: onError, or a microtask.
+        #notify(listener, event) {
+            try { listener(event); } catch (error) {
+                if (!this.#onError) { reportLater(error); return; }
+                try { this.#onError(error); } catch (again) { reportLater(again); }
             }
         }
 
@@ -531,11 +536,10 @@ function makeLibrary(x, memory, listeners) {
             x.inact_destroy(this.#h);
             for (const q of this.#queues) q.end();
         }
-        [Symbol.dispose]() { this.close(); }
 
         // Inputs (each catches up first: see the header).
         start() { this.#call((h) => check(x.inact_start(h))); }
-        activity(kind = 'POINTER') {
+        activity(kind) {
             // The hot path: no re-arm (activity only moves deadlines later; an early timer polls).
             check(x.inact_activity(this.#h, typeof kind === 'number' ? uint32Arg(kind, 'kind') : enumArg(enums.inact_activity_kind, kind, 'kind')));
         }
@@ -550,7 +554,7 @@ function makeLibrary(x, memory, listeners) {
             return this.#call((h) => outU32((p) => x.inact_unlock_failed_with(h, m, p)));
         }
         biometricsChanged() { this.#call((h) => check(x.inact_biometrics_changed(h))); }
-        end(reason = 'LOGOUT') {
+        end(reason) {
             const r = enumArg(enums.inact_reason, reason, 'reason');
             this.#call((h) => check(x.inact_end(h, r)));
         }
@@ -684,6 +688,17 @@ function makeLibrary(x, memory, listeners) {
             });
         }
 
+        /** Calls `listener` with every event from now on (after onEvent), until the returned
+         *  function is called; the same function added twice is called once. */
+        subscribe(listener) {
+            if (typeof listener !== 'function') throw new TypeError('listener must be a function');
+            this.#listeners.add(listener);
+            return () => { this.#listeners.delete(listener); };
+        }
+
+        /** Whether close() was called. */
+        get closed() { return this.#closed; }
+
         /** The events from now on as an async iterator; it ends when the engine is closed. */
         events() {
             const buffered = [];
@@ -707,6 +722,9 @@ function makeLibrary(x, memory, listeners) {
             };
         }
     }
+
+    // `using engine = new Engine()` where the runtime has explicit resource management.
+    if (typeof Symbol.dispose === 'symbol') Engine.prototype[Symbol.dispose] = function dispose() { this.close(); };
 
     return Object.freeze({
         Engine,

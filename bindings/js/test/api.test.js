@@ -274,3 +274,40 @@ test('an engine dropped without close is destroyed once collected (FinalizationR
     }
     assert.deepEqual(handles.map(state), handles.map(() => -2)); // INACT_E_INVALID_HANDLE: destroyed
 });
+
+test('subscribe: listeners after onEvent, in order, until unsubscribed', () => {
+    const seen = [];
+    const engine = new ia.Engine({ clock: 'manual', onEvent: (e) => seen.push(`onEvent ${e.state}`) });
+    const off = engine.subscribe((e) => seen.push(`a ${e.state}`));
+    const b = (e) => seen.push(`b ${e.state}`);
+    engine.subscribe(b);
+    engine.subscribe(b); // the same function once
+    engine.start();
+    off();
+    engine.lock();
+    assert.deepEqual(seen, ['onEvent ACTIVE', 'a ACTIVE', 'b ACTIVE', 'onEvent LOCKED', 'b LOCKED']);
+    assert.throws(() => engine.subscribe(null), TypeError);
+    assert.equal(engine.closed, false);
+    engine.close();
+    assert.equal(engine.closed, true);
+});
+
+test('a call from inside a callback queues its events: delivered after the callback, in order', () => {
+    const seen = [];
+    let engine;
+    engine = new ia.Engine({
+        clock: 'manual',
+        policy: new ia.Policy({ idleTimeoutMs: 60_000, warningMs: 10_000, tickMs: 0 }),
+        onEvent: (e) => {
+            seen.push(`${e.previousState}->${e.state}`);
+            if (e.state === 'WARNING') {
+                engine.lock(); // queued: its event comes after this callback returns
+                seen.push(`lock returned in ${engine.state}`);
+            }
+        },
+    });
+    engine.start();
+    engine.advance(50_000);
+    assert.deepEqual(seen, ['LOADING->ACTIVE', 'ACTIVE->WARNING', 'lock returned in LOCKED', 'WARNING->LOCKED']);
+    engine.close();
+});

@@ -30,7 +30,8 @@ class GeneratedInputs:
 
     def background(self) -> None:
         """The app went to background: the background time starts now (if not already in
-        background); while in background activity is ignored. Allowed in every state. The rules:
+        background); while in background activity is ignored. Allowed in every state; reported
+        in LOADING it is kept through the restore (see inact_restore). The rules:
         inact_background in inactivity.h."""
         self._call(_lib.LIB.inact_background)
 
