@@ -7,7 +7,7 @@
  * It checks, in order: this program has a 64-bit time_t (the flags took effect); its own wall
  * clock reads 2040 (the interposer is in place, so what follows can fail); an engine on the
  * SYSTEM clock reads the same wall time (inact_clock_now); the snapshot it writes holds it
- * (bytes 64..71); and a second engine restores that snapshot as trusted (ACTIVE, RESTORED: the
+ * (bytes 56..63 of format 3, the format this library writes; 64..71 in 1.1's format 2); and a second engine restores that snapshot as trusted (ACTIVE, RESTORED: the
  * wall clock did not seem to go back). A library that reads the wall clock through a 32-bit
  * time_t gets EOVERFLOW and an untouched timespec there: 1970, and the checks fail.
  * Prints the wall time it saw. */
@@ -77,8 +77,10 @@ int main(void) {
     CHECK(wall_ms > AFTER_2038_MS && in_2040(wall_ms), "the engine reads the wall clock as %lld ms", (long long)wall_ms);
     CALL(inact_start(engine));
     CALL(inact_snapshot_write(engine, bytes, sizeof bytes, &n));
-    CHECK(n >= 72, "snapshot of %zu bytes", n);
-    snapshot_wall_ms = n >= 72 ? le64(bytes + 64) : 0;
+    /* The wall clock's slot by the format's version (bytes 4..5): 56 in format 3, 64 in 1.1's 2. */
+    CHECK(n >= 72 && (bytes[4] == 3 || bytes[4] == 2) && bytes[5] == 0, "snapshot of %zu bytes, version %d", n,
+          n >= 6 ? bytes[4] | bytes[5] << 8 : -1);
+    snapshot_wall_ms = n >= 72 ? le64(bytes + (bytes[4] == 3 ? 56 : 64)) : 0;
     CHECK(in_2040(snapshot_wall_ms) && snapshot_wall_ms >= wall_ms, "the snapshot's wall clock is %lld ms",
           (long long)snapshot_wall_ms);
     CALL(inact_engine_create(&config, &policy, NULL, NULL, NULL, &restored));
