@@ -458,6 +458,39 @@ def main() -> int:
             out["js"] = js
             out["js"]["size"] = size
 
+    # ---- lookup ----------------------------------------------------------------------------
+    lookup_files = sorted(glob.glob(os.path.join(results, "lookup_*_*.json")))
+    if lookup_files or skipped(results, "lookup"):
+        t.section("Calls on distinct engines (bench/c/bench_lookup.c; inact_get_state; median of rounds)")
+        if not lookup_files:
+            t.row("not measured", skipped(results, "lookup") or "no output")
+        lv: Dict[str, List[Dict[str, Any]]] = {}
+        for path in lookup_files:
+            v = os.path.basename(path)[len("lookup_"):].rsplit("_", 1)[0]
+            lv.setdefault(v, []).append(load(path))
+        lookup_out: Dict[str, Any] = {}
+        for v in sorted(lv, key=lambda v: (v != "head", v)):
+            runs = lv[v]
+            label = "this checkout" if v == "head" else v
+            fig = {k: {f: med([r[k][f] for r in runs]) for f in ("cpu_ns_per_call", "calls_per_s")}
+                   for k in ("one_thread", "two_threads_two_engines", "two_threads_one_engine",
+                             "one_thread_beside_churn") if all(k in r for r in runs)}
+            one, two, same = fig["one_thread"], fig["two_threads_two_engines"], fig["two_threads_one_engine"]
+            t.row(f"{label}: 1 thread, 1 engine", f"{one['cpu_ns_per_call']:,.1f} CPU ns/call",
+                  f"{one['calls_per_s'] / 1e6:.2f} M calls/s")
+            t.row(f"{label}: 2 threads, 2 engines", f"{two['cpu_ns_per_call']:,.1f} CPU ns/call",
+                  f"{two['cpu_ns_per_call'] / one['cpu_ns_per_call']:.2f}x 1 thread's CPU/call; "
+                  f"{two['calls_per_s'] / one['calls_per_s']:.2f}x its rate")
+            t.row(f"{label}: 2 threads, 1 engine", f"{same['cpu_ns_per_call']:,.1f} CPU ns/call",
+                  f"{same['cpu_ns_per_call'] / one['cpu_ns_per_call']:.2f}x 1 thread's CPU/call (its lock shared)")
+            if "one_thread_beside_churn" in fig:
+                ch = fig["one_thread_beside_churn"]
+                t.row(f"{label}: 1 thread beside create/destroy", f"{ch['cpu_ns_per_call']:,.1f} CPU ns/call",
+                      f"{ch['cpu_ns_per_call'] / one['cpu_ns_per_call']:.2f}x 1 thread's CPU/call")
+            fig["rounds"] = len(runs)
+            lookup_out[v] = fig
+        out["lookup"] = lookup_out
+
     # ---- Targets ---------------------------------------------------------------------------
     t.section("Targets")
     for x in t.targets:

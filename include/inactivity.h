@@ -113,7 +113,11 @@
  * ## Threading
  * Every function may be called from any thread, at any time, including from inside the
  * engine's own callback. inact_activity is lock-free on the system clock (a clock read
- * and an atomic compare-and-swap); other calls take a short per-engine lock. Callbacks
+ * and an atomic compare-and-swap); other calls take a short per-engine lock. Finding an
+ * engine from its handle takes no lock that two engines share, so calls on distinct
+ * engines never wait for each other; only creating and destroying an engine take a
+ * process-wide lock (briefly), and so does a call on a THREAD engine that brings its next
+ * deadline earlier (it re-arms the scheduler thread's timer). Callbacks
  * are never invoked while an internal lock is held, are serialized per engine and
  * arrive in order. An event caused by a call is delivered on the calling thread before
  * the call returns, unless another thread is delivering that engine's events at that

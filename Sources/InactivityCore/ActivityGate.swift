@@ -90,9 +90,11 @@ struct ActivityGate: ~Copyable {
 
     /// Frees the slot: any fast path still holding the old word fails its CAS. Keeps the
     /// generation (the high half), which the registry still checks handles against.
+    /// Sequentially consistent: the registry's release reads the slot's readers after it
+    /// (Registry.swift, lock-free lookups).
     func retire() {
         _ = close()
-        handle.store(handle.load(ordering: .relaxed) & ~0xFFFF_FFFF, ordering: .releasing)
+        handle.store(handle.load(ordering: .relaxed) & ~0xFFFF_FFFF, ordering: .sequentiallyConsistent)
     }
 
     /// The fast path. `expectedHandle` (0 = skip) re-checks that the slot still belongs to the

@@ -9,6 +9,20 @@
 // the slot, the generation alone (low half 0, never a valid handle) once it is retired, and the
 // next generation once the slot is free. The reference that keeps a C host's engine alive sits
 // beside the gates in the same never-moving chunk, so there is no table of entries to grow.
+//
+// Lookups take no lock that two engines share (include/inactivity.h, Threading: calls take a
+// short per-engine lock). A lookup checks the handle word, counts itself among its slot's
+// readers, checks the word again and copies the reference (a retain); `release` retires the
+// word, then waits until the slot's readers are gone before it drops the reference, so a reader
+// never retains an engine being freed. Both sides are sequentially consistent (the reader's
+// count before its second check, the release's retire before its read of the count): either
+// the release sees the reader and waits for it (a few instructions), or the reader sees the
+// retired word and gives up without touching the reference. Readers never wait, for anything.
+// The counts are striped, one per 64-byte line, `stripes` of them, slot i counting in stripe
+// i % stripes: no byte per engine (a million engines keep their 248 B), and neighbouring slots,
+// whose gates share cache lines, count on different lines. A release waits for the readers of
+// its stripe, other engines' included (each holds the count for a few instructions). The
+// process-wide `table` lock is left to what changes the set of slots: creating and destroying.
 
 import CInactivityPlatform
 import Synchronization
@@ -39,6 +53,11 @@ final class Registry: @unchecked Sendable {
     }
 
     private let table = Locked(Table())
+    /// Lookups between their count and their copy of a reference, per stripe (the file's head):
+    /// `stripes` counts, each starting a 64-byte line of its own.
+    private let readers: UnsafeMutableRawPointer
+    static let stripes = 64
+    private static let stripeBytes = stripes * 64
     /// Chunk pointers (as integers), published with release ordering before any handle into them.
     private let chunks: UnsafeMutablePointer<Atomic<UInt>>
     /// A chunk: `chunkSize` gates, then `chunkSize` owners.
@@ -48,19 +67,27 @@ final class Registry: @unchecked Sendable {
     // gates and owners come zero-filled from the kernel: all-zero bytes are `Atomic(0)` and
     // `ActivityGate()`, and an owner is initialized when its slot is first used, so nothing is
     // written until then, and a process with one engine touches three pages (the table's first,
-    // the first gate's, the first owner's, 40 KiB after it) instead of the whole mapping (176 KiB
-    // Embedded, 184 KiB SwiftPM, on 64-bit CPUs: cold start). The table and the first chunk are
-    // one mapping (one system call at the first engine, not two). Where the kernel refuses,
+    // the first gate's, the first owner's, 40 KiB after it), and a fourth, the reader counts',
+    // at its first lookup, instead of the whole mapping (180 KiB Embedded, 188 KiB SwiftPM, on
+    // 64-bit CPUs: cold start). The table, the first chunk and the counts are one mapping (one
+    // system call at the first engine, not three). Where the kernel refuses,
     // ordinary memory is initialized.
     private init() {
         let tableBytes = Registry.maxChunks * MemoryLayout<Atomic<UInt>>.stride   // a page multiple
-        if let zeroed = inactivity_map_zeroed(tableBytes + Registry.chunkBytes) {
+        // The reader counts come after the first chunk, in the same mapping (zero: Atomic(0)).
+        let countsAt = (tableBytes + Registry.chunkBytes + 63) / 64 * 64
+        if let zeroed = inactivity_map_zeroed(countsAt + Registry.stripeBytes) {
             chunks = zeroed.bindMemory(to: Atomic<UInt>.self, capacity: Registry.maxChunks)
             let first = Registry.bindChunk(zeroed + tableBytes)
             chunks[0].store(UInt(bitPattern: first), ordering: .releasing)
+            readers = zeroed + countsAt
         } else {
             chunks = .allocate(capacity: Registry.maxChunks)
             for i in 0..<Registry.maxChunks { (chunks + i).initialize(to: Atomic<UInt>(0)) }
+            readers = .allocate(byteCount: Registry.stripeBytes, alignment: 64)
+            for i in 0..<Registry.stripes {
+                (readers + i * 64).bindMemory(to: Atomic<Int>.self, capacity: 1).initialize(to: Atomic<Int>(0))
+            }
         }
     }
 
@@ -77,6 +104,12 @@ final class Registry: @unchecked Sendable {
         let chunk = bindChunk(raw)
         for i in 0..<chunkSize { (chunk + i).initialize(to: ActivityGate()) }
         return chunk
+    }
+
+    /// The reader count of slot `index`'s stripe.
+    @inline(__always)
+    private func readerCount(_ index: Int) -> UnsafeMutablePointer<Atomic<Int>> {
+        (readers + (index % Registry.stripes) * 64).assumingMemoryBound(to: Atomic<Int>.self)
     }
 
     /// The owner of slot `index`, whose chunk exists.
@@ -149,8 +182,12 @@ final class Registry: @unchecked Sendable {
         let strong = table.withLock { t -> InactivityEngine? in
             guard let i = index(of: handle, in: t) else { return nil }
             let gate = gatePointer(i)!
-            gate.pointee.retire()
+            gate.pointee.retire()   // sequentially consistent: see the file's head
             let o = owner(i)
+            // Readers that counted themselves before the retire finish their copy; later ones
+            // see the retired word. Each holds the count for a few instructions.
+            let count = readerCount(i)
+            while count.pointee.load(ordering: .sequentiallyConsistent) != 0 { _ = sched_yield() }
             let s = o.pointee.strong
             o.pointee.strong = nil
             #if !hasFeature(Embedded)
@@ -176,17 +213,27 @@ final class Registry: @unchecked Sendable {
         return i
     }
 
-    /// The live engine with this handle, or nil.
+    /// The live engine with this handle, or nil. Lock-free (see the file's head): a lookup
+    /// writes only its stripe's reader count and never waits.
     func lookup(_ handle: UInt64) -> InactivityEngine? {
-        table.withLock { t in
-            guard let i = index(of: handle, in: t) else { return nil }
-            let o = owner(i)
-            #if hasFeature(Embedded)
-            return o.pointee.strong
-            #else
-            return o.pointee.strong ?? o.pointee.weak
-            #endif
-        }
+        let low = handle & 0xFFFF_FFFF
+        // Compared as UInt64 before any Int conversion (32-bit CPUs, forged handles). A slot
+        // never used, or in a chunk not made yet, cannot match: its word is 0, or it has no gate.
+        guard low != 0, low <= UInt64(Registry.maxChunks * Registry.chunkSize), handle >> 32 != 0,
+              let gate = gatePointer(Int(low - 1)),
+              gate.pointee.handle.load(ordering: .acquiring) == handle else { return nil }
+        // The word matched, so the slot was registered and its owner initialized before it.
+        let i = Int(low - 1)
+        let count = readerCount(i)
+        count.pointee.wrappingAdd(1, ordering: .sequentiallyConsistent)
+        defer { count.pointee.wrappingSubtract(1, ordering: .releasing) }
+        guard gate.pointee.handle.load(ordering: .sequentiallyConsistent) == handle else { return nil }
+        let o = owner(i)
+        #if hasFeature(Embedded)
+        return o.pointee.strong
+        #else
+        return o.pointee.strong ?? o.pointee.weak
+        #endif
     }
 
     /// Activity by handle (`kind` already checked by the caller): the lock-free fast path, falling

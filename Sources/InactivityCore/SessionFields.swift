@@ -1,7 +1,7 @@
 // The session machine's fields and how they are packed: an engine holds one machine, and a
 // process may hold a million engines (BENCHMARKS.md, "Memory per engine"), so the Optional
 // fields keep their presence in one bit each (`Present`) and the fields few sessions use live in
-// a side allocation (`Side<MachineRare>`), both in Storage.swift. Nothing here decides anything:
+// a side allocation (`Side<MachineRare>`), both in RareFields.swift. Nothing here decides anything:
 // the rules are in SessionRules.swift (the tables), SessionMachine.swift (inputs, deadlines,
 // evaluation) and SessionRestore.swift
 // (snapshot and restore), extensions of this struct.
@@ -11,7 +11,7 @@
 // access level for a type's extensions in other files; only the machine's own methods set them.
 
 struct SessionMachine {
-    /// The policy in force, shared with the engines that use an equal one (Storage.swift).
+    /// The policy in force, shared with the engines that use an equal one (SharedPolicies.swift).
     var sharedPolicy: Shared<SessionPolicy>
     var policy: SessionPolicy {
         @inline(__always) get { sharedPolicy.value }
@@ -119,7 +119,7 @@ struct SessionMachine {
     private var rawLastBootID: UInt64 = 0
     /// The fields few sessions use (scopes, holds, an announced interruption, the countdown of
     /// WARNING, refresh-token generations, the administrator's ceilings, the hidden-grace start):
-    /// in a side allocation made when one of them first takes a value (Storage.swift). Setting
+    /// in a side allocation made when one of them first takes a value (RareFields.swift). Setting
     /// an Optional of them to nil before then allocates nothing.
     private var rare = Side<MachineRare>()
 

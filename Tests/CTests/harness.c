@@ -72,6 +72,11 @@ int harness_debug_library(void) {
     return debug != NULL && strcmp(debug, "1") == 0;
 }
 
+int harness_emulated(void) {
+    const char *emulated = getenv("INACT_CTEST_EMULATED");
+    return emulated != NULL && strcmp(emulated, "1") == 0;
+}
+
 /* Runs one test in this process; returns 1 when it passed. */
 static int run_in_process(const test_entry *test) {
     failed_checks = 0;

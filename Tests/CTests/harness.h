@@ -40,6 +40,10 @@ int harness_slow(void);
  * scripts/lib/test-c): unoptimized, its calls cost ~15x a release build's, so the few tests that
  * make a million calls make fewer there (the release runs of the suite make them all). */
 int harness_debug_library(void);
+/* 1 when the suite runs under CPU emulation (INACT_CTEST_EMULATED=1, set by scripts/lib/test-cross
+ * for qemu-user): every instruction costs ~10-30x native, so those few tests make fewer calls
+ * there too (the native runs, x86_64 included, make them all). */
+int harness_emulated(void);
 
 #define CHECK(cond)                                                                   \
     do {                                                                              \

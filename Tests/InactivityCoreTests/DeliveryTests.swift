@@ -248,15 +248,22 @@ struct DeliveryTests {
         engine.close()
     }
 
+    /// Four threads run random inputs on one engine while an observer watches every event.
+    /// Invariants, checked on every info() a thread reads, on every event, and at the end: the
+    /// reason is one the state allows (`Reason.allowed(in:)`, the table docs/design.md's
+    /// reasons come from), the remaining time is never negative, and no hold is left open
+    /// (each thread releases every hold it acquires).
     @Test func many_threads_hammering_one_engine_keep_it_consistent() throws {
         let engine = try InactivityEngine(policy: SessionPolicy(), clock: .system, delivery: .thread)
-        try engine.start()
         let box = EngineBox()
         box.engine = engine
+        let broken = Broken()
+        engine.addObserver(onEvent: { e in broken.check(e.state, e.reason, remaining: e.remainingMs, holds: 0) })
+        try engine.start()
         var threads: [pthread_t] = []
         for i in 0..<4 {
             var t = pthread_t()
-            let arg = Unmanaged.passRetained(StressArg(box: box, seed: UInt64(i))).toOpaque()
+            let arg = Unmanaged.passRetained(StressArg(box: box, seed: UInt64(i), broken: broken)).toOpaque()
             pthread_create(&t, nil, { p in
                 let a = Unmanaged<StressArg>.fromOpaque(p!).takeRetainedValue()
                 let e = a.box.engine!
@@ -270,7 +277,10 @@ struct DeliveryTests {
                     case 3: try? e.enterForeground()
                     case 4: _ = try? e.snapshot()
                     case 5: if let id = try? e.acquireHold() { try? e.releaseHold(id) }
-                    case 6: _ = try? e.info()
+                    case 6, 7:
+                        if let info = try? e.info() {
+                            a.broken.check(info.state, info.reason, remaining: info.remainingMs, holds: info.openHolds)
+                        }
                     default: try? e.recordActivity(.touchMove)
                     }
                 }
@@ -279,9 +289,31 @@ struct DeliveryTests {
             threads.append(t)
         }
         for t in threads { pthread_join(t, nil) }
-        let state = try engine.state()
-        #expect(state == .active || state == .locked)
+        let info = try engine.info()
+        broken.check(info.state, info.reason, remaining: info.remainingMs, holds: info.openHolds)
+        #expect(info.state == .active || info.state == .locked)
+        #expect(info.openHolds == 0, "holds left open: \(info.openHolds)")
+        #expect(broken.checks.load(ordering: .relaxed) > 1_000, "too few checks to mean anything")
+        #expect(broken.first.withLock { $0 } == nil, "\(broken.count.load(ordering: .relaxed)) broken: \(broken.first.withLock { $0 } ?? "")")
         engine.close()
+    }
+}
+
+/// The invariants the hammering test checks, and the first one broken.
+final class Broken: Sendable {
+    let checks = Atomic<Int>(0)
+    let count = Atomic<Int>(0)
+    let first = Mutex<String?>(nil)
+
+    func check(_ state: SessionState, _ reason: Reason, remaining: Int64, holds: Int32) {
+        checks.add(1, ordering: .relaxed)
+        var why: String?
+        if !Reason.allowed(in: state).contains(reason) { why = "reason \(reason) in \(state)" }
+        if remaining < 0 { why = "remaining \(remaining) ms in \(state)" }
+        if holds < 0 { why = "\(holds) holds" }
+        guard let why else { return }
+        count.add(1, ordering: .relaxed)
+        first.withLock { if $0 == nil { $0 = why } }
     }
 }
 
@@ -296,5 +328,6 @@ final class Flags: @unchecked Sendable {
 final class StressArg: @unchecked Sendable {
     let box: EngineBox
     let seed: UInt64
-    init(box: EngineBox, seed: UInt64) { self.box = box; self.seed = seed }
+    let broken: Broken
+    init(box: EngineBox, seed: UInt64, broken: Broken = Broken()) { self.box = box; self.seed = seed; self.broken = broken }
 }

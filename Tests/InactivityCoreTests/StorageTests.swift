@@ -1,4 +1,4 @@
-// The engine's compact storage (Storage.swift) keeps value semantics and every value: what the
+// The engine's compact storage (SharedPolicies.swift, RareFields.swift) keeps value semantics and every value: what the
 // machine stores in a shared box, in presence bits or in a side allocation reads back as it was
 // written, and a copy of a machine never sees the other copy's changes.
 

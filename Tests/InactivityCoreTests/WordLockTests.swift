@@ -1,4 +1,4 @@
-// The engine's 4-byte lock (Locked.swift, WordLock) under contention. Contended locks sleep in
+// The engine's 4-byte lock (EngineLock.swift, WordLock) under contention. Contended locks sleep in
 // process-wide parking buckets chosen by their owner's address: a wake-up for one lock reaches
 // every sleeper of its bucket, and each must take its own word or sleep again. The tests run the
 // same contention on locks that share one bucket and on locks that each have their own: no

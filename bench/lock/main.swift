@@ -1,7 +1,8 @@
-// The engine's word lock (Sources/InactivityCore/Locked.swift, compiled into this program with
-// it) under contention, against a pthread mutex (glibc: futex on its own address, wakes one
-// waiter) under the same load in the same process. scripts/bench lock builds it once per
-// Locked.swift it compares (this checkout's and those of BENCH_LOCK_AGAINST) and runs them in
+// The engine's word lock (Sources/InactivityCore/EngineLock.swift, Locked.swift before 1.2,
+// compiled into this program with it) under contention, against a pthread mutex (glibc: futex
+// on its own address, wakes one waiter) under the same load in the same process. scripts/bench
+// lock builds it once per lock file it compares (this checkout's and those of BENCH_LOCK_AGAINST,
+// copied as Locked.swift) and runs them in
 // turn; bench/report.py takes the medians and ratios.
 //
 //   bench_lock RUN_MS

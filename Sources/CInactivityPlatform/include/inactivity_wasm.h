@@ -136,6 +136,9 @@ static inline int pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*
 }
 static inline pthread_t pthread_self(void) { return 1; }
 static inline int pthread_equal(pthread_t a, pthread_t b) { return a == b; }
+/* One thread: nothing to yield to. A spin-wait on other threads' readers (the registry's
+ * release) finds none here, so it never spins. */
+static inline int sched_yield(void) { return 0; }
 /* No fork on the web. */
 static inline int pthread_atfork(void (*p)(void), void (*pa)(void), void (*c)(void)) {
     (void)p;

@@ -1,34 +1,9 @@
-// How an engine's state is stored, kept small because a process may hold a million engines
-// (BENCHMARKS.md, "Memory per engine"). Nothing here decides anything: the rules stay in
-// SessionMachine.swift; these types only change where and in how many bytes the fields live.
-
-/// An immutable value shared by every engine that holds an equal one: a policy (121 bytes) or
-/// the administrator's ceilings (70 bytes) changes only on `set_policy` / `set_ceilings`, and
-/// most processes give all their engines the same one, so each engine keeps a reference (8
-/// bytes) instead of a copy. Never mutated: a new value is a new box.
-final class Shared<Value: Equatable>: @unchecked Sendable {
-    let value: Value
-    init(_ value: Value) { self.value = value }
-}
-
-/// The boxes last handed out, one per kind of value: an engine given the same policy as the
-/// engine before it shares that engine's box. (A one-entry cache, not a table: it costs one
-/// comparison, keeps at most one box alive that no engine uses, and covers the common case of
-/// many engines created with one policy.)
-enum Interned {
-    private static let lastPolicy = Locked(Shared(SessionPolicy()))
-    private static let lastCeilings = Locked(Shared(PolicyCeilings()))
-
-    static func policy(_ p: SessionPolicy) -> Shared<SessionPolicy> { intern(p, lastPolicy) }
-    static func ceilings(_ c: PolicyCeilings) -> Shared<PolicyCeilings> { intern(c, lastCeilings) }
-
-    private static func intern<V>(_ value: V, _ last: Locked<Shared<V>>) -> Shared<V> {
-        last.withLock { box in
-            if box.value != value { box = Shared(value) }
-            return box
-        }
-    }
-}
+// The session fields most engines never use, and which optional fields hold a value: presence
+// bits instead of Optional tags, and a side block (scopes, holds, an announced interruption,
+// ticks, token generations, ceilings) allocated at its first change, because a process may hold
+// a million engines (BENCHMARKS.md, "Memory per engine"). Nothing here decides anything: the
+// rules stay in SessionMachine.swift; these types only change where and in how many bytes the
+// fields live.
 
 /// Which Optional fields of a `SessionMachine` hold a value, one bit each: an `Int64?` takes 9
 /// bytes, 16 with its padding; its value alone takes 8, and the bits of all of them share 2 bytes.

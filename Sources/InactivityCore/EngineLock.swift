@@ -1,6 +1,10 @@
-// A value guarded by a pthread mutex: the engine's "short internal lock".
+// The engine's short lock and the locks of the process-wide tables: `WordLock`, the 4-byte lock
+// inside every engine (its contended waiters sleep in `LockParking`'s buckets), and `Locked`, a
+// value guarded by a pthread mutex, for what changes the set of engines or their timers (the
+// registry's free slots, the scheduler's heap and thread), the interned policy and a manual
+// clock's reading. No lookup of an engine takes a `Locked` (Registry.swift).
 //
-// Why not `Synchronization.Mutex`: on Linux it parks threads with raw futex system calls that
+// Why not `Synchronization.Mutex` for `Locked`: on Linux it parks threads with raw futex system calls that
 // ThreadSanitizer cannot see, so every access it protects is reported as a race and the stress
 // suite under `--sanitize=thread` becomes unreadable. pthread mutexes are intercepted by every
 // sanitizer and cost the same uncontended. One allocation holds the value and the mutex.

@@ -1,0 +1,245 @@
+// The dom entry under Node with a fake DOM (EventTarget-based): the mapping of events to
+// activity kinds, the lifecycle to background/foreground, storage and the store, and the relay
+// between two "tabs" over Node's BroadcastChannel. The same behaviour in real Chromium is the
+// browser suite's (scripts/lib/test-browser).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { load, ActivityKind } from 'inactivity';
+import { connect, activityKind, ACTIVITY_EVENTS } from 'inactivity/dom';
+
+const inactivity = await load();
+const { Engine, Policy } = inactivity;
+
+class FakeDocument extends EventTarget {
+    visibilityState = 'visible';
+}
+class FakeStorage {
+    map = new Map();
+    getItem(k) { return this.map.has(k) ? this.map.get(k) : null; }
+    setItem(k, v) { this.map.set(k, String(v)); }
+}
+// A trusted event: what the user agent dispatches (a script's own events are untrusted).
+function trusted(type, extra = {}) {
+    const e = new Event(type);
+    Object.defineProperty(e, 'isTrusted', { value: true });
+    return Object.assign(e, extra);
+}
+function page() {
+    const win = new EventTarget();
+    const doc = new FakeDocument();
+    return { win, doc, storage: new FakeStorage() };
+}
+const policy = () => new Policy({ idleTimeoutMs: 60000, warningMs: 20000, backgroundTimeoutMs: 5000 });
+function manualEngine() {
+    return new Engine({ policy: policy(), clock: 'manual' });
+}
+// Everything a test opened, closed after it even when an assertion failed (an open
+// BroadcastChannel keeps the process alive).
+let opened = [];
+function open(t, thing) {
+    if (opened.length === 0) t.after(() => { for (const x of opened.reverse()) (x.disconnect ?? x.close).call(x); opened = []; });
+    opened.push(thing);
+    return thing;
+}
+function errors() {
+    const list = [];
+    return { list, onError: (e) => list.push(e) };
+}
+
+test('trusted events map to their kinds, untrusted ones to PROGRAMMATIC', (t) => {
+    assert.equal(activityKind(trusted('keydown')), 'KEY');
+    assert.equal(activityKind(trusted('pointerdown')), 'TOUCH_DOWN');
+    assert.equal(activityKind(trusted('wheel')), 'SCROLL');
+    assert.equal(activityKind(trusted('touchmove')), 'TOUCH_MOVE');
+    assert.equal(activityKind(new Event('keydown')), 'PROGRAMMATIC');
+    assert.equal(activityKind(trusted('click')), null);
+    for (const kind of Object.values(ACTIVITY_EVENTS)) assert.ok(kind in ActivityKind && kind !== 'PROGRAMMATIC', kind);
+});
+
+test('a key press resets the idle countdown; a synthetic one counts only as PROGRAMMATIC', async (t) => {
+    const { win, doc, storage } = page();
+    const engine = open(t, manualEngine());
+    const s = open(t, connect(engine, { window: win, document: doc, storage, channel: null }));
+    assert.equal(await s.ready, 'new');
+    s.start();
+    engine.advance(30000);
+    assert.equal(engine.remainingMs, 30000);
+    win.dispatchEvent(trusted('keydown'));
+    assert.equal(engine.remainingMs, 60000);
+    engine.advance(10000);
+    // PROGRAMMATIC is not in the default activity kinds: the engine ignores it.
+    win.dispatchEvent(new Event('keydown'));
+    assert.equal(engine.remainingMs, 50000);
+});
+
+test('listeners are passive and capturing: a handler that stops propagation hides nothing', async (t) => {
+    const { win, doc, storage } = page();
+    const engine = open(t, manualEngine());
+    const seen = [];
+    const realAdd = win.addEventListener.bind(win);
+    win.addEventListener = (type, fn, opts) => { seen.push([type, opts]); realAdd(type, fn, opts); };
+    const s = open(t, connect(engine, { window: win, document: doc, storage, channel: null }));
+    await s.ready;
+    for (const [, opts] of seen) assert.deepEqual(opts, { capture: true, passive: true });
+    assert.ok(seen.some(([t]) => t === 'keydown') && seen.some(([t]) => t === 'pagehide'));
+});
+
+test('hidden -> background (locks after the background timeout), visible -> foreground', async (t) => {
+    const { win, doc, storage } = page();
+    const engine = open(t, manualEngine());
+    const s = open(t, connect(engine, { window: win, document: doc, storage, channel: null }));
+    await s.ready;
+    s.start();
+    doc.visibilityState = 'hidden';
+    doc.dispatchEvent(trusted('visibilitychange'));
+    assert.equal(engine.info().inBackground, true);
+    assert.equal(s.getSnapshot().inBackground, true);
+    engine.advance(6000);
+    doc.visibilityState = 'visible';
+    doc.dispatchEvent(trusted('visibilitychange'));
+    assert.equal(engine.state, 'LOCKED');
+    assert.equal(engine.reason, 'BACKGROUND_TIMEOUT');
+});
+
+test('freeze/resume and pagehide/pageshow map to background/foreground', async (t) => {
+    const { win, doc, storage } = page();
+    const engine = open(t, manualEngine());
+    const s = open(t, connect(engine, { window: win, document: doc, storage, channel: null }));
+    await s.ready;
+    s.start();
+    doc.dispatchEvent(trusted('freeze'));
+    assert.equal(engine.info().inBackground, true);
+    doc.dispatchEvent(trusted('resume'));
+    assert.equal(engine.info().inBackground, false);
+    win.dispatchEvent(trusted('pagehide', { persisted: true }));
+    assert.equal(engine.info().inBackground, true);
+    win.dispatchEvent(trusted('pageshow', { persisted: true }));
+    assert.equal(engine.info().inBackground, false);
+});
+
+test('the snapshot is kept in storage and a cold start restores it', async (t) => {
+    const { win, doc, storage } = page();
+    const e1 = open(t, new Engine({ policy: policy() }));
+    const s1 = open(t, connect(e1, { window: win, document: doc, storage, channel: null }));
+    await s1.ready;
+    s1.start();
+    s1.lock();
+    win.dispatchEvent(trusted('pagehide', { persisted: false }));
+    const saved = storage.getItem('inactivity.snapshot');
+    assert.equal(typeof saved, 'string');
+    const p2 = page();
+    p2.storage.setItem('inactivity.snapshot', saved);
+    const e2 = open(t, new Engine({ policy: policy() }));
+    const s2 = open(t, connect(e2, { window: p2.win, document: p2.doc, storage: p2.storage, channel: null }));
+    assert.equal(await s2.ready, 'restored');
+    assert.equal(e2.state, 'LOCKED');
+});
+
+test('a corrupt or foreign stored value gives EXPIRED (the engine judges it)', async (t) => {
+    for (const value of ['not base64 at all!', btoa('foreign'), '']) {
+        const { win, doc, storage } = page();
+        storage.setItem('inactivity.snapshot', value);
+        const engine = open(t, new Engine({ policy: policy() }));
+        const e = errors();
+        const s = open(t, connect(engine, { window: win, document: doc, storage, channel: null, onError: e.onError }));
+        await s.ready;
+        assert.equal(engine.state, 'EXPIRED', `value ${JSON.stringify(value)}`);
+        assert.equal(engine.reason, 'RESTORE_FAILED');
+        assert.equal(e.list.length, 1);
+    }
+});
+
+test('the store: subscribe calls now and on each change, getSnapshot is stable between changes', async (t) => {
+    const { win, doc, storage } = page();
+    const engine = open(t, manualEngine());
+    const s = open(t, connect(engine, { window: win, document: doc, storage, channel: null }));
+    await s.ready;
+    const seen = [];
+    const unsubscribe = s.subscribe((v) => seen.push(v.state));
+    assert.equal(s.getSnapshot(), s.getSnapshot());
+    s.start();
+    s.lock();
+    unsubscribe();
+    s.unlock();
+    assert.deepEqual(seen, ['LOADING', 'ACTIVE', 'LOCKED']);
+    assert.equal(s.getSnapshot().state, 'ACTIVE');
+});
+
+test('two tabs: a newcomer joins in the current state; activity, lock and unlock apply to both', async (t) => {
+    const name = `test-${Math.random()}`;
+    const a = page();
+    const ea = open(t, new Engine({ policy: policy() }));
+    const sa = open(t, connect(ea, { window: a.win, document: a.doc, storage: a.storage, channel: name, joinTimeoutMs: 50, relayThrottleMs: 0 }));
+    assert.equal(await sa.ready, 'new');
+    sa.start();
+    const b = page();
+    const eb = open(t, new Engine({ policy: policy() }));
+    const sb = open(t, connect(eb, { window: b.win, document: b.doc, storage: b.storage, channel: name, joinTimeoutMs: 2000, relayThrottleMs: 0 }));
+    assert.equal(await sb.ready, 'joined');
+    assert.equal(eb.state, 'ACTIVE');
+    const settle = () => new Promise((r) => setTimeout(r, 30));
+    sa.lock();
+    await settle();
+    assert.equal(eb.state, 'LOCKED');
+    sb.unlock();
+    await settle();
+    assert.equal(ea.state, 'ACTIVE');
+    // A hidden tab is not background while a peer is visible.
+    a.doc.visibilityState = 'hidden';
+    a.doc.dispatchEvent(trusted('visibilitychange'));
+    await settle();
+    assert.equal(ea.info().inBackground, false);
+    b.doc.visibilityState = 'hidden';
+    b.doc.dispatchEvent(trusted('visibilitychange'));
+    await settle();
+    assert.equal(ea.info().inBackground, true);
+    assert.equal(eb.info().inBackground, true);
+});
+
+test('tabs that disagree: a peer locked by its own deadline locks the others (the strictest wins)', async (t) => {
+    const name = `test-${Math.random()}`;
+    const settle = (ms = 30) => new Promise((r) => setTimeout(r, ms));
+    const a = page();
+    // Tab a's host policy idles out in 400 ms; tab b's in a minute.
+    const ea = open(t, new Engine({ policy: new Policy({ idleTimeoutMs: 400, warningMs: 100 }) }));
+    const sa = open(t, connect(ea, { window: a.win, document: a.doc, storage: a.storage, channel: name, joinTimeoutMs: 20 }));
+    await sa.ready;
+    const b = page();
+    const eb = open(t, new Engine({ policy: policy() }));
+    const sb = open(t, connect(eb, { window: b.win, document: b.doc, storage: b.storage, channel: name, joinTimeoutMs: 20 }));
+    await sb.ready;
+    sb.start();   // relayed: a starts too
+    await settle();
+    assert.equal(ea.state, 'ACTIVE');
+    await settle(700);
+    assert.equal(ea.state, 'LOCKED');
+    assert.equal(ea.reason, 'IDLE_TIMEOUT');
+    assert.equal(eb.state, 'LOCKED', 'the peer did not apply the stricter state');
+    // An unlock is relayed as the input, and no tab's echo locks it again.
+    sb.unlock();
+    await settle(100);
+    assert.equal(eb.state, 'ACTIVE');
+    assert.equal(ea.state, 'ACTIVE');
+});
+
+test('two tabs: a policy change and a revoked refresh in one tab apply to both', async (t) => {
+    const name = `test-${Math.random()}`;
+    const settle = (ms = 50) => new Promise((r) => setTimeout(r, ms));
+    const a = page();
+    const ea = open(t, new Engine({ policy: policy() }));
+    const sa = open(t, connect(ea, { window: a.win, document: a.doc, storage: a.storage, channel: name, joinTimeoutMs: 20 }));
+    await sa.ready;
+    sa.start();
+    const b = page();
+    const eb = open(t, new Engine({ policy: policy() }));
+    const sb = open(t, connect(eb, { window: b.win, document: b.doc, storage: b.storage, channel: name, joinTimeoutMs: 2000 }));
+    assert.equal(await sb.ready, 'joined');
+    sb.setPolicy(new Policy({ idleTimeoutMs: 120000, warningMs: 20000, backgroundTimeoutMs: 5000 }));
+    await settle();
+    assert.equal(ea.policy().idleTimeoutMs, 120000);
+    assert.equal(sa.refreshResult(401, 'invalid_grant'), 'REVOKED');
+    await settle();
+    assert.equal(ea.state, 'EXPIRED');
+    assert.equal(eb.state, 'EXPIRED');
+    assert.equal(eb.reason, 'REVOKED');
+});
