@@ -2,7 +2,7 @@
 // bits instead of Optional tags, and a side block (scopes, holds, an announced interruption,
 // ticks, token generations, ceilings) allocated at its first change, because a process may hold
 // a million engines (BENCHMARKS.md, "Memory per engine"). Nothing here decides anything: the
-// rules stay in SessionMachine.swift; these types only change where and in how many bytes the
+// rules stay in SessionRules.swift and SessionMachine.swift; these types only change where and in how many bytes the
 // fields live.
 
 /// Which Optional fields of a `SessionMachine` hold a value, one bit each: an `Int64?` takes 9

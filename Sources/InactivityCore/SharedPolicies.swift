@@ -1,6 +1,6 @@
 // The policies and ceilings that engines share: one immutable box per distinct value, so a
 // process of a million engines with one policy keeps one copy of it (BENCHMARKS.md, "Memory
-// per engine"). Nothing here decides anything: the rules stay in SessionMachine.swift.
+// per engine"). Nothing here decides anything: the rules stay in SessionRules.swift and SessionMachine.swift.
 
 /// An immutable value shared by every engine that holds an equal one: a policy (121 bytes) or
 /// the administrator's ceilings (70 bytes) changes only on `set_policy` / `set_ceilings`, and
