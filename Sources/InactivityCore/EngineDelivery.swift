@@ -33,7 +33,17 @@ extension InactivityEngine {
     /// the scheduler, queue the events. Then, outside the lock, arm and deliver.
     @discardableResult
     func perform<R>(_ body: (inout SessionMachine, ClockReading) throws(InactivityError) -> R) throws(InactivityError) -> R {
-        var outcome: Result<R, InactivityError>? = nil
+        // Only this wrapper is generic: the five steps are one function for every call, not a
+        // copy per result type (about 60 KB of the wasm module when they were specialized).
+        var result: R? = nil
+        try performSteps { (m, reading) throws(InactivityError) in result = try body(&m, reading) }
+        return result!
+    }
+
+    /// `perform`'s five steps, for a call whose result `body` keeps itself.
+    @inline(never)
+    private func performSteps(_ body: (inout SessionMachine, ClockReading) throws(InactivityError) -> Void) throws(InactivityError) {
+        var outcome: Result<Void, InactivityError>? = nil
         var arm: (at: Int64, seq: UInt64)? = nil
         let deliver = withCore { c -> Bool in
             guard !c.closed else {
@@ -64,7 +74,7 @@ extension InactivityEngine {
         }
         if let arm { Scheduler.shared.arm(handle: handle, at: arm.at, seq: arm.seq) }
         if deliver { ThreadDelivery.deliver(self) }
-        return try outcome!.get()
+        try outcome!.get()
     }
 
     /// Step 1: take in the gate's lock-free stamp (the gate closed before `reading` was taken),
