@@ -77,6 +77,8 @@ function run(lines) {
         'server-contact': () => engine.serverContact(),
         'expect-interruption': (a) => engine.expectInterruption(BigInt(a[0])),
         'device-locked': () => engine.deviceLocked(),
+        // generated: inputs (tools/generate: the ops of the engine-only inputs not written here; do not edit)
+        // end generated: inputs
         'set-ceilings': (a) => engine.setCeilings(fromFields(ia.Ceilings.none(), a)),
         end: (a) => engine.end(Number(a[0])),
         refresh: (a) => `ok outcome=${num(RefreshOutcome, engine.refreshResult(Number(a[0]), a.length > 2 ? a[2] : null, BigInt(a[1])))}`,

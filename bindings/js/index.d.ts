@@ -196,6 +196,8 @@ export interface Engine {
     windowHidden(): void;
     expectInterruption(maxMs: Ms): void;
     deviceLocked(): void;
+    // generated: inputs (tools/generate: the engine-only inputs not declared above; do not edit)
+    // end generated: inputs
     pushScope(idleTimeoutMs: Ms): bigint;
     popScope(id: Id): void;
     acquireHold(): bigint;

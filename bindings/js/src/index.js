@@ -592,6 +592,8 @@ function makeLibrary(x, memory, listeners) {
             this.#call((h) => check(x.inact_expect_interruption(h, ms)));
         }
         deviceLocked() { this.#call((h) => check(x.inact_device_locked(h))); }
+        // generated: inputs (tools/generate writes the engine-only inputs not written above; do not edit)
+        // end generated: inputs
         /** Opens a stricter idle scope; returns its id (a BigInt) for popScope. */
         pushScope(idleTimeoutMs) {
             const ms = i64Arg(idleTimeoutMs, 'idleTimeoutMs');

@@ -181,6 +181,8 @@ class InactivityEngine private constructor(
 
     /** A successful online check: the offline deadlines restart and a refused unlock is allowed again. */
     fun serverContact() = call { NativeCalls.serverContact(it) }
+    // generated: inputs (tools/generate writes the engine-only inputs not written in this file; do not edit)
+    // end generated: inputs
 
     /**
      * The host stored a new refresh token of [generation] (any uint64_t, compared unsigned); an
