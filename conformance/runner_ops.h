@@ -4,7 +4,6 @@
     X("start", inact_start(engine)) \
     X("continue", inact_continue(engine)) \
     X("lock", inact_lock(engine)) \
-    X("unlock", inact_unlock(engine)) \
     X("biometrics-changed", inact_biometrics_changed(engine)) \
     X("server-contact", inact_server_contact(engine)) \
     X("background", inact_background(engine)) \

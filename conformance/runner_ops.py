@@ -5,7 +5,6 @@ OPS = (
     ("start", "start"),
     ("continue", "continue_"),
     ("lock", "lock"),
-    ("unlock", "unlock"),
     ("biometrics-changed", "biometrics_changed"),
     ("server-contact", "server_contact"),
     ("background", "background"),

@@ -156,6 +156,31 @@ extern "C" {
 #endif
 
 /* ---------------------------------------------------------------------------------
+ * Annotations. Each expands to nothing, so a C or C++ compiler ignores it and the ABI is the
+ * same with or without it. They state, in a form a program reads (tools/generate, which
+ * generates every binding's plumbing from this header), what a parameter or a field carries,
+ * so that no binding reads meaning from a comment's wording:
+ *   INACT_OUT          a pointer the function writes its result through
+ *   INACT_INOUT        a pointer to a struct whose size the caller sets and the function fills
+ *   INACT_NULLABLE     a pointer (or callback) that may be NULL; without it NULL is
+ *                      INACT_E_NULL_POINTER (Argument ranges)
+ *   INACT_MS           int64_t: a duration in milliseconds (INACT_NEVER where allowed)
+ *   INACT_TIME_MS      int64_t: an instant in milliseconds on the engine's clock (the
+ *                      monotonic clock unless the field says wall; INACT_NEVER for none)
+ *   INACT_BOOL         int32_t: exactly 0 or 1
+ *   INACT_ENUM(e)      int32_t: one of enum e's values
+ *   INACT_BITS(e)      uint32_t: a set of enum e's bits
+ * ------------------------------------------------------------------------------- */
+#define INACT_OUT
+#define INACT_INOUT
+#define INACT_NULLABLE
+#define INACT_MS
+#define INACT_TIME_MS
+#define INACT_BOOL
+#define INACT_ENUM(e)
+#define INACT_BITS(e)
+
+/* ---------------------------------------------------------------------------------
  * Version. Same major version = ABI compatible (the SONAME is libinactivity.so.<major>).
  * The minor version grows when functions, values or larger structs are added (a program
  * built against an older header of the same major keeps working); the patch version when
@@ -333,30 +358,30 @@ typedef enum inact_auth {
 
 /** A session policy. Fill it with inact_policy_init or inact_policy_preset, then edit. */
 typedef struct inact_policy {
-    uint32_t size;                  /* sizeof(inact_policy) */
-    int32_t idle_action;            /* inact_idle_action; default LOCK */
-    int64_t idle_timeout_ms;        /* no counted activity this long -> idle action; > 0; default 15 min */
-    int64_t warning_ms;             /* WARNING this long before the idle action; 0 = none; < idle; default 30 s */
-    int64_t background_timeout_ms;  /* in background this long -> LOCKED; 0 = at once; NEVER = off; default 60 s */
-    int64_t absolute_timeout_ms;    /* this long after start -> EXPIRED; NEVER = off; default 12 h */
-    int64_t locked_timeout_ms;      /* LOCKED this long -> EXPIRED; NEVER = off; default NEVER */
-    int64_t tick_ms;                /* countdown tick period in WARNING; 0 = no ticks; default 1 s */
-    int64_t background_grace_ms;    /* all windows hidden this long -> background; default 700 ms */
-    uint32_t activity_kinds;        /* inact_activity_kind bits that count; default INACT_ACTIVITY_USER */
-    uint32_t max_unlock_failures;   /* failed unlocks in a row -> EXPIRED; 0 = unlimited; default 0 */
-    int32_t activity_dismisses_warning; /* 0/1: activity in WARNING returns to ACTIVE; default 0 */
-    int32_t pause_idle_in_background;   /* 0/1: the idle countdown stops in background; default 0 */
-    int32_t lock_on_device_lock;        /* 0/1: inact_device_locked -> LOCKED (DEVICE_LOCKED); default 0 */
-    int32_t lock_on_restart;            /* 0/1: every restore is LOCKED (RESTART) at least; default 0 */
-    int64_t strong_auth_timeout_ms;     /* since the last credential verification this long -> a
-                                           biometric no longer unlocks; 0 = always the credential;
-                                           NEVER = off; default NEVER */
-    int64_t expected_interruption_max_ms; /* longest inact_expect_interruption; 0 = refused; finite;
-                                             default 60 s */
-    int64_t offline_timeout_ms;         /* no server contact this long -> LOCKED (OFFLINE_TIMEOUT),
-                                           unlock refused until a contact; > 0; NEVER = off; default NEVER */
-    int64_t offline_expiry_ms;          /* no server contact this long -> EXPIRED (OFFLINE_EXPIRY);
-                                           > 0; NEVER = off; default NEVER */
+    uint32_t size;                                           /* sizeof(inact_policy) */
+    INACT_ENUM(inact_idle_action) int32_t idle_action;       /* inact_idle_action; default LOCK */
+    INACT_MS int64_t idle_timeout_ms;                        /* no counted activity this long -> idle action; > 0; default 15 min */
+    INACT_MS int64_t warning_ms;                             /* WARNING this long before the idle action; 0 = none; < idle; default 30 s */
+    INACT_MS int64_t background_timeout_ms;                  /* in background this long -> LOCKED; 0 = at once; NEVER = off; default 60 s */
+    INACT_MS int64_t absolute_timeout_ms;                    /* this long after start -> EXPIRED; NEVER = off; default 12 h */
+    INACT_MS int64_t locked_timeout_ms;                      /* LOCKED this long -> EXPIRED; NEVER = off; default NEVER */
+    INACT_MS int64_t tick_ms;                                /* countdown tick period in WARNING; 0 = no ticks; default 1 s */
+    INACT_MS int64_t background_grace_ms;                    /* all windows hidden this long -> background; default 700 ms */
+    INACT_BITS(inact_activity_kind) uint32_t activity_kinds; /* inact_activity_kind bits that count; default INACT_ACTIVITY_USER */
+    uint32_t max_unlock_failures;                            /* failed unlocks in a row -> EXPIRED; 0 = unlimited; default 0 */
+    INACT_BOOL int32_t activity_dismisses_warning;           /* 0/1: activity in WARNING returns to ACTIVE; default 0 */
+    INACT_BOOL int32_t pause_idle_in_background;             /* 0/1: the idle countdown stops in background; default 0 */
+    INACT_BOOL int32_t lock_on_device_lock;                  /* 0/1: inact_device_locked -> LOCKED (DEVICE_LOCKED); default 0 */
+    INACT_BOOL int32_t lock_on_restart;                      /* 0/1: every restore is LOCKED (RESTART) at least; default 0 */
+    INACT_MS int64_t strong_auth_timeout_ms;                 /* since the last credential verification this long -> a
+                                                                biometric no longer unlocks; 0 = always the credential;
+                                                                NEVER = off; default NEVER */
+    INACT_MS int64_t expected_interruption_max_ms;           /* longest inact_expect_interruption; 0 = refused; finite;
+                                                                default 60 s */
+    INACT_MS int64_t offline_timeout_ms;                     /* no server contact this long -> LOCKED (OFFLINE_TIMEOUT),
+                                                                unlock refused until a contact; > 0; NEVER = off; default NEVER */
+    INACT_MS int64_t offline_expiry_ms;                      /* no server contact this long -> EXPIRED (OFFLINE_EXPIRY);
+                                                                > 0; NEVER = off; default NEVER */
 } inact_policy;
 
 /**
@@ -367,29 +392,29 @@ typedef struct inact_policy {
  * Fill it with inact_ceilings_init (no limits), then edit. Not part of a snapshot.
  */
 typedef struct inact_ceilings {
-    uint32_t size;                      /* sizeof(inact_ceilings) */
-    uint32_t max_unlock_failures;       /* 0 = no limit; else the policy's must be 1..this */
-    int64_t idle_timeout_ms;
-    int64_t background_timeout_ms;
-    int64_t absolute_timeout_ms;
-    int64_t locked_timeout_ms;
-    int64_t strong_auth_timeout_ms;
-    int64_t expected_interruption_max_ms;
-    int64_t offline_timeout_ms;
-    int64_t offline_expiry_ms;
-    int32_t lock_on_device_lock;        /* 0/1: 1 = the policy must set it */
-    int32_t lock_on_restart;            /* 0/1: 1 = the policy must set it */
+    uint32_t size;                                 /* sizeof(inact_ceilings) */
+    uint32_t max_unlock_failures;                  /* 0 = no limit; else the policy's must be 1..this */
+    INACT_MS int64_t idle_timeout_ms;
+    INACT_MS int64_t background_timeout_ms;
+    INACT_MS int64_t absolute_timeout_ms;
+    INACT_MS int64_t locked_timeout_ms;
+    INACT_MS int64_t strong_auth_timeout_ms;
+    INACT_MS int64_t expected_interruption_max_ms;
+    INACT_MS int64_t offline_timeout_ms;
+    INACT_MS int64_t offline_expiry_ms;
+    INACT_BOOL int32_t lock_on_device_lock;        /* 0/1: 1 = the policy must set it */
+    INACT_BOOL int32_t lock_on_restart;            /* 0/1: 1 = the policy must set it */
 } inact_ceilings;
 
 /** How an engine is created. Fill it with inact_config_init, then edit. */
 typedef struct inact_config {
-    uint32_t size;             /* sizeof(inact_config) */
-    int32_t delivery;          /* inact_delivery; default THREAD */
-    int32_t clock;             /* inact_clock_kind; default SYSTEM */
-    int32_t reserved0;         /* must be 0 */
-    int64_t manual_start_ms;   /* manual clock: initial monotonic time, 0..100 years; default 0 */
-    int64_t manual_wall_ms;    /* manual clock: initial wall time (ms since 1970), any; default 1.7e12 */
-    uint64_t manual_boot_id;   /* manual clock: initial boot id, any but 0; default 1 */
+    uint32_t size;                               /* sizeof(inact_config) */
+    INACT_ENUM(inact_delivery) int32_t delivery; /* inact_delivery; default THREAD */
+    INACT_ENUM(inact_clock_kind) int32_t clock;  /* inact_clock_kind; default SYSTEM */
+    int32_t reserved0;                           /* must be 0 */
+    INACT_TIME_MS int64_t manual_start_ms;       /* manual clock: initial monotonic time, 0..100 years; default 0 */
+    INACT_TIME_MS int64_t manual_wall_ms;        /* manual clock: initial wall time (ms since 1970), any; default 1.7e12 */
+    uint64_t manual_boot_id;                     /* manual clock: initial boot id, any but 0; default 1 */
 } inact_config;
 
 /**
@@ -400,17 +425,17 @@ typedef struct inact_config {
  * lies within `size` (a program built against a newer header on an older library).
  */
 typedef struct inact_event {
-    uint32_t size;          /* sizeof(inact_event) as built into the library */
-    int32_t kind;           /* inact_event_kind */
-    int32_t state;          /* inact_state after the event */
-    int32_t previous_state; /* inact_state the host saw before (== state for a tick) */
-    int32_t reason;         /* inact_reason of the current state */
-    int32_t required_auth;  /* inact_auth an unlock needs at now_ms (NONE unless LOCKED);
-                               1.0's reserved0 (see Conventions, reserved fields) */
-    int64_t remaining_ms;   /* ms from `now_ms` to the next lock or expiry; INACT_NEVER if none */
-    int64_t time_ms;        /* when it took effect (the deadline applied), engine clock */
-    int64_t now_ms;         /* when it was evaluated, engine clock (>= time_ms) */
-    inact_engine engine;    /* the engine it comes from */
+    uint32_t size;                                  /* sizeof(inact_event) as built into the library */
+    INACT_ENUM(inact_event_kind) int32_t kind;      /* inact_event_kind */
+    INACT_ENUM(inact_state) int32_t state;          /* inact_state after the event */
+    INACT_ENUM(inact_state) int32_t previous_state; /* inact_state the host saw before (== state for a tick) */
+    INACT_ENUM(inact_reason) int32_t reason;        /* inact_reason of the current state */
+    INACT_ENUM(inact_auth) int32_t required_auth;   /* inact_auth an unlock needs at now_ms (NONE unless LOCKED);
+                                                       1.0's reserved0 (see Conventions, reserved fields) */
+    INACT_MS int64_t remaining_ms;                  /* ms from `now_ms` to the next lock or expiry; INACT_NEVER if none */
+    INACT_TIME_MS int64_t time_ms;                  /* when it took effect (the deadline applied), engine clock */
+    INACT_TIME_MS int64_t now_ms;                   /* when it was evaluated, engine clock (>= time_ms) */
+    inact_engine engine;                            /* the engine it comes from */
 } inact_event;
 
 /** 1 when the event `e` (a const inact_event *) holds `field`: the field ends within e->size. */
@@ -419,31 +444,31 @@ typedef struct inact_event {
 
 /** A full view of an engine (inact_get_info). Times are engine-clock ms. */
 typedef struct inact_info {
-    uint32_t size;                     /* sizeof(inact_info); set by the caller */
-    int32_t state;                     /* inact_state */
-    int32_t reason;                    /* inact_reason */
-    int32_t delivery;                  /* inact_delivery */
-    int32_t clock;                     /* inact_clock_kind */
-    int32_t in_background;             /* 0/1: background is in effect */
-    int32_t visible_windows;           /* windows shown and not hidden */
-    int32_t open_scopes;               /* scopes pushed and not popped */
-    int32_t open_holds;                /* holds acquired and not released */
-    uint32_t unlock_failures;          /* failed unlocks in a row */
-    int64_t now_ms;                    /* the engine clock now */
-    int64_t remaining_ms;              /* to the next lock or expiry; INACT_NEVER if none */
-    int64_t next_deadline_ms;          /* next instant the engine must be evaluated; INACT_NEVER */
-    int64_t effective_idle_timeout_ms; /* min of the policy's and every open scope's */
-    int64_t started_at_ms;             /* session start; INACT_NEVER if none */
-    int64_t last_activity_ms;          /* last counted activity; INACT_NEVER if none */
-    int64_t background_since_ms;       /* background start; INACT_NEVER if not in background */
-    int64_t locked_at_ms;              /* when LOCKED was entered; INACT_NEVER if not locked */
-    int32_t required_auth;             /* inact_auth an unlock needs now (NONE unless LOCKED) */
-    int32_t needs_server_contact;      /* 0/1: LOCKED past the offline timeout: unlock is refused */
-    int64_t last_credential_ms;        /* last credential verification; INACT_NEVER if none */
-    int64_t strong_auth_deadline_ms;   /* from then a biometric no longer unlocks; INACT_NEVER if never */
-    int64_t last_server_contact_ms;    /* last successful server contact; INACT_NEVER if none */
-    uint64_t token_generation;         /* newest rotated refresh-token generation; 0 if none */
-    int64_t interruption_until_ms;     /* end of an announced expected interruption; INACT_NEVER */
+    uint32_t size;                                 /* sizeof(inact_info); set by the caller */
+    INACT_ENUM(inact_state) int32_t state;         /* inact_state */
+    INACT_ENUM(inact_reason) int32_t reason;       /* inact_reason */
+    INACT_ENUM(inact_delivery) int32_t delivery;   /* inact_delivery */
+    INACT_ENUM(inact_clock_kind) int32_t clock;    /* inact_clock_kind */
+    INACT_BOOL int32_t in_background;              /* 0/1: background is in effect */
+    int32_t visible_windows;                       /* windows shown and not hidden */
+    int32_t open_scopes;                           /* scopes pushed and not popped */
+    int32_t open_holds;                            /* holds acquired and not released */
+    uint32_t unlock_failures;                      /* failed unlocks in a row */
+    INACT_TIME_MS int64_t now_ms;                  /* the engine clock now */
+    INACT_MS int64_t remaining_ms;                 /* to the next lock or expiry; INACT_NEVER if none */
+    INACT_TIME_MS int64_t next_deadline_ms;        /* next instant the engine must be evaluated; INACT_NEVER */
+    INACT_MS int64_t effective_idle_timeout_ms;    /* min of the policy's and every open scope's */
+    INACT_TIME_MS int64_t started_at_ms;           /* session start; INACT_NEVER if none */
+    INACT_TIME_MS int64_t last_activity_ms;        /* last counted activity; INACT_NEVER if none */
+    INACT_TIME_MS int64_t background_since_ms;     /* background start; INACT_NEVER if not in background */
+    INACT_TIME_MS int64_t locked_at_ms;            /* when LOCKED was entered; INACT_NEVER if not locked */
+    INACT_ENUM(inact_auth) int32_t required_auth;  /* inact_auth an unlock needs now (NONE unless LOCKED) */
+    INACT_BOOL int32_t needs_server_contact;       /* 0/1: LOCKED past the offline timeout: unlock is refused */
+    INACT_TIME_MS int64_t last_credential_ms;      /* last credential verification; INACT_NEVER if none */
+    INACT_TIME_MS int64_t strong_auth_deadline_ms; /* from then a biometric no longer unlocks; INACT_NEVER if never */
+    INACT_TIME_MS int64_t last_server_contact_ms;  /* last successful server contact; INACT_NEVER if none */
+    uint64_t token_generation;                     /* newest rotated refresh-token generation; 0 if none */
+    INACT_TIME_MS int64_t interruption_until_ms;   /* end of an announced expected interruption; INACT_NEVER */
 } inact_info;
 
 /* ---------------------------------------------------------------------------------
@@ -480,7 +505,7 @@ INACT_EXPORT const char *inact_version_string(void);
  * value outside the table). Thread: any.
  * Ownership: a static string; never free it.
  */
-INACT_EXPORT const char *inact_status_string(int32_t status);
+INACT_EXPORT const char *inact_status_string(INACT_ENUM(inact_status) int32_t status);
 
 /**
  * Returns the message of the most recent failed call on the calling thread, naming the
@@ -492,6 +517,16 @@ INACT_EXPORT const char *inact_status_string(int32_t status);
  * thread; copy it to keep it. Thread: any (per-thread).
  */
 INACT_EXPORT const char *inact_last_error(void);
+
+/**
+ * Returns the system's error number (errno) of the most recent failed call on the calling
+ * thread when that call failed with INACT_E_SYSTEM (the system refused the scheduler thread,
+ * its timer or its wake-up channel: inact_engine_create); 0 after a failure of any other
+ * status, and when no call failed yet on this thread. It is set with inact_last_error (whose
+ * message names the same number), so a binding reads the number here, never from the text.
+ * Ownership: none. Thread: any (per-thread).
+ */
+INACT_EXPORT int32_t inact_last_errno(void);
 
 /* ---------------------------------------------------------------------------------
  * Policy
@@ -507,7 +542,7 @@ INACT_EXPORT const char *inact_last_error(void);
  * A macro calls inact_policy_init_sized(policy, sizeof(inact_policy)); the exported symbol of
  * this name fills the 80-byte 1.0 layout only and sets size 80 (Conventions).
  */
-INACT_EXPORT int32_t inact_policy_init(inact_policy *policy);
+INACT_EXPORT int32_t inact_policy_init(INACT_OUT inact_policy *policy);
 
 /**
  * inact_policy_init for a struct of `size` bytes (the extensible-struct rule, Conventions):
@@ -518,7 +553,7 @@ INACT_EXPORT int32_t inact_policy_init(inact_policy *policy);
  * 65536; nothing written). Thread: any.
  * Ownership: the caller's struct, only its first `size` bytes; nothing is kept.
  */
-INACT_EXPORT int32_t inact_policy_init_sized(inact_policy *policy, size_t size);
+INACT_EXPORT int32_t inact_policy_init_sized(INACT_OUT inact_policy *policy, size_t size);
 
 /**
  * Fills `policy` with a named preset (inact_preset) and sets `size`.
@@ -542,7 +577,8 @@ INACT_EXPORT int32_t inact_policy_init_sized(inact_policy *policy, size_t size);
  * A macro calls inact_policy_preset_sized(policy, sizeof(inact_policy), preset); the exported
  * symbol of this name fills the 80-byte 1.0 layout only and sets size 80 (Conventions).
  */
-INACT_EXPORT int32_t inact_policy_preset(inact_policy *policy, int32_t preset);
+INACT_EXPORT int32_t inact_policy_preset(INACT_OUT inact_policy *policy,
+                                          INACT_ENUM(inact_preset) int32_t preset);
 
 /**
  * inact_policy_preset for a struct of `size` bytes, as inact_policy_init_sized: fills the
@@ -553,7 +589,8 @@ INACT_EXPORT int32_t inact_policy_preset(inact_policy *policy, int32_t preset);
  * on an error nothing is written. Thread: any.
  * Ownership: the caller's struct, only its first `size` bytes; nothing is kept.
  */
-INACT_EXPORT int32_t inact_policy_preset_sized(inact_policy *policy, size_t size, int32_t preset);
+INACT_EXPORT int32_t inact_policy_preset_sized(INACT_OUT inact_policy *policy, size_t size,
+                                                INACT_ENUM(inact_preset) int32_t preset);
 
 /**
  * Checks `policy` without using it. Rejects: a wrong size; durations < 0; idle or absolute
@@ -572,14 +609,14 @@ INACT_EXPORT int32_t inact_policy_validate(const inact_policy *policy);
  *  Ownership: nothing is kept.
  *  A macro calls inact_ceilings_init_sized(ceilings, sizeof(inact_ceilings)); the exported
  *  symbol of this name fills the 80-byte 1.1 layout only and sets size 80 (Conventions). */
-INACT_EXPORT int32_t inact_ceilings_init(inact_ceilings *ceilings);
+INACT_EXPORT int32_t inact_ceilings_init(INACT_OUT inact_ceilings *ceilings);
 
 /** inact_ceilings_init for a struct of `size` bytes (80 .. 65536), as
  *  inact_policy_init_sized: fills the largest published layout that fits, zeroes the rest,
  *  sets ceilings->size = size.
  *  Returns INACT_OK, INACT_E_NULL_POINTER or INACT_E_STRUCT_SIZE (nothing written).
  *  Thread: any. Ownership: the caller's struct, only its first `size` bytes. */
-INACT_EXPORT int32_t inact_ceilings_init_sized(inact_ceilings *ceilings, size_t size);
+INACT_EXPORT int32_t inact_ceilings_init_sized(INACT_OUT inact_ceilings *ceilings, size_t size);
 
 /* ---------------------------------------------------------------------------------
  * Lifecycle
@@ -593,14 +630,14 @@ INACT_EXPORT int32_t inact_ceilings_init_sized(inact_ceilings *ceilings, size_t 
  * A macro calls inact_config_init_sized(config, sizeof(inact_config)); the exported symbol
  * of this name fills the 40-byte 1.0 layout only and sets size 40 (Conventions).
  */
-INACT_EXPORT int32_t inact_config_init(inact_config *config);
+INACT_EXPORT int32_t inact_config_init(INACT_OUT inact_config *config);
 
 /** inact_config_init for a struct of `size` bytes (40 .. 65536), as
  *  inact_policy_init_sized: fills the largest published layout that fits, zeroes the rest,
  *  sets config->size = size.
  *  Returns INACT_OK, INACT_E_NULL_POINTER or INACT_E_STRUCT_SIZE (nothing written).
  *  Thread: any. Ownership: the caller's struct, only its first `size` bytes. */
-INACT_EXPORT int32_t inact_config_init_sized(inact_config *config, size_t size);
+INACT_EXPORT int32_t inact_config_init_sized(INACT_OUT inact_config *config, size_t size);
 
 /**
  * Creates an engine in state LOADING.
@@ -614,8 +651,8 @@ INACT_EXPORT int32_t inact_config_init_sized(inact_config *config, size_t size);
  * INACT_E_INVALID_ARGUMENT (config or policy); INACT_E_LIMIT; INACT_E_SYSTEM (a THREAD
  * engine on the SYSTEM clock whose scheduler thread is not running and cannot be started:
  * the system refused the thread, its timer or its wake-up channel; inact_last_error then
- * reads "scheduler thread: CALL failed: TEXT (errno N)", the form the Python and Kotlin
- * bindings read their errno from; on wasm32, which has no threads, every such engine fails so,
+ * reads "scheduler thread: CALL failed: TEXT (errno N)" and inact_last_errno() returns N,
+ * the number the bindings give their exceptions; on wasm32, which has no threads, every such engine fails so,
  * "scheduler thread: pthread_create failed: wasm32 has no threads, ...": use
  * INACT_DELIVERY_HOST). Then nothing is created, the engines that exist are untouched and
  * the next create tries again.
@@ -625,10 +662,12 @@ INACT_EXPORT int32_t inact_config_init_sized(inact_config *config, size_t size);
  * it is not running. A MANUAL-clock engine never uses the scheduler thread: its timed
  * events are delivered inside inact_clock_advance.
  */
-INACT_EXPORT int32_t inact_engine_create(const inact_config *config, const inact_policy *policy,
-                                         inact_callback callback, void *user_data,
-                                         inact_user_data_free user_data_free,
-                                         inact_engine *out_engine);
+INACT_EXPORT int32_t inact_engine_create(INACT_NULLABLE const inact_config *config,
+                                         INACT_NULLABLE const inact_policy *policy,
+                                         INACT_NULLABLE inact_callback callback,
+                                         INACT_NULLABLE void *user_data,
+                                         INACT_NULLABLE inact_user_data_free user_data_free,
+                                         INACT_OUT inact_engine *out_engine);
 
 /**
  * Destroys an engine: no callback of it runs after this returns, and user_data_free runs
@@ -660,8 +699,9 @@ INACT_EXPORT int32_t inact_destroy(inact_engine engine);
  * Poll it from a health check or log it; MANUAL-clock and HOST-delivery engines never use
  * the scheduler thread. Returns INACT_OK. Thread: any. Ownership: nothing is kept.
  */
-INACT_EXPORT int32_t inact_scheduler_faults(int32_t *out_degraded, uint64_t *out_failures,
-                                            int32_t *out_last_errno);
+INACT_EXPORT int32_t inact_scheduler_faults(INACT_OUT INACT_NULLABLE INACT_BOOL int32_t *out_degraded,
+                                            INACT_OUT INACT_NULLABLE uint64_t *out_failures,
+                                            INACT_OUT INACT_NULLABLE int32_t *out_last_errno);
 
 /* ---------------------------------------------------------------------------------
  * Inputs. Each first evaluates every deadline against the clock (catch-up, delivered
@@ -725,7 +765,8 @@ INACT_EXPORT int32_t inact_start(inact_engine engine);
  * Ownership: the bytes are copied; nothing is kept after the call.
  * Thread: any; delivers the events it causes before it returns (see Threading).
  */
-INACT_EXPORT int32_t inact_restore(inact_engine engine, const uint8_t *bytes, size_t length);
+INACT_EXPORT int32_t inact_restore(inact_engine engine, INACT_NULLABLE const uint8_t *bytes,
+                                   size_t length);
 
 /**
  * Records user activity of one `kind` (a single inact_activity_kind bit). Counted only in
@@ -737,7 +778,7 @@ INACT_EXPORT int32_t inact_restore(inact_engine engine, const uint8_t *bytes, si
  * Ownership: nothing is kept.
  * Thread: any; lock-free on the SYSTEM clock when nothing is due, else as every input.
  */
-INACT_EXPORT int32_t inact_activity(inact_engine engine, uint32_t kind);
+INACT_EXPORT int32_t inact_activity(inact_engine engine, INACT_BITS(inact_activity_kind) uint32_t kind);
 
 /** The user chose Continue. WARNING -> ACTIVE (CONTINUED); last activity = now.
  *  Returns INACT_OK or INACT_E_INVALID_STATE (not WARNING).
@@ -778,13 +819,14 @@ INACT_EXPORT int32_t inact_unlock(inact_engine engine);
  * Ownership: nothing is kept.
  * Thread: any; delivers the events it causes before it returns (see Threading).
  */
-INACT_EXPORT int32_t inact_unlock_with(inact_engine engine, int32_t method);
+INACT_EXPORT int32_t inact_unlock_with(inact_engine engine, INACT_ENUM(inact_auth) int32_t method);
 
 /** A failed credential re-verification: inact_unlock_failed_with(engine, INACT_AUTH_CREDENTIAL, out).
  *  out_failures (may be NULL): the count after this call. Returns as inact_unlock_failed_with.
  *  Ownership: *out_failures is written only on success.
  *  Thread: any; delivers the events it causes before it returns (see Threading). */
-INACT_EXPORT int32_t inact_unlock_failed(inact_engine engine, uint32_t *out_failures);
+INACT_EXPORT int32_t inact_unlock_failed(inact_engine engine,
+                                         INACT_OUT INACT_NULLABLE uint32_t *out_failures);
 
 /** A re-verification with `method` failed. LOCKED only: failures + 1; at
  *  policy.max_unlock_failures -> EXPIRED (UNLOCK_FAILURES; a limit lowered to the count by
@@ -796,7 +838,8 @@ INACT_EXPORT int32_t inact_unlock_failed(inact_engine engine, uint32_t *out_fail
  *  counted, nothing changes), the first that applies in that order.
  *  Ownership: nothing is kept.
  *  Thread: any; delivers the events it causes before it returns (see Threading). */
-INACT_EXPORT int32_t inact_unlock_failed_with(inact_engine engine, int32_t method, uint32_t *out_failures);
+INACT_EXPORT int32_t inact_unlock_failed_with(inact_engine engine, INACT_ENUM(inact_auth) int32_t method,
+                                              INACT_OUT INACT_NULLABLE uint32_t *out_failures);
 
 /** The enrolled biometrics changed (a finger or face was added or removed): until the next
  *  credential verification an unlock needs the CREDENTIAL. Kept in a snapshot. Allowed in
@@ -813,14 +856,15 @@ INACT_EXPORT int32_t inact_biometrics_changed(inact_engine engine);
  *  Returns INACT_OK or INACT_E_NULL_POINTER.
  *  Ownership: *out_auth is written only on success.
  *  Thread: any; delivers the events it causes before it returns (see Threading). */
-INACT_EXPORT int32_t inact_get_required_auth(inact_engine engine, int32_t *out_auth);
+INACT_EXPORT int32_t inact_get_required_auth(inact_engine engine,
+                                             INACT_OUT INACT_ENUM(inact_auth) int32_t *out_auth);
 
 /** Ends the session: any state but EXPIRED -> EXPIRED with `reason` (INACT_REASON_LOGOUT,
  *  _REVOKED or _PASSWORD_CHANGED); in EXPIRED a no-op success.
  *  Returns INACT_OK or INACT_E_INVALID_ARGUMENT (another reason).
  *  Ownership: nothing is kept.
  *  Thread: any; delivers the events it causes before it returns (see Threading). */
-INACT_EXPORT int32_t inact_end(inact_engine engine, int32_t reason);
+INACT_EXPORT int32_t inact_end(inact_engine engine, INACT_ENUM(inact_reason) int32_t reason);
 
 /**
  * Reports a token refresh result and classifies it into *out_outcome (may be NULL):
@@ -836,7 +880,9 @@ INACT_EXPORT int32_t inact_end(inact_engine engine, int32_t reason);
  * Thread: any; delivers the events it causes before it returns (see Threading).
  */
 INACT_EXPORT int32_t inact_refresh_result(inact_engine engine, int32_t http_status,
-                                          const char *oauth_error, int32_t *out_outcome);
+                                          INACT_NULLABLE const char *oauth_error,
+                                          INACT_OUT INACT_NULLABLE INACT_ENUM(inact_refresh_outcome)
+                                              int32_t *out_outcome);
 
 /**
  * inact_refresh_result for a refresh that used the refresh token of `generation` (the host
@@ -858,8 +904,10 @@ INACT_EXPORT int32_t inact_refresh_result(inact_engine engine, int32_t http_stat
  * Thread: any; delivers the events it causes before it returns (see Threading).
  */
 INACT_EXPORT int32_t inact_refresh_result_gen(inact_engine engine, int32_t http_status,
-                                              const char *oauth_error, uint64_t generation,
-                                              int32_t *out_outcome);
+                                              INACT_NULLABLE const char *oauth_error,
+                                              uint64_t generation,
+                                              INACT_OUT INACT_NULLABLE INACT_ENUM(inact_refresh_outcome)
+                                                  int32_t *out_outcome);
 
 /** The host stored a new refresh token of `generation` (a rotation): a later invalid_grant for
  *  an older generation is STALE. Allowed in every state. Returns INACT_OK or
@@ -938,7 +986,7 @@ INACT_EXPORT int32_t inact_window_hidden(inact_engine engine);
  * Ownership: nothing is kept.
  * Thread: any; delivers the events it causes before it returns (see Threading).
  */
-INACT_EXPORT int32_t inact_expect_interruption(inact_engine engine, int64_t max_ms);
+INACT_EXPORT int32_t inact_expect_interruption(inact_engine engine, INACT_MS int64_t max_ms);
 
 /**
  * The device locked (iOS protected data became unavailable, Android screen off or keyguard).
@@ -965,8 +1013,8 @@ INACT_EXPORT int32_t inact_device_locked(inact_engine engine);
  * Ownership: *out_scope_id is written only on success.
  * Thread: any; delivers the events it causes before it returns (see Threading).
  */
-INACT_EXPORT int32_t inact_scope_push(inact_engine engine, int64_t idle_timeout_ms,
-                                      uint64_t *out_scope_id);
+INACT_EXPORT int32_t inact_scope_push(inact_engine engine, INACT_MS int64_t idle_timeout_ms,
+                                      INACT_OUT uint64_t *out_scope_id);
 
 /** Closes a scope, in any order. scope_id: any; 0 and unknown ids are INACT_E_NOT_FOUND.
  *  Returns INACT_OK or INACT_E_NOT_FOUND.
@@ -982,7 +1030,7 @@ INACT_EXPORT int32_t inact_scope_pop(inact_engine engine, uint64_t scope_id);
  * Ownership: *out_hold_id is written only on success.
  * Thread: any; delivers the events it causes before it returns (see Threading).
  */
-INACT_EXPORT int32_t inact_hold_acquire(inact_engine engine, uint64_t *out_hold_id);
+INACT_EXPORT int32_t inact_hold_acquire(inact_engine engine, INACT_OUT uint64_t *out_hold_id);
 
 /** Closes a hold; on the last release last activity = now. hold_id: any; 0 and unknown
  *  ids are INACT_E_NOT_FOUND. Returns INACT_OK or INACT_E_NOT_FOUND.
@@ -1023,7 +1071,7 @@ INACT_EXPORT int32_t inact_set_ceilings(inact_engine engine, const inact_ceiling
  *  Returns INACT_OK, INACT_E_NULL_POINTER or INACT_E_STRUCT_SIZE.
  *  Ownership: the caller's struct, written only on success.
  *  Thread: any; delivers the events it causes before it returns (see Threading). */
-INACT_EXPORT int32_t inact_get_ceilings(inact_engine engine, inact_ceilings *ceilings);
+INACT_EXPORT int32_t inact_get_ceilings(inact_engine engine, INACT_INOUT inact_ceilings *ceilings);
 
 /* ---------------------------------------------------------------------------------
  * Queries. Each evaluates deadlines first (so it may deliver a catch-up event).
@@ -1032,19 +1080,21 @@ INACT_EXPORT int32_t inact_get_ceilings(inact_engine engine, inact_ceilings *cei
 /** Writes the current inact_state. Returns INACT_OK, INACT_E_NULL_POINTER, _INVALID_HANDLE.
  *  Ownership: *out_state is written only on success.
  *  Thread: any; delivers the events it causes before it returns (see Threading). */
-INACT_EXPORT int32_t inact_get_state(inact_engine engine, int32_t *out_state);
+INACT_EXPORT int32_t inact_get_state(inact_engine engine,
+                                     INACT_OUT INACT_ENUM(inact_state) int32_t *out_state);
 
 /** Writes the current inact_reason.
  *  Returns INACT_OK or INACT_E_NULL_POINTER.
  *  Ownership: *out_reason is written only on success.
  *  Thread: any; delivers the events it causes before it returns (see Threading). */
-INACT_EXPORT int32_t inact_get_reason(inact_engine engine, int32_t *out_reason);
+INACT_EXPORT int32_t inact_get_reason(inact_engine engine,
+                                      INACT_OUT INACT_ENUM(inact_reason) int32_t *out_reason);
 
 /** Writes the ms to the next lock or expiry, or INACT_NEVER if none is scheduled.
  *  Returns INACT_OK or INACT_E_NULL_POINTER.
  *  Ownership: *out_remaining_ms is written only on success.
  *  Thread: any; delivers the events it causes before it returns (see Threading). */
-INACT_EXPORT int32_t inact_get_remaining(inact_engine engine, int64_t *out_remaining_ms);
+INACT_EXPORT int32_t inact_get_remaining(inact_engine engine, INACT_OUT INACT_MS int64_t *out_remaining_ms);
 
 /**
  * Fills `info` for inact_get_info: sets `size`, state LOADING, reason NONE, every count 0
@@ -1054,14 +1104,14 @@ INACT_EXPORT int32_t inact_get_remaining(inact_engine engine, int64_t *out_remai
  * A macro calls inact_info_init_sized(info, sizeof(inact_info)); the exported symbol of this
  * name fills the 152-byte 1.1 layout only and sets size 152 (Conventions).
  */
-INACT_EXPORT int32_t inact_info_init(inact_info *info);
+INACT_EXPORT int32_t inact_info_init(INACT_OUT inact_info *info);
 
 /** inact_info_init for a struct of `size` bytes (104 .. 65536), as inact_policy_init_sized:
  *  fills the largest published layout that fits (104 or 152 bytes), zeroes the rest, sets
  *  info->size = size.
  *  Returns INACT_OK, INACT_E_NULL_POINTER or INACT_E_STRUCT_SIZE (nothing written).
  *  Thread: any. Ownership: the caller's struct, only its first `size` bytes. */
-INACT_EXPORT int32_t inact_info_init_sized(inact_info *info, size_t size);
+INACT_EXPORT int32_t inact_info_init_sized(INACT_OUT inact_info *info, size_t size);
 
 /** Fills `info`; info->size must be set by the caller (sizeof(inact_info)).
  *  Returns INACT_OK, INACT_E_NULL_POINTER or INACT_E_STRUCT_SIZE (info->size below 104 (the
@@ -1070,7 +1120,7 @@ INACT_EXPORT int32_t inact_info_init_sized(inact_info *info, size_t size);
  *  Ownership: the caller's struct, written only on success and only up to that layout
  *  (size is kept as given).
  *  Thread: any; delivers the events it causes before it returns (see Threading). */
-INACT_EXPORT int32_t inact_get_info(inact_engine engine, inact_info *info);
+INACT_EXPORT int32_t inact_get_info(inact_engine engine, INACT_INOUT inact_info *info);
 
 /** Writes a copy of the engine's policy; policy->size must be set by the caller.
  *  Returns INACT_OK, INACT_E_NULL_POINTER or INACT_E_STRUCT_SIZE (policy->size below 80 (the
@@ -1080,7 +1130,7 @@ INACT_EXPORT int32_t inact_get_info(inact_engine engine, inact_info *info);
  *  (size is kept as given). A policy of the 80-byte layout cannot show the fields added in
  *  1.1: read them with a 120-byte struct.
  *  Thread: any; delivers the events it causes before it returns (see Threading). */
-INACT_EXPORT int32_t inact_get_policy(inact_engine engine, inact_policy *policy);
+INACT_EXPORT int32_t inact_get_policy(inact_engine engine, INACT_INOUT inact_policy *policy);
 
 /* ---------------------------------------------------------------------------------
  * Host-mode delivery. Meant for INACT_DELIVERY_HOST; harmless in THREAD mode.
@@ -1092,7 +1142,7 @@ INACT_EXPORT int32_t inact_get_policy(inact_engine engine, inact_policy *policy)
  *  Returns INACT_OK or INACT_E_NULL_POINTER.
  *  Ownership: *out_delay_ms is written only on success.
  *  Thread: any; delivers the events it causes before it returns (see Threading). */
-INACT_EXPORT int32_t inact_next_deadline(inact_engine engine, int64_t *out_delay_ms);
+INACT_EXPORT int32_t inact_next_deadline(inact_engine engine, INACT_OUT INACT_MS int64_t *out_delay_ms);
 
 /** Evaluates deadlines now and delivers due events on the calling thread. A poll that
  *  fires early or late is harmless.
@@ -1118,7 +1168,7 @@ INACT_EXPORT int32_t inact_poll(inact_engine engine);
  *  engine never uses the scheduler thread). When a callback destroys the engine during the
  *  advance, the call still returns INACT_OK: the clock moved, the events up to the destroy were
  *  delivered, and the handle is invalid from then on. */
-INACT_EXPORT int32_t inact_clock_advance(inact_engine engine, int64_t ms);
+INACT_EXPORT int32_t inact_clock_advance(inact_engine engine, INACT_MS int64_t ms);
 
 /** Moves the monotonic and wall clocks forward by `ms` (>= 0) as for a frozen or suspended
  *  process: nothing is delivered now. The next call into the engine catches up: every due
@@ -1127,7 +1177,7 @@ INACT_EXPORT int32_t inact_clock_advance(inact_engine engine, int64_t ms);
  *  Returns INACT_OK, INACT_E_INVALID_ARGUMENT or INACT_E_WRONG_CLOCK.
  *  Ownership: nothing is kept.
  *  Thread: any; delivers only the catch-up of what was already due. */
-INACT_EXPORT int32_t inact_clock_freeze(inact_engine engine, int64_t ms);
+INACT_EXPORT int32_t inact_clock_freeze(inact_engine engine, INACT_MS int64_t ms);
 
 /** Moves only the wall clock by `delta_ms` (may be negative: the user set it back; any
  *  int64_t that keeps the wall clock inside int64_t, else INACT_E_INVALID_ARGUMENT).
@@ -1135,7 +1185,7 @@ INACT_EXPORT int32_t inact_clock_freeze(inact_engine engine, int64_t ms);
  *  Returns INACT_OK, INACT_E_INVALID_ARGUMENT or INACT_E_WRONG_CLOCK.
  *  Ownership: nothing is kept.
  *  Thread: any. */
-INACT_EXPORT int32_t inact_clock_jump_wall(inact_engine engine, int64_t delta_ms);
+INACT_EXPORT int32_t inact_clock_jump_wall(inact_engine engine, INACT_MS int64_t delta_ms);
 
 /** Simulates a reboot: a new boot id, the monotonic clock restarts at 0, and the wall
  *  clock moves forward by `downtime_ms` (>= 0; INACT_E_INVALID_ARGUMENT if the wall clock would
@@ -1143,7 +1193,7 @@ INACT_EXPORT int32_t inact_clock_jump_wall(inact_engine engine, int64_t delta_ms
  *  Returns INACT_OK, INACT_E_INVALID_ARGUMENT or INACT_E_WRONG_CLOCK.
  *  Ownership: nothing is kept.
  *  Thread: any. */
-INACT_EXPORT int32_t inact_clock_reboot(inact_engine engine, int64_t downtime_ms);
+INACT_EXPORT int32_t inact_clock_reboot(inact_engine engine, INACT_MS int64_t downtime_ms);
 
 /** Reads the engine's clock: monotonic ms, wall ms and boot id (each pointer may be NULL).
  *  Works for every clock kind.
@@ -1151,8 +1201,10 @@ INACT_EXPORT int32_t inact_clock_reboot(inact_engine engine, int64_t downtime_ms
  *  Ownership: each non-NULL pointer is written.
  *  Thread: any; delivers nothing (the one call on an engine that does not catch up: it only
  *  reads the clock). */
-INACT_EXPORT int32_t inact_clock_now(inact_engine engine, int64_t *out_monotonic_ms,
-                                     int64_t *out_wall_ms, uint64_t *out_boot_id);
+INACT_EXPORT int32_t inact_clock_now(inact_engine engine,
+                                     INACT_OUT INACT_NULLABLE INACT_TIME_MS int64_t *out_monotonic_ms,
+                                     INACT_OUT INACT_NULLABLE INACT_TIME_MS int64_t *out_wall_ms,
+                                     INACT_OUT INACT_NULLABLE uint64_t *out_boot_id);
 
 /* ---------------------------------------------------------------------------------
  * Snapshot. Save one whenever the app goes to background; restore it on cold start.
@@ -1171,7 +1223,7 @@ INACT_EXPORT int32_t inact_clock_now(inact_engine engine, int64_t *out_monotonic
  *  (no session to save).
  *  Ownership: *out_size is written only on success.
  *  Thread: any; delivers the events it causes before it returns (see Threading). */
-INACT_EXPORT int32_t inact_snapshot_size(inact_engine engine, size_t *out_size);
+INACT_EXPORT int32_t inact_snapshot_size(inact_engine engine, INACT_OUT size_t *out_size);
 
 /**
  * Writes the snapshot into `buffer` (capacity bytes) and its length to *out_written.
@@ -1181,8 +1233,8 @@ INACT_EXPORT int32_t inact_snapshot_size(inact_engine engine, size_t *out_size);
  * Ownership: the caller's buffer; only the snapshot's bytes are written, and only on success.
  * Thread: any; delivers the events it causes before it returns (see Threading).
  */
-INACT_EXPORT int32_t inact_snapshot_write(inact_engine engine, uint8_t *buffer, size_t capacity,
-                                          size_t *out_written);
+INACT_EXPORT int32_t inact_snapshot_write(inact_engine engine, INACT_OUT uint8_t *buffer, size_t capacity,
+                                          INACT_OUT size_t *out_written);
 
 /* ---------------------------------------------------------------------------------
  * Sized init calls. A program compiled against this header passes the size of its own

@@ -21,7 +21,7 @@ private func status(_ body: () throws(InactivityError) -> Void) -> Int32 {
         try body()
         return INACT_OK.rawValue
     } catch {
-        inactivity_set_last_error(error.message)
+        inactivity_set_last_error(error.message, error.errorNumber)
         return error.code.rawValue
     }
 }
@@ -467,7 +467,7 @@ public func inact_activity(_ engine: inact_engine, _ kind: UInt32) -> Int32 {
         try InactivityEngine.recordActivity(handle: engine, kind: kind)
         return INACT_OK.rawValue
     } catch {
-        inactivity_set_last_error(error.message)
+        inactivity_set_last_error(error.message, error.errorNumber)
         return error.code.rawValue
     }
 }

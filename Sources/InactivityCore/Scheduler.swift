@@ -180,7 +180,7 @@ final class Scheduler: @unchecked Sendable {
         guard rc == 0 else {
             #if arch(wasm32)
             // The rule, not only errno's text: the platform has no threads (inactivity_wasm.h).
-            throw InactivityError(.system, "scheduler thread: pthread_create failed: wasm32 has no threads, so THREAD delivery on the SYSTEM clock cannot run: create the engine with config.delivery = INACT_DELIVERY_HOST and call inact_next_deadline / inact_poll (errno \(rc))")
+            throw InactivityError(.system, "scheduler thread: pthread_create failed: wasm32 has no threads, so THREAD delivery on the SYSTEM clock cannot run: create the engine with config.delivery = INACT_DELIVERY_HOST and call inact_next_deadline / inact_poll (errno \(rc))", errorNumber: rc)
             #else
             throw systemError("pthread_create", rc)
             #endif
@@ -223,7 +223,8 @@ final class Scheduler: @unchecked Sendable {
 
 /// The error of a failed system call: which call, and errno's text and number.
 private func systemError(_ call: String, _ code: Int32) -> InactivityError {
-    InactivityError(.system, "scheduler thread: \(call) failed: \(String(cString: strerror(code))) (errno \(code))")
+    InactivityError(.system, "scheduler thread: \(call) failed: \(String(cString: strerror(code))) (errno \(code))",
+                    errorNumber: code)
 }
 
 // MARK: - Waiting

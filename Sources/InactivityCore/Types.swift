@@ -266,10 +266,14 @@ public struct InactivityError: Error, Sendable, Equatable, CustomStringConvertib
 
     public var code: Code
     public var message: String
+    /// The system's error number when the system refused a resource (`.system`), else 0: it
+    /// reaches C callers as a value (inact_last_errno), so no binding parses it from `message`.
+    public var errorNumber: Int32
 
-    public init(_ code: Code, _ message: String) {
+    public init(_ code: Code, _ message: String, errorNumber: Int32 = 0) {
         self.code = code
         self.message = message
+        self.errorNumber = errorNumber
     }
 
     public var description: String { message }

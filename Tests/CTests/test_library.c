@@ -37,6 +37,8 @@ TEST(last_error_names_the_argument_and_the_rule) {
     CHECK(strstr(message, "idle_timeout_ms") != NULL);
     CHECK(strstr(message, "60000") != NULL);
     CHECK(strstr(message, "30000") != NULL);
+    /* Only a failure the system caused (INACT_E_SYSTEM) carries an errno (test_platform_faults). */
+    CHECK(inact_last_errno() == 0);
 }
 
 TEST(last_error_survives_later_successful_calls) {

@@ -109,7 +109,7 @@ static int32_t create_thread_engine(recorder *rec, inact_engine *out) {
 }
 
 /* A creation that must fail for the platform: INACT_E_SYSTEM naming `call` and the text of
- * `error`, no handle written, user_data_free not run, no thread started. */
+ * `error`, inact_last_errno() == `error`, no handle written, user_data_free not run, no thread started. */
 static void check_create_fails_(const char *file, int line, const char *call, int error) {
     recorder rec;
     inact_engine out = 0xA5A5A5A5A5A5A5A5ULL;
@@ -125,6 +125,9 @@ static void check_create_fails_(const char *file, int line, const char *call, in
     else if (strstr(message, call) == NULL || strstr(message, strerror(error)) == NULL)
         harness_fail(file, line, "last error \"%s\" does not name %s and \"%s\"", message, call,
                      strerror(error));
+    /* The number reaches a binding as a value (inact_last_errno), never parsed from the text. */
+    if (inact_last_errno() != error)
+        harness_fail(file, line, "inact_last_errno() is %d, expected %d", (int)inact_last_errno(), error);
     if (out != 0xA5A5A5A5A5A5A5A5ULL) harness_fail(file, line, "a failed create wrote a handle");
     if (recorder_frees(&rec) != 0) harness_fail(file, line, "a failed create ran user_data_free");
     if (thread_count() != threads) harness_fail(file, line, "a failed create left a thread");

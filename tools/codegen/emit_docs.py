@@ -19,7 +19,7 @@ def _split(comment: str) -> tuple[str, str]:
     return meaning, default.strip()
 
 
-_KIND = {"duration": "ms", "flag": "0/1", "enum": "enum", "bits": "bits", "count": "count", "id": "id"}
+_KIND = {"duration": "ms", "time": "ms", "flag": "0/1", "enum": "enum", "bits": "bits", "count": "count", "id": "id"}
 
 
 def _values(model: Model, enum: str) -> str:

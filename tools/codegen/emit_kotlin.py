@@ -8,22 +8,20 @@
 
 A conventional function takes the engine first, returns a status, and its other parameters are
 integers and at most one integer out-pointer (the native's result). Its native is named after
-it (inact_scope_push -> NativeCalls.scopePush). A function the hand glue (inactivity_jni.c)
-already calls, or one whose name is a Kotlin keyword, is left to the hand glue.
+it (inact_scope_push -> NativeCalls.scopePush). A function names.toml leaves to the hand glue
+(`hand` "jni": inactivity_jni.c has its native) is left out, and so is one whose name is a
+Kotlin keyword (it cannot name a native).
 """
 
 from __future__ import annotations
 
-import re
-
 from .emit_swift import camel
-from .model import ROOT, Function, Model
+from .model import Function, Model
 
 BASE = "bindings/kotlin-jni/src/main"
 C_PATH = f"{BASE}/c/inactivity_jni_generated.h"
 LAYOUT_PATH = f"{BASE}/kotlin/dev/inactivity/WireLayout.kt"
 CALLS_PATH = f"{BASE}/kotlin/dev/inactivity/NativeCalls.kt"
-HAND = ROOT / BASE / "c" / "inactivity_jni.c"
 
 _ARRAYS = (("inact_policy", "POLICY", "P_", "POLICY_FIELDS"),
            ("inact_ceilings", "CEILING", "L_", "CEILING_FIELDS"),
@@ -43,9 +41,7 @@ def conventional(f: Function) -> bool:
 
 
 def generated(model: Model) -> list[Function]:
-    # Calls made by the hand glue, this header's generated part left out.
-    hand = set(re.findall(r"\b(inact_[a-z0-9_]+)\s*\(", HAND.read_text()))
-    return [f for f in model.functions if conventional(f) and f.name not in hand]
+    return [f for f in model.functions if conventional(f) and not f.hand("jni")]
 
 
 def _native(f: Function) -> list[str]:

@@ -1,4 +1,5 @@
-"""The model: include/inactivity.h read into functions, structs, enums and status codes.
+"""The model: include/inactivity.h read into functions, structs, enums and status codes, and
+tools/codegen/names.toml read into each function's names and each status's error category.
 
 The header is hand-written and is the contract; this module reads its disciplined forms (and
 fails, naming the line, on a form it does not know, so a new kind of declaration cannot be
@@ -6,23 +7,38 @@ skipped in silence):
 
 - a function:  a `/** ... */` doc block, then `INACT_EXPORT <type> inact_<name>(<params>);`
   (one declaration, may span lines), under a section banner `/* ---...\n * <Title>. ...`;
-- a struct:    `typedef struct inact_<name> {` one `<type> <field>; /* comment */` a line
-  (a comment may go on over the next lines) `} inact_<name>;`;
+- a struct:    `typedef struct inact_<name> {` one `<annotations> <type> <field>; /* comment */`
+  a line (a comment may go on over the next lines) `} inact_<name>;`;
 - an enum:     `typedef enum inact_<name> {` one `INACT_<X> = <value>, /* comment */` a line;
 - the status table: the `XX(INACT_<X>, <value>, "<message>")` rows of INACT_STATUS_TABLE;
 - a constant:  `#define INACT_<X> <value>`.
 
-Every emitter (emit_*.py) takes this model and nothing else from the header.
+What a parameter or a field carries comes from the header's annotations (INACT_OUT, INACT_INOUT,
+INACT_NULLABLE, INACT_MS, INACT_TIME_MS, INACT_BOOL, INACT_ENUM(e), INACT_BITS(e): macros that
+expand to nothing), never from a comment's wording; a comment is text for the docs only.
+What each binding calls a function, its conformance op, and which generated layers leave it to
+hand code: names.toml (one row per function; a function without a row fails, naming it).
+
+Every emitter (emit_*.py) takes this model and nothing else from the header or the hand code.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import re
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 HEADER = ROOT / "include" / "inactivity.h"
+NAMES = Path(__file__).resolve().parent / "names.toml"
+
+# The annotation macros (include/inactivity.h, "Annotations") and the kind each gives.
+_KINDS = {"INACT_MS": "duration", "INACT_TIME_MS": "time", "INACT_BOOL": "flag", "INACT_ENUM": "enum",
+          "INACT_BITS": "bits"}
+_ANNOTATION = re.compile(r"\s*(INACT_(?:OUT|INOUT|NULLABLE|MS|TIME_MS|BOOL)\b|INACT_(?:ENUM|BITS)\(\s*(inact_[a-z_]+)\s*\))")
+# The C type each kind may annotate.
+_KIND_CTYPE = {"duration": "int64_t", "time": "int64_t", "flag": "int32_t", "enum": "int32_t", "bits": "uint32_t"}
 
 
 class HeaderError(Exception):
@@ -31,9 +47,13 @@ class HeaderError(Exception):
 
 @dataclasses.dataclass(frozen=True)
 class Param:
-    ctype: str  # as written, normalized spaces: "const inact_policy *", "int64_t"
+    ctype: str  # as written, normalized spaces, annotations left out: "const inact_policy *", "int64_t"
     name: str
-    may_be_null: bool  # a pointer the doc block says may be NULL
+    may_be_null: bool  # INACT_NULLABLE
+    is_out: bool = False  # INACT_OUT: the function writes its result through it
+    is_inout: bool = False  # INACT_INOUT: a struct the caller sizes and the function fills
+    value_kind: str | None = None  # duration, time, flag, enum, bits (of the value, pointed-to for an out)
+    enum: str | None = None  # INACT_ENUM(e) / INACT_BITS(e)
 
     @property
     def is_pointer(self) -> bool:
@@ -43,11 +63,6 @@ class Param:
     def pointee(self) -> str:
         """The pointed-to type without const: "inact_policy" for "const inact_policy *"."""
         return self.ctype.rstrip("*").strip().removeprefix("const ").strip()
-
-    @property
-    def is_out(self) -> bool:
-        """A non-const pointer to a scalar that the function writes (out_*)."""
-        return self.is_pointer and not self.ctype.startswith("const") and self.name.startswith("out_")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -71,35 +86,32 @@ class Function:
     def takes_engine(self) -> bool:
         return bool(self.params) and self.params[0].ctype == "inact_engine"
 
+    names: "Names" = None  # type: ignore[assignment]  # its row of names.toml, set by load()
+
+    def hand(self, layer: str) -> bool:
+        """True when names.toml says `layer` of this function is written by hand."""
+        return layer in self.names.hand
+
 
 @dataclasses.dataclass(frozen=True)
 class Field:
     ctype: str
     name: str
-    comment: str
+    comment: str  # text for the docs; no meaning is read from it
+    annotated: str | None = None  # the kind its annotation gives: duration, time, flag, enum, bits
+    enum: str | None = None  # INACT_ENUM(e) / INACT_BITS(e)
 
     @property
     def kind(self) -> str:
-        """What the field carries, for the bindings: duration, flag, enum, bits, count, id, size."""
+        """What the field carries, for the bindings: its annotation's kind (duration, time, flag,
+        enum, bits), else by C type: size (the size prefix), id (uint64_t), count."""
         if self.name == "size":
             return "size"
-        if self.ctype == "int64_t" and self.name.endswith("_ms"):
-            return "duration"
-        if self.ctype == "int32_t" and self.comment.startswith("0/1"):
-            return "flag"
-        if self.ctype == "uint32_t" and "bits" in self.comment:
-            return "bits"
-        if self.ctype == "int32_t" and self.comment.startswith("inact_"):
-            return "enum"
-        if self.ctype == "uint64_t":
+        if self.annotated:
+            return self.annotated
+        if self.ctype in ("uint64_t", "inact_engine"):
             return "id"
         return "count"
-
-    @property
-    def enum(self) -> str | None:
-        """The enum type a field names first in its comment ("inact_idle_action; default LOCK")."""
-        m = re.match(r"(inact_[a-z_]+)", self.comment)
-        return m.group(1) if m else None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -131,6 +143,32 @@ class Status:
     name: str
     value: int
     message: str
+    category: str = ""  # names.toml [statuses]: the error category every binding raises for it
+
+
+@dataclasses.dataclass(frozen=True)
+class Names:
+    """A function's row of names.toml: what each binding calls it ("" = no such method), its
+    conformance op ("" = none), and the generated layers that leave it to hand code."""
+    core: str
+    python: str
+    kotlin: str
+    js: str
+    op: str
+    hand: frozenset[str]
+
+
+@dataclasses.dataclass(frozen=True)
+class Category:
+    """An error category of names.toml: its parent category ("" = the base error) and each
+    binding's class for it."""
+    name: str
+    parent: str
+    python: str
+    python_bases: tuple[str, ...]
+    kotlin: str
+    js: str
+    doc: str
 
 
 @dataclasses.dataclass(frozen=True)
@@ -140,6 +178,7 @@ class Model:
     enums: dict[str, Enum]
     statuses: tuple[Status, ...]
     constants: dict[str, str]
+    categories: dict[str, Category] = dataclasses.field(default_factory=dict)
 
     def function(self, name: str) -> Function:
         return next(f for f in self.functions if f.name == name)
@@ -155,28 +194,59 @@ def _clean_doc(block: str) -> str:
     return "\n".join(lines).strip()
 
 
+def _annotations(text: str, where: str) -> tuple[str, set[str], str | None, str | None]:
+    """Splits the leading annotations off a declaration: (the rest, the flags OUT/INOUT/NULLABLE,
+    the value kind, the enum named)."""
+    flags: set[str] = set()
+    kind = enum = None
+    while m := _ANNOTATION.match(text):
+        word = m.group(1).split("(")[0]
+        if word in _KINDS:
+            if kind:
+                raise HeaderError(f"{where}: two kind annotations in {text!r}")
+            kind, enum = _KINDS[word], m.group(2)
+        else:
+            flags.add(word.removeprefix("INACT_"))
+        text = text[m.end():]
+    if re.search(r"\bINACT_[A-Z_]+\(|\bINACT_(OUT|INOUT|NULLABLE|MS|TIME_MS|BOOL)\b", text):
+        raise HeaderError(f"{where}: an annotation goes before the type: {text.strip()!r}")
+    return text.strip(), flags, kind, enum
+
+
+def _check_kind(ctype: str, name: str, kind: str | None, where: str) -> None:
+    if kind and ctype != _KIND_CTYPE[kind]:
+        raise HeaderError(f"{where}: {name}: a {kind} annotation on {ctype} (wants {_KIND_CTYPE[kind]})")
+    if kind is None and ctype == "int64_t" and name.endswith("_ms"):
+        raise HeaderError(f"{where}: {name}: an int64_t ..._ms without INACT_MS (a duration) or "
+                          "INACT_TIME_MS (an instant)")
+
+
 def _params(text: str, doc: str, where: str) -> tuple[Param, ...]:
     text = " ".join(text.split())
     if text == "void":
         return ()
     params = []
     for part in text.split(","):
-        m = re.fullmatch(r"\s*(.+?)\s*\b([a-z_][a-z0-9_]*)\s*", part)
+        rest, flags, kind, enum = _annotations(part, where)
+        m = re.fullmatch(r"\s*(.+?)\s*\b([a-z_][a-z0-9_]*)\s*", rest)
         if not m:
             raise HeaderError(f"{where}: cannot read parameter {part!r}")
         ctype = re.sub(r"\s*\*\s*", " *", m.group(1)).strip()
         name = m.group(2)
-        # "out_failures (may be NULL)", "each pointer may be NULL", "... or NULL"
-        may_be_null = ctype.endswith("*") and bool(
-            re.search(rf"\b{name}\b[^.;]*(may be NULL|or NULL)", doc) or "each pointer may be NULL" in doc
-            or re.search(r"Each pointer may be\s+NULL", doc)
-        )
-        params.append(Param(ctype, name, may_be_null))
+        pointer = ctype.endswith("*")
+        if flags & {"OUT", "INOUT"} and (not pointer or ctype.startswith("const")):
+            raise HeaderError(f"{where}: {name}: INACT_OUT/INACT_INOUT on {ctype} (wants a non-const pointer)")
+        if pointer and not ctype.startswith("const") and ctype != "void *" and not flags & {"OUT", "INOUT"}:
+            raise HeaderError(f"{where}: {name}: a non-const pointer wants INACT_OUT or INACT_INOUT")
+        if "NULLABLE" in flags and not (pointer or ctype in ("inact_callback", "inact_user_data_free")):
+            raise HeaderError(f"{where}: {name}: INACT_NULLABLE on {ctype}, not a pointer")
+        _check_kind(ctype.rstrip("*").strip() if pointer else ctype, name, kind, where)
+        params.append(Param(ctype, name, "NULLABLE" in flags, "OUT" in flags, "INOUT" in flags, kind, enum))
     return tuple(params)
 
 
 _BANNER = re.compile(r"/\* -{10,}\n \* ([^\n]*?)(?:\.|\n)")
-_FUNC = re.compile(r"(/\*\*(?:(?!\*/).)*?\*/)\s*INACT_EXPORT\s+([^;]*?)\b(inact_[a-z0-9_]+)\s*\(([^)]*)\)\s*;", re.S)
+_FUNC = re.compile(r"(/\*\*(?:(?!\*/).)*?\*/)\s*INACT_EXPORT\s+([^;(]*?)\b(inact_[a-z0-9_]+)\s*\(((?:[^()]|\([a-z_ ]*\))*)\)\s*;", re.S)
 _STRUCT = re.compile(r"(/\*\*(?:(?!\*/).)*?\*/)\s*typedef struct (inact_[a-z_]+) \{\n(.*?)\n\} \2;", re.S)
 _ENUM = re.compile(r"(/\*\*(?:(?!\*/).)*?\*/)\s*typedef enum (inact_[a-z_]+) \{\n(.*?)\n\} \2;", re.S)
 
@@ -193,20 +263,25 @@ def _fields(body: str, where: str) -> tuple[Field, ...]:
         if not line:
             continue
         m = None if open_comment else re.fullmatch(
-            r"([a-z_0-9]+(?: [a-z_0-9]+)?)\s+([a-z_0-9]+);\s*(?:/\*\s*(.*?)\s*(\*/)?)?", line)
+            r"((?:INACT_[A-Z_]+(?:\(\s*inact_[a-z_]+\s*\))?\s+)*)([a-z_0-9]+(?: [a-z_0-9]+)?)\s+([a-z_0-9]+);"
+            r"\s*(?:/\*\s*(.*?)\s*(\*/)?)?", line)
         if m:
-            comment = m.group(3) or ""
-            fields.append(Field(m.group(1), m.group(2), comment))
-            open_comment = m.group(3) is not None and m.group(4) is None
+            rest, _, kind, enum = _annotations(m.group(1) + "x", where)
+            if rest != "x":
+                raise HeaderError(f"{where}: cannot read the annotations of {raw!r}")
+            _check_kind(m.group(2), m.group(3), kind, where)
+            comment = m.group(4) or ""
+            fields.append(Field(m.group(2), m.group(3), comment, kind, enum))
+            open_comment = m.group(4) is not None and m.group(5) is None
             continue
         if fields and open_comment:
             open_comment = not line.endswith("*/")
             # the comment of the field above goes on
-            prev = fields[-1]
-            fields[-1] = Field(prev.ctype, prev.name, (prev.comment + " " + line.removesuffix("*/").strip()).strip())
+            fields[-1] = dataclasses.replace(
+                fields[-1], comment=(fields[-1].comment + " " + line.removesuffix("*/").strip()).strip())
             continue
         raise HeaderError(f"{where}: cannot read struct line {raw!r}")
-    return tuple(Field(f.ctype, f.name, f.comment.removesuffix("*/").strip()) for f in fields)
+    return tuple(dataclasses.replace(f, comment=f.comment.removesuffix("*/").strip()) for f in fields)
 
 
 def _eval(value: str) -> int:
@@ -275,4 +350,85 @@ def load(path: Path = HEADER) -> Model:
     if not statuses:
         raise HeaderError(f"{path.name}: no INACT_STATUS_TABLE rows")
     constants = dict(re.findall(r"^#define (INACT_[A-Z0-9_]+) ([^\\\n]+)$", text, re.M))
-    return Model(tuple(functions), structs, enums, statuses, {k: v.strip() for k, v in constants.items()})
+    named = [(f"{f.name}({p.name})", p.enum) for f in functions for p in f.params]
+    named += [(f"{s.name}.{fl.name}", fl.enum) for s in structs.values() for fl in s.fields]
+    for what, enum in named:
+        if enum and enum not in enums and enum != "inact_status":  # inact_status: INACT_STATUS_TABLE
+            raise HeaderError(f"{path.name}: {what} names {enum}, which the header does not declare")
+    functions, statuses, categories = _names(functions, statuses)
+    return Model(tuple(functions), structs, enums, statuses, {k: v.strip() for k, v in constants.items()},
+                 categories)
+
+
+# The layers whose generated part leaves a function to hand code, as names.toml's `hand` lists them.
+HAND_LAYERS = {
+    "c": "Sources/CInactivity/library.c implements it (no Swift shim)",
+    "shim": "its C shim is in Sources/InactivityCABI/Shims.swift",
+    "jni": "its JNI native is in bindings/kotlin-jni/src/main/c/inactivity_jni.c",
+    "py": "its Engine method is in bindings/python/src/inactivity/engine.py",
+    "kt": "its method is in bindings/kotlin-jni/.../InactivityEngine.kt",
+    "js": "its Engine method is in bindings/js/src/index.js and index.d.ts",
+    "op-swift": "its conformance op is in Sources/inactivity-conformance/Run.swift",
+    "op-kt": "its conformance op is in the Kotlin ConformanceRunner.kt",
+    "op-js": "its conformance op is in conformance/runner.mjs",
+    "op-c": "its conformance op is in conformance/runner.c",
+    "op-py": "its conformance op is in conformance/runner.py",
+    "fuzz": "its fuzz op is in fuzz/inact_fuzz.c",
+    "ctest": "its line of make_input is in Tests/CTests/test_state_table.c",
+}
+
+
+def _default_row(f: Function) -> str:
+    short = f.short
+    camel = short.split("_")[0] + "".join(w.capitalize() for w in short.split("_")[1:])
+    return (f'{f.name} = {{ core = "{camel}", python = "{short}", kotlin = "{camel}", js = "{camel}", '
+            f'op = "{short.replace("_", "-")}", hand = [] }}')
+
+
+def _names(functions: list[Function], statuses: tuple[Status, ...]
+           ) -> tuple[list[Function], tuple[Status, ...], dict[str, Category]]:
+    """Each function with its names.toml row, each status with its category."""
+    table = tomllib.loads(NAMES.read_text())
+    rows = table.get("functions", {})
+    out = []
+    for f in functions:
+        row = rows.get(f.name)
+        if row is None:
+            raise HeaderError(f"tools/codegen/names.toml has no row for {f.name}: add one under [functions], e.g.\n"
+                              f"  {_default_row(f)}\n(\"\" for a name a binding does not have; hand: the layers "
+                              f"written by hand, of {', '.join(HAND_LAYERS)})")
+        unknown = set(row) - {"core", "python", "kotlin", "js", "op", "hand"}
+        bad = set(row.get("hand", [])) - set(HAND_LAYERS)
+        if unknown or bad:
+            raise HeaderError(f"names.toml: {f.name}: unknown {'keys ' + ', '.join(sorted(unknown)) if unknown else ''}"
+                              f"{' hand layers ' + ', '.join(sorted(bad)) if bad else ''}")
+        out.append(dataclasses.replace(f, names=Names(row.get("core", ""), row.get("python", ""), row.get("kotlin", ""),
+                                                      row.get("js", ""), row.get("op", ""),
+                                                      frozenset(row.get("hand", [])))))
+    stale = set(rows) - {f.name for f in functions}
+    if stale:
+        raise HeaderError(f"names.toml: rows for functions the header does not declare: {', '.join(sorted(stale))}")
+    cats = {}
+    for name, row in table.get("categories", {}).items():
+        cats[name] = Category(name, row.get("parent", ""), row["python"], tuple(row.get("python_bases", [])),
+                              row["kotlin"], row["js"], row["doc"])
+    for c in cats.values():
+        if c.parent and c.parent not in cats:
+            raise HeaderError(f"names.toml: category {c.name}: unknown parent {c.parent}")
+    given = table.get("statuses", {})
+    new = []
+    for s in statuses:
+        if s.value == 0:
+            new.append(s)
+            continue
+        cat = given.get(s.name)
+        if cat is None:
+            raise HeaderError(f"tools/codegen/names.toml has no category for {s.name}: add `{s.name} = \"<category>\"` "
+                              f"under [statuses] (one of {', '.join(cats)})")
+        if cat not in cats:
+            raise HeaderError(f"names.toml: {s.name}: unknown category {cat}")
+        new.append(dataclasses.replace(s, category=cat))
+    stale = set(given) - {s.name for s in statuses}
+    if stale:
+        raise HeaderError(f"names.toml: statuses the header does not declare: {', '.join(sorted(stale))}")
+    return out, tuple(new), cats

@@ -2,6 +2,7 @@
 #ifndef INACTIVITY_INTERNAL_H
 #define INACTIVITY_INTERNAL_H
 #include "inactivity.h"
-/* Sets the calling thread's message for inact_last_error (copied, truncated to 511 bytes). */
-void inactivity_set_last_error(const char *message);
+/* Sets the calling thread's message for inact_last_error (copied, truncated to 511 bytes) and its
+ * number for inact_last_errno (the system's errno for INACT_E_SYSTEM, else 0). */
+void inactivity_set_last_error(const char *message, int32_t error_number);
 #endif

@@ -11,6 +11,7 @@ export const functions = {
     inact_version_string: { result: 'cstr', args: [] },
     inact_status_string: { result: 'cstr', args: [['status', 'i32']] },
     inact_last_error: { result: 'cstr', args: [] },
+    inact_last_errno: { result: 'status', args: [] },
     inact_policy_init: { result: 'status', args: [['policy', 'ptr']] },
     inact_policy_init_sized: { result: 'status', args: [['policy', 'ptr'], ['size', 'size']] },
     inact_policy_preset: { result: 'status', args: [['policy', 'ptr'], ['preset', 'i32']] },

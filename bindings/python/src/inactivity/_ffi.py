@@ -132,6 +132,7 @@ FUNCTIONS: Sequence[Tuple[str, Tuple[Any, ...], Any]] = (
     ("inact_version_string", (), c_char_p),
     ("inact_status_string", (c_int32,), c_char_p),
     ("inact_last_error", (), c_char_p),
+    ("inact_last_errno", (), STATUS),
     # policy
     ("inact_policy_init", (POINTER(CPolicy),), STATUS),
     ("inact_policy_init_sized", (POINTER(CPolicy), c_size_t), STATUS),

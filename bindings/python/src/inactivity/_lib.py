@@ -44,12 +44,15 @@ def _bind(lib: ctypes.CDLL) -> None:
     status_string = lib.inact_status_string
     status_string.argtypes = (c_int32,)
     status_string.restype = c_char_p
+    last_errno = lib.inact_last_errno
+    last_errno.argtypes = ()
+    last_errno.restype = c_int32
 
     def check(result: int, func: Any, args: Tuple[Any, ...]) -> int:
         if result < 0:
             # Read on the failing thread right away: the message is thread-local.
             raw = last_error() or status_string(result) or b""
-            raise error_for_status(result, raw.decode("utf-8", "replace"))
+            raise error_for_status(result, raw.decode("utf-8", "replace"), last_errno())
         return result
 
     for name, argtypes, restype in _TABLE:

@@ -19,7 +19,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import Optional
 
 from .enums import Status
@@ -112,17 +111,16 @@ class SystemResourceError(InactivityError, OSError):
     thread (``pthread_create``), its timer or its wake-up channel. The engine was not created
     and nothing of it was kept; the next creation tries again. ``message`` names the call and
     its error (``scheduler thread: pthread_create failed: Resource temporarily unavailable
-    (errno 11)``); ``errno`` is that error number (None if the message names none), so that
-    ``except OSError`` handlers see it as they see any other refused system call.
+    (errno 11)``); ``errno`` is that error number (inact_last_errno; None if the library gave
+    none), so that ``except OSError`` handlers see it as they see any other refused system call.
     """
 
     errno: Optional[int]
 
-    def __init__(self, status: int, message: str) -> None:
+    def __init__(self, status: int, message: str, errno: int = 0) -> None:
         super().__init__(status, message)
-        # OSError's constructor took the status for an errno: the library's message has the real one.
-        found = re.search(r"\(errno (\d+)\)", message)
-        self.errno = int(found.group(1)) if found else None
+        # OSError's constructor took the status for an errno: the library's number replaces it.
+        self.errno = errno or None
         self.strerror = message
 
 
@@ -161,6 +159,10 @@ _BY_STATUS: dict[int, type[InactivityError]] = {
 }
 
 
-def error_for_status(status: int, message: str) -> InactivityError:
-    """The exception for a negative status (``InactivityError`` itself for INTERNAL or unknown)."""
-    return _BY_STATUS.get(status, InactivityError)(status, message)
+def error_for_status(status: int, message: str, errno: int = 0) -> InactivityError:
+    """The exception for a negative status (``InactivityError`` itself for INTERNAL or unknown);
+    ``errno``: inact_last_errno() of the failed call (the system's error number, for SYSTEM)."""
+    cls = _BY_STATUS.get(status, InactivityError)
+    if issubclass(cls, SystemResourceError):
+        return cls(status, message, errno)
+    return cls(status, message)

@@ -9,8 +9,8 @@
  *   (inactivity_jni_generated.h), of dev.inactivity.NativeCalls (so a renamed or missing method fails at load,
  *   not at first use). Every native is static and takes the engine handle as a jlong.
  * - A failed inact_* call throws the exception built by the Kotlin factory
- *   InactivityException.fromStatus(status, message); the message is copied from
- *   inact_last_error() right after the failing call, on the same thread.
+ *   InactivityException.fromStatus(status, message, errno); the message and errno are read from
+ *   inact_last_error() and inact_last_errno() right after the failing call, on the same thread.
  * - The engine's user_data is a JNI *weak* global reference to an EventDispatcher: the
  *   Kotlin engine holds the dispatcher, so a dropped engine (and a listener that refers to
  *   it) can be collected and its Cleaner can destroy the native engine. An event that
@@ -67,7 +67,7 @@ static pthread_key_t g_attached_key;
 static jclass g_dispatcher_class;     /* global ref */
 static jmethodID g_dispatcher_on_event; /* void onNativeEvent(IIIIIJJJ) */
 static jclass g_exception_class;      /* global ref */
-static jmethodID g_exception_from_status; /* static Throwable fromStatus(int, String) */
+static jmethodID g_exception_from_status; /* static Throwable fromStatus(int, String, int) */
 
 /* Diagnostics read by the tests through NativeBridge. */
 static atomic_long g_attach_count;
@@ -148,16 +148,18 @@ static void free_dispatcher_ref(void *user_data) {
  * Status -> exception
  * ------------------------------------------------------------------------------- */
 
-/* Throws InactivityException.fromStatus(rc, last_error) when rc is an error; returns 1
+/* Throws InactivityException.fromStatus(rc, last_error, last_errno) when rc is an error; returns 1
  * if an exception is now pending. */
 static int throw_if_error(JNIEnv *env, int32_t rc) {
     if (rc >= 0) return 0;
     const char *detail = inact_last_error();
+    int32_t error_number = inact_last_errno();
     if (detail == NULL || detail[0] == '\0') detail = inact_status_string(rc);
     jstring message = (*env)->NewStringUTF(env, detail);
     if (message == NULL) return 1; /* OutOfMemoryError pending */
     jobject error = (*env)->CallStaticObjectMethod(env, g_exception_class,
-                                                   g_exception_from_status, (jint)rc, message);
+                                                   g_exception_from_status, (jint)rc, message,
+                                                   (jint)error_number);
     (*env)->DeleteLocalRef(env, message);
     if ((*env)->ExceptionCheck(env)) return 1; /* the factory itself threw: keep that */
     if (error == NULL) {
@@ -559,7 +561,7 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
     g_exception_class = global_class(env, EXCEPTION_CLASS);
     if (g_exception_class == NULL) return JNI_ERR;
     g_exception_from_status = (*env)->GetStaticMethodID(
-        env, g_exception_class, "fromStatus", "(ILjava/lang/String;)Ljava/lang/Throwable;");
+        env, g_exception_class, "fromStatus", "(ILjava/lang/String;I)Ljava/lang/Throwable;");
     if (g_exception_from_status == NULL) return JNI_ERR;
     return JNI_VERSION_1_6;
 }

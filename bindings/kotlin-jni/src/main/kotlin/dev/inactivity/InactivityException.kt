@@ -16,11 +16,12 @@ open class InactivityException internal constructor(
 ) : RuntimeException(message) {
     companion object {
         /**
-         * Maps a status code and the library's message to the exception to throw. Called by
-         * the JNI glue (cached in JNI_OnLoad) whenever an inact_* call fails.
+         * Maps a status code, the library's message and its errno (inact_last_errno: the
+         * system's error number for SYSTEM, else 0) to the exception to throw. Called by the
+         * JNI glue (cached in JNI_OnLoad) whenever an inact_* call fails.
          */
         @JvmStatic
-        fun fromStatus(code: Int, message: String): Throwable {
+        fun fromStatus(code: Int, message: String, errno: Int = 0): Throwable {
             val status = Status.of(code)
             val text = if (status == Status.UNKNOWN) "$message (status $code)" else message
             return when (status) {
@@ -33,7 +34,7 @@ open class InactivityException internal constructor(
                 Status.WEAK_AUTH -> WeakAuthException(text)
                 Status.OFFLINE -> OfflineException(text)
                 Status.CEILING -> CeilingException(text)
-                Status.SYSTEM -> SystemResourceException(text)
+                Status.SYSTEM -> SystemResourceException(text, errno)
                 Status.SNAPSHOT_TRUNCATED, Status.SNAPSHOT_CHECKSUM,
                 Status.SNAPSHOT_VERSION, Status.SNAPSHOT_INVALID,
                 -> SnapshotException(status, text)
@@ -84,11 +85,12 @@ class LimitException internal constructor(message: String) :
  * scheduler thread (pthread_create), its timer or its wake-up channel. The engine was not
  * created and nothing of it was kept; the next creation tries again. The message names the
  * call and its error ("scheduler thread: pthread_create failed: Resource temporarily
- * unavailable (errno 11)"); [errno] is that error number, null if the message names none.
+ * unavailable (errno 11)"); [errno] is that error number (inact_last_errno), null if the
+ * library gave none.
  */
-class SystemResourceException internal constructor(message: String) :
+class SystemResourceException internal constructor(message: String, errno: Int = 0) :
     InactivityException(Status.SYSTEM, message) {
-    val errno: Int? = Regex("\\(errno (\\d+)\\)").find(message)?.groupValues?.get(1)?.toIntOrNull()
+    val errno: Int? = errno.takeIf { it != 0 }
 }
 
 /**

@@ -98,13 +98,14 @@ class PlatformFaultsTest {
     }
 
     @Test
-    fun system_status_maps_to_system_resource_exception_with_the_errno_of_the_message() {
-        val e = InactivityException.fromStatus(-15, "scheduler thread: timerfd_create failed: No such device (errno 19)")
+    fun system_status_maps_to_system_resource_exception_with_the_library_s_errno() {
+        val e = InactivityException.fromStatus(-15, "scheduler thread: timerfd_create failed: No such device (errno 19)", 19)
         assertTrue(e is SystemResourceException)
         e as SystemResourceException
         assertEquals(Status.SYSTEM, e.status)
         assertEquals(19, e.errno)
-        assertNull((InactivityException.fromStatus(-15, "no number here") as SystemResourceException).errno)
+        // The number is the library's value, never read from the text.
+        assertNull((InactivityException.fromStatus(-15, "a text naming (errno 5)", 0) as SystemResourceException).errno)
         assertNotEquals(SystemResourceException::class, InactivityException.fromStatus(-14, "internal")::class)
     }
 }

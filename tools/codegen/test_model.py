@@ -1,0 +1,73 @@
+"""The model's rules (scripts/test readme runs these after tools/generate --check):
+the annotations are read, and each form the model refuses fails naming what is wrong.
+
+    cd tools && python3 -m unittest codegen.test_model
+"""
+
+from __future__ import annotations
+
+import tempfile
+import unittest
+from pathlib import Path
+
+from .model import HEADER, HeaderError, load
+
+
+class ModelTest(unittest.TestCase):
+    text = HEADER.read_text()
+
+    def mutated(self, old: str, new: str) -> Path:
+        self.assertEqual(self.text.count(old), 1, old)
+        folder = Path(tempfile.mkdtemp())
+        path = folder / "inactivity.h"
+        path.write_text(self.text.replace(old, new))
+        return path
+
+    def refused(self, old: str, new: str, words: str) -> None:
+        with self.assertRaises(HeaderError) as caught:
+            load(self.mutated(old, new))
+        self.assertIn(words, str(caught.exception))
+
+    def test_annotations_give_the_kinds(self) -> None:
+        model = load()
+        policy = model.structs["inact_policy"]
+        self.assertEqual(policy.field("idle_timeout_ms").kind, "duration")
+        self.assertEqual(policy.field("activity_dismisses_warning").kind, "flag")
+        self.assertEqual((policy.field("idle_action").kind, policy.field("idle_action").enum),
+                         ("enum", "inact_idle_action"))
+        self.assertEqual(policy.field("activity_kinds").kind, "bits")
+        self.assertEqual(policy.field("max_unlock_failures").kind, "count")
+        self.assertEqual(model.structs["inact_info"].field("started_at_ms").kind, "time")
+        state = model.function("inact_get_state").params[1]
+        self.assertEqual((state.is_out, state.may_be_null, state.enum), (True, False, "inact_state"))
+        outcome = model.function("inact_refresh_result_gen").params[-1]
+        self.assertTrue(outcome.is_out and outcome.may_be_null)
+
+    def test_a_comment_carries_no_meaning(self) -> None:
+        # The comment's old "0/1:" wording without INACT_BOOL is a count, not a flag.
+        path = self.mutated("INACT_BOOL int32_t activity_dismisses_warning;",
+                            "int32_t activity_dismisses_warning;")
+        self.assertEqual(load(path).structs["inact_policy"].field("activity_dismisses_warning").kind, "count")
+
+    def test_a_duration_without_its_annotation_is_refused(self) -> None:
+        self.refused("INACT_MS int64_t background_grace_ms;", "int64_t background_grace_ms;", "background_grace_ms")
+
+    def test_an_out_pointer_without_its_annotation_is_refused(self) -> None:
+        self.refused("INACT_OUT uint64_t *out_hold_id", "uint64_t *out_hold_id", "INACT_OUT or INACT_INOUT")
+
+    def test_an_annotation_on_the_wrong_type_is_refused(self) -> None:
+        self.refused("INACT_MS int64_t max_ms", "INACT_BOOL int64_t max_ms", "wants int32_t")
+
+    def test_an_unknown_enum_is_refused(self) -> None:
+        self.refused("INACT_ENUM(inact_auth) int32_t method);", "INACT_ENUM(inact_nothing) int32_t method);",
+                     "inact_nothing")
+
+    def test_a_function_without_a_names_row_is_refused(self) -> None:
+        self.refused("INACT_EXPORT int32_t inact_poll(inact_engine engine);",
+                     "INACT_EXPORT int32_t inact_poll(inact_engine engine);\n/** x */\n"
+                     "INACT_EXPORT int32_t inact_screen_shared(inact_engine engine);",
+                     "names.toml has no row for inact_screen_shared")
+
+
+if __name__ == "__main__":
+    unittest.main()
