@@ -105,13 +105,14 @@ def test_timer_that_cannot_be_rearmed_is_reported_degraded_and_the_engine_goes_o
     assert final["failures"] > after_lock["failures"], "the re-arm after the unlock did not fail again"
 
 
-def test_system_resource_error_is_an_os_error_with_the_errno_of_the_message() -> None:
+def test_system_resource_error_is_an_os_error_with_the_library_s_errno() -> None:
     error = error_for_status(
-        -15, "scheduler thread: timerfd_create failed: No such device (errno 19)"
+        -15, "scheduler thread: timerfd_create failed: No such device (errno 19)", errno.ENODEV
     )
     assert type(error) is inactivity.SystemResourceError
     assert isinstance(error, OSError) and isinstance(error, inactivity.InactivityError)
     assert (error.status, error.errno) == (inactivity.Status.E_SYSTEM, errno.ENODEV)
     assert str(error) == "scheduler thread: timerfd_create failed: No such device (errno 19) [E_SYSTEM]"
-    numberless = error_for_status(-15, "no number here")
+    # The number is inact_last_errno's value, never read from the text.
+    numberless = error_for_status(-15, "a text naming (errno 5)", 0)
     assert isinstance(numberless, inactivity.SystemResourceError) and numberless.errno is None
