@@ -80,6 +80,15 @@ def emit(model: Model) -> dict[str, str]:
         out += rows
         out.append("    } },")
     out += ["};", "",
+            "// What each struct field carries, from the header's annotations: duration (INACT_MS), time",
+            "// (INACT_TIME_MS), flag (INACT_BOOL), enum and bits (INACT_ENUM(e), INACT_BITS(e), with e), and by",
+            "// C type id (uint64_t), count (the other integers) and size (the size prefix). index.js converts",
+            "// by these, so a new field gets the right conversion without a guess from its name.",
+            "export const fieldKinds = {"]
+    for struct in model.structs.values():
+        items = ", ".join(f"{f.name}: ['{f.kind}'" + (f", '{f.enum}'" if f.enum else "") + "]" for f in struct.fields)
+        out.append(f"    {struct.name}: {{ {items} }},")
+    out += ["};", "",
             "// The header's enumerations (values as named there, without the INACT_<ENUM>_ prefix) and the",
             "// status table (name, code, message).",
             "export const enums = {"]

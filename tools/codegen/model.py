@@ -179,6 +179,8 @@ class Model:
     statuses: tuple[Status, ...]
     constants: dict[str, str]
     categories: dict[str, Category] = dataclasses.field(default_factory=dict)
+    # names.toml [enums]: enum -> {"python": ..., "kotlin": ..., "js": ...} ("" = none)
+    enum_names: dict[str, dict[str, str]] = dataclasses.field(default_factory=dict)
 
     def function(self, name: str) -> Function:
         return next(f for f in self.functions if f.name == name)
@@ -356,8 +358,13 @@ def load(path: Path = HEADER) -> Model:
         if enum and enum not in enums and enum != "inact_status":  # inact_status: INACT_STATUS_TABLE
             raise HeaderError(f"{path.name}: {what} names {enum}, which the header does not declare")
     functions, statuses, categories = _names(functions, statuses)
+    enum_names = tomllib.loads(NAMES.read_text()).get("enums", {})
+    missing = sorted(set(enums) - set(enum_names))
+    if missing:
+        raise HeaderError(f"tools/codegen/names.toml has no [enums] row for {', '.join(missing)}: add "
+                          f'`{missing[0]} = {{ python = "...", kotlin = "...", js = "..." }}`')
     return Model(tuple(functions), structs, enums, statuses, {k: v.strip() for k, v in constants.items()},
-                 categories)
+                 categories, enum_names)
 
 
 # The layers whose generated part leaves a function to hand code, as names.toml's `hand` lists them.

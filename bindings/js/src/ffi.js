@@ -157,6 +157,18 @@ export const structs = {
     } },
 };
 
+// What each struct field carries, from the header's annotations: duration (INACT_MS), time
+// (INACT_TIME_MS), flag (INACT_BOOL), enum and bits (INACT_ENUM(e), INACT_BITS(e), with e), and by
+// C type id (uint64_t), count (the other integers) and size (the size prefix). index.js converts
+// by these, so a new field gets the right conversion without a guess from its name.
+export const fieldKinds = {
+    inact_policy: { size: ['size'], idle_action: ['enum', 'inact_idle_action'], idle_timeout_ms: ['duration'], warning_ms: ['duration'], background_timeout_ms: ['duration'], absolute_timeout_ms: ['duration'], locked_timeout_ms: ['duration'], tick_ms: ['duration'], background_grace_ms: ['duration'], activity_kinds: ['bits', 'inact_activity_kind'], max_unlock_failures: ['count'], activity_dismisses_warning: ['flag'], pause_idle_in_background: ['flag'], lock_on_device_lock: ['flag'], lock_on_restart: ['flag'], strong_auth_timeout_ms: ['duration'], expected_interruption_max_ms: ['duration'], offline_timeout_ms: ['duration'], offline_expiry_ms: ['duration'] },
+    inact_ceilings: { size: ['size'], max_unlock_failures: ['count'], idle_timeout_ms: ['duration'], background_timeout_ms: ['duration'], absolute_timeout_ms: ['duration'], locked_timeout_ms: ['duration'], strong_auth_timeout_ms: ['duration'], expected_interruption_max_ms: ['duration'], offline_timeout_ms: ['duration'], offline_expiry_ms: ['duration'], lock_on_device_lock: ['flag'], lock_on_restart: ['flag'] },
+    inact_config: { size: ['size'], delivery: ['enum', 'inact_delivery'], clock: ['enum', 'inact_clock_kind'], reserved0: ['count'], manual_start_ms: ['time'], manual_wall_ms: ['time'], manual_boot_id: ['id'] },
+    inact_event: { size: ['size'], kind: ['enum', 'inact_event_kind'], state: ['enum', 'inact_state'], previous_state: ['enum', 'inact_state'], reason: ['enum', 'inact_reason'], required_auth: ['enum', 'inact_auth'], remaining_ms: ['duration'], time_ms: ['time'], now_ms: ['time'], engine: ['id'] },
+    inact_info: { size: ['size'], state: ['enum', 'inact_state'], reason: ['enum', 'inact_reason'], delivery: ['enum', 'inact_delivery'], clock: ['enum', 'inact_clock_kind'], in_background: ['flag'], visible_windows: ['count'], open_scopes: ['count'], open_holds: ['count'], unlock_failures: ['count'], now_ms: ['time'], remaining_ms: ['duration'], next_deadline_ms: ['time'], effective_idle_timeout_ms: ['duration'], started_at_ms: ['time'], last_activity_ms: ['time'], background_since_ms: ['time'], locked_at_ms: ['time'], required_auth: ['enum', 'inact_auth'], needs_server_contact: ['flag'], last_credential_ms: ['time'], strong_auth_deadline_ms: ['time'], last_server_contact_ms: ['time'], token_generation: ['id'], interruption_until_ms: ['time'] },
+};
+
 // The header's enumerations (values as named there, without the INACT_<ENUM>_ prefix) and the
 // status table (name, code, message).
 export const enums = {

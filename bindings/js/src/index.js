@@ -6,7 +6,7 @@
 // The ffi (export names, argument kinds, struct layouts, enums, statuses) comes from ./ffi.js,
 // derived from include/inactivity.h; nothing below names a C type or an offset.
 
-import { enums, functions, statuses, structs, INACT_SNAPSHOT_MAX_SIZE } from './ffi.js';
+import { enums, fieldKinds as ffiFieldKinds, functions, statuses, structs, INACT_SNAPSHOT_MAX_SIZE } from './ffi.js';
 
 const NEVER_I64 = 0x7fffffffffffffffn;
 const INT64_MIN = -0x8000000000000000n;
@@ -62,7 +62,6 @@ const stateNames = byValue(enums.inact_state);
 const reasonNames = byValue(enums.inact_reason);
 const authNames = byValue(enums.inact_auth);
 const outcomeNames = byValue(enums.inact_refresh_outcome);
-const idleActionNames = byValue(enums.inact_idle_action);
 const eventKindNames = byValue(enums.inact_event_kind);
 const nameOf = (map, value) => map.get(value) ?? value;
 
@@ -278,40 +277,51 @@ function makeLibrary(x, memory, listeners) {
     // camelCase (idle_timeout_ms -> idleTimeoutMs), so the unit stays in the name.
     const camel = (s) => s.replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase());
     function fieldKinds(structName) {
-        // The JavaScript kind of each field, from its C kind and name: *_ms are durations, the
-        // engine's int32 0/1 fields booleans, idle_action an enum, the rest numbers.
+        // Each field's kind as the ffi table gives it (the header's annotations: duration, flag,
+        // enum with its enum, bits, count, id), never guessed from the field's name.
         const out = [];
-        for (const [field, [, kind]] of Object.entries(structs[structName].fields)) {
-            if (field === 'size') continue;
-            let js;
-            if (field.endsWith('_ms')) js = 'ms';
-            else if (field === 'idle_action') js = 'idleAction';
-            else if (kind === 'i32') js = 'bool';
-            else js = 'u32';
-            out.push([field, camel(field), js]);
+        for (const [field, [kind, enumName]] of Object.entries(ffiFieldKinds[structName])) {
+            if (kind === 'size') continue;
+            out.push([field, camel(field), kind, enumName, structs[structName].fields[field][1]]);
         }
         return out;
     }
     const policyFields = fieldKinds('inact_policy');
     const ceilingFields = fieldKinds('inact_ceilings');
+    const namesOf = new Map(Object.keys(enums).map((e) => [e, byValue(enums[e])]));
 
+    // A field's value from the engine: durations and times in ms (Infinity = NEVER), flags as
+    // booleans, enum values by name, ids as BigInt, the rest as numbers.
+    function fieldToJs(kind, enumName, v) {
+        switch (kind) {
+        case 'duration': case 'time': return msOut(v);
+        case 'flag': return v !== 0;
+        case 'enum': return nameOf(namesOf.get(enumName), v);
+        case 'id': return BigInt(v);
+        default: return v;
+        }
+    }
+    function fieldToC(kind, enumName, cKind, v, arg) {
+        switch (kind) {
+        case 'duration': case 'time': return i64Arg(v, arg);
+        case 'flag': return boolArg(v, arg);
+        case 'enum': return enumArg(enums[enumName], v, arg);
+        case 'id': return u64Arg(v, arg);
+        default: return cKind === 'i32' ? int32Arg(v, arg) : uint32Arg(v, arg);
+        }
+    }
     function toJs(kinds, raw) {
         const out = {};
-        for (const [c, js, kind] of kinds) {
-            const v = raw[c];
-            out[js] = kind === 'ms' ? msOut(v) : kind === 'bool' ? v !== 0
-                : kind === 'idleAction' ? nameOf(idleActionNames, v) : v;
-        }
+        for (const [c, js, kind, enumName] of kinds) out[js] = fieldToJs(kind, enumName, raw[c]);
         return out;
     }
     function toC(kinds, values, what) {
         const out = {};
-        for (const [c, js, kind] of kinds) {
+        for (const [c, js, kind, enumName, cKind] of kinds) {
             const v = values[js];
             const arg = `${what}.${js}`;
             if (v === undefined) throw new TypeError(`${arg} is missing`);
-            out[c] = kind === 'ms' ? i64Arg(v, arg) : kind === 'bool' ? boolArg(v, arg)
-                : kind === 'idleAction' ? enumArg(enums.inact_idle_action, v, arg) : uint32Arg(v, arg);
+            out[c] = fieldToC(kind, enumName, cKind, v, arg);
         }
         return out;
     }
@@ -370,20 +380,14 @@ function makeLibrary(x, memory, listeners) {
         return p;
     }
 
+    // The info's fields by their kinds, but two of this binding's own: the delivery is left out
+    // (the host chose it) and the clock is 'manual' or 'system', as Engine's options spell it.
+    const infoFields = fieldKinds('inact_info').filter(([c]) => c !== 'delivery');
     function infoToJs(raw) {
         const out = {};
-        for (const [c, spec] of Object.entries(structs.inact_info.fields)) {
-            if (c === 'size' || c === 'delivery') continue;
-            const js = camel(c);
-            let v = raw[c];
-            if (c === 'state') v = nameOf(stateNames, v);
-            else if (c === 'reason') v = nameOf(reasonNames, v);
-            else if (c === 'required_auth') v = nameOf(authNames, v);
-            else if (c === 'clock') v = v === enums.inact_clock_kind.MANUAL ? 'manual' : 'system';
-            else if (c === 'in_background' || c === 'needs_server_contact') v = v !== 0;
-            else if (c === 'token_generation') v = BigInt(v);
-            else if (spec[1] === 'i64') v = msOut(v);
-            out[js] = v;
+        for (const [c, js, kind, enumName] of infoFields) {
+            out[js] = c === 'clock' ? (raw[c] === enums.inact_clock_kind.MANUAL ? 'manual' : 'system')
+                : fieldToJs(kind, enumName, raw[c]);
         }
         return out;
     }

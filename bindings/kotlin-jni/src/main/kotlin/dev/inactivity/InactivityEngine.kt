@@ -198,7 +198,7 @@ class InactivityEngine private constructor(
         get() {
             val v = LongArray(WireLayout.CEILING_FIELDS)
             call { NativeBridge.getCeilings(it, v) }
-            return Ceilings.fromWire(v)
+            return ceilingsFromWire(v)
         }
         set(value) {
             val wire = value.toWire()
@@ -254,7 +254,7 @@ class InactivityEngine private constructor(
         get() {
             val v = LongArray(WireLayout.POLICY_FIELDS)
             call { NativeBridge.getPolicy(it, v) }
-            return Policy.fromWire(v)
+            return policyFromWire(v)
         }
         set(value) {
             val wire = value.toWire()

@@ -59,29 +59,6 @@ data class Policy(
         return this
     }
 
-    internal fun toWire(): LongArray {
-        val v = LongArray(WireLayout.POLICY_FIELDS)
-        v[WireLayout.P_IDLE_ACTION] = idleAction.code.toLong()
-        v[WireLayout.P_IDLE_TIMEOUT_MS] = idleTimeout.toWireMs()
-        v[WireLayout.P_WARNING_MS] = warning.toWireMs()
-        v[WireLayout.P_BACKGROUND_TIMEOUT_MS] = backgroundTimeout.toWireMs()
-        v[WireLayout.P_ABSOLUTE_TIMEOUT_MS] = absoluteTimeout.toWireMs()
-        v[WireLayout.P_LOCKED_TIMEOUT_MS] = lockedTimeout.toWireMs()
-        v[WireLayout.P_TICK_MS] = tick.toWireMs()
-        v[WireLayout.P_BACKGROUND_GRACE_MS] = backgroundGrace.toWireMs()
-        v[WireLayout.P_ACTIVITY_KINDS] = ActivityKind.maskOf(activityKinds).toLong()
-        v[WireLayout.P_MAX_UNLOCK_FAILURES] = maxUnlockFailures.toLong()
-        v[WireLayout.P_ACTIVITY_DISMISSES_WARNING] = if (activityDismissesWarning) 1 else 0
-        v[WireLayout.P_PAUSE_IDLE_IN_BACKGROUND] = if (pauseIdleInBackground) 1 else 0
-        v[WireLayout.P_LOCK_ON_DEVICE_LOCK] = if (lockOnDeviceLock) 1 else 0
-        v[WireLayout.P_LOCK_ON_RESTART] = if (lockOnRestart) 1 else 0
-        v[WireLayout.P_STRONG_AUTH_TIMEOUT_MS] = strongAuthTimeout.toWireMs()
-        v[WireLayout.P_EXPECTED_INTERRUPTION_MAX_MS] = expectedInterruptionMax.toWireMs()
-        v[WireLayout.P_OFFLINE_TIMEOUT_MS] = offlineTimeout.toWireMs()
-        v[WireLayout.P_OFFLINE_EXPIRY_MS] = offlineExpiry.toWireMs()
-        return v
-    }
-
     companion object {
         /** The library's defaults (PCI DSS / NIST friendly: 15 min idle, 30 s warning, 12 h absolute). */
         @JvmStatic
@@ -92,29 +69,8 @@ data class Policy(
         fun preset(preset: Preset): Policy {
             val v = LongArray(WireLayout.POLICY_FIELDS)
             NativeBridge.policyPreset(preset.code, v)
-            return fromWire(v)
+            return policyFromWire(v)
         }
-
-        internal fun fromWire(v: LongArray): Policy = Policy(
-            idleTimeout = v[WireLayout.P_IDLE_TIMEOUT_MS].wireMsToDuration(),
-            warning = v[WireLayout.P_WARNING_MS].wireMsToDuration(),
-            idleAction = IdleAction.of(v[WireLayout.P_IDLE_ACTION].toInt()),
-            backgroundTimeout = v[WireLayout.P_BACKGROUND_TIMEOUT_MS].wireMsToDuration(),
-            absoluteTimeout = v[WireLayout.P_ABSOLUTE_TIMEOUT_MS].wireMsToDuration(),
-            lockedTimeout = v[WireLayout.P_LOCKED_TIMEOUT_MS].wireMsToDuration(),
-            maxUnlockFailures = v[WireLayout.P_MAX_UNLOCK_FAILURES].toUInt(),
-            tick = v[WireLayout.P_TICK_MS].wireMsToDuration(),
-            backgroundGrace = v[WireLayout.P_BACKGROUND_GRACE_MS].wireMsToDuration(),
-            activityKinds = ActivityKind.setOf(v[WireLayout.P_ACTIVITY_KINDS].toInt()),
-            activityDismissesWarning = v[WireLayout.P_ACTIVITY_DISMISSES_WARNING] != 0L,
-            pauseIdleInBackground = v[WireLayout.P_PAUSE_IDLE_IN_BACKGROUND] != 0L,
-            lockOnDeviceLock = v[WireLayout.P_LOCK_ON_DEVICE_LOCK] != 0L,
-            lockOnRestart = v[WireLayout.P_LOCK_ON_RESTART] != 0L,
-            strongAuthTimeout = v[WireLayout.P_STRONG_AUTH_TIMEOUT_MS].wireMsToDuration(),
-            expectedInterruptionMax = v[WireLayout.P_EXPECTED_INTERRUPTION_MAX_MS].wireMsToDuration(),
-            offlineTimeout = v[WireLayout.P_OFFLINE_TIMEOUT_MS].wireMsToDuration(),
-            offlineExpiry = v[WireLayout.P_OFFLINE_EXPIRY_MS].wireMsToDuration(),
-        )
     }
 }
 
@@ -138,43 +94,13 @@ data class Ceilings(
     val lockOnDeviceLock: Boolean = false,
     val lockOnRestart: Boolean = false,
 ) {
-    internal fun toWire(): LongArray {
-        val v = LongArray(WireLayout.CEILING_FIELDS)
-        v[WireLayout.L_IDLE_TIMEOUT_MS] = idleTimeout.toWireMs()
-        v[WireLayout.L_BACKGROUND_TIMEOUT_MS] = backgroundTimeout.toWireMs()
-        v[WireLayout.L_ABSOLUTE_TIMEOUT_MS] = absoluteTimeout.toWireMs()
-        v[WireLayout.L_LOCKED_TIMEOUT_MS] = lockedTimeout.toWireMs()
-        v[WireLayout.L_STRONG_AUTH_TIMEOUT_MS] = strongAuthTimeout.toWireMs()
-        v[WireLayout.L_EXPECTED_INTERRUPTION_MAX_MS] = expectedInterruptionMax.toWireMs()
-        v[WireLayout.L_OFFLINE_TIMEOUT_MS] = offlineTimeout.toWireMs()
-        v[WireLayout.L_OFFLINE_EXPIRY_MS] = offlineExpiry.toWireMs()
-        v[WireLayout.L_MAX_UNLOCK_FAILURES] = maxUnlockFailures.toLong()
-        v[WireLayout.L_LOCK_ON_DEVICE_LOCK] = if (lockOnDeviceLock) 1 else 0
-        v[WireLayout.L_LOCK_ON_RESTART] = if (lockOnRestart) 1 else 0
-        return v
-    }
-
     companion object {
         /** No limits, as the library fills them (inact_ceilings_init). */
         @JvmStatic
         fun none(): Ceilings {
             val v = LongArray(WireLayout.CEILING_FIELDS)
             NativeBridge.ceilingsInit(v)
-            return fromWire(v)
+            return ceilingsFromWire(v)
         }
-
-        internal fun fromWire(v: LongArray) = Ceilings(
-            idleTimeout = v[WireLayout.L_IDLE_TIMEOUT_MS].wireMsToDuration(),
-            backgroundTimeout = v[WireLayout.L_BACKGROUND_TIMEOUT_MS].wireMsToDuration(),
-            absoluteTimeout = v[WireLayout.L_ABSOLUTE_TIMEOUT_MS].wireMsToDuration(),
-            lockedTimeout = v[WireLayout.L_LOCKED_TIMEOUT_MS].wireMsToDuration(),
-            strongAuthTimeout = v[WireLayout.L_STRONG_AUTH_TIMEOUT_MS].wireMsToDuration(),
-            expectedInterruptionMax = v[WireLayout.L_EXPECTED_INTERRUPTION_MAX_MS].wireMsToDuration(),
-            offlineTimeout = v[WireLayout.L_OFFLINE_TIMEOUT_MS].wireMsToDuration(),
-            offlineExpiry = v[WireLayout.L_OFFLINE_EXPIRY_MS].wireMsToDuration(),
-            maxUnlockFailures = v[WireLayout.L_MAX_UNLOCK_FAILURES].toUInt(),
-            lockOnDeviceLock = v[WireLayout.L_LOCK_ON_DEVICE_LOCK] != 0L,
-            lockOnRestart = v[WireLayout.L_LOCK_ON_RESTART] != 0L,
-        )
     }
 }
