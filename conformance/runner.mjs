@@ -7,6 +7,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { load, InactivityError, State, Reason, Auth, IdleAction, RefreshOutcome } from '../bindings/js/src/index.js';
+import { OPS } from './generated/runner_ops.mjs'; // the engine-only inputs' ops, from the header
 
 const NEVER_MS = '9223372036854775807';
 const ia = await load();
@@ -77,8 +78,6 @@ function run(lines) {
         'server-contact': () => engine.serverContact(),
         'expect-interruption': (a) => engine.expectInterruption(BigInt(a[0])),
         'device-locked': () => engine.deviceLocked(),
-        // generated: inputs (tools/generate: the ops of the engine-only inputs not written here; do not edit)
-        // end generated: inputs
         'set-ceilings': (a) => engine.setCeilings(fromFields(ia.Ceilings.none(), a)),
         end: (a) => engine.end(Number(a[0])),
         refresh: (a) => `ok outcome=${num(RefreshOutcome, engine.refreshResult(Number(a[0]), a.length > 2 ? a[2] : null, BigInt(a[1])))}`,
@@ -104,6 +103,7 @@ function run(lines) {
         clock: () => { const c = engine.clockNow(); return `ok monotonic=${ms(c.monotonicMs)} wall=${c.wallMs} boot=${c.bootId}`; },
         poll: () => engine.poll(),
     };
+    for (const [op, method] of OPS) ops[op] ??= () => engine[method]();
     function launch(a) {
         engine = new ia.Engine({
             clock: 'manual',

@@ -419,7 +419,6 @@ static void compare(slot *s, const char *what, int32_t rc, int32_t expected_rc) 
     compare_offline(s, &info, what);
 }
 
-
 /* ---- policies and configs ------------------------------------------------------------------- */
 
 static void small_policy(inact_policy *p) {
@@ -1362,7 +1361,6 @@ static void compare_offline(const slot *s, const inact_info *info, const char *w
         fail("%s: last_server_contact_ms %" PRId64 ", the model %" PRId64, what, info->last_server_contact_ms,
              m->last_contact);
 }
-
 
 static void op_on_live(reader *r, int op) {
     slot *s = pick_live(r);

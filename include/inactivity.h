@@ -81,6 +81,16 @@
  *   only, and cannot take it as a permission, since 1.0 gave it no meaning. It stays where 1.1
  *   put it: moving it would make every 1.1 reader read NONE on a LOCKED event.
  *
+ * ## Rules a host may rely on
+ * Each is checked by a test (Tests/InactivityCoreTests/BindingRuleTests.swift), and a binding
+ * may build on it without re-checking:
+ * - Activity never moves a deadline earlier. At the same instant, after inact_activity the
+ *   instant inact_next_deadline names and the time to the next lock or expiry
+ *   (inact_get_remaining) are never earlier than before it, and the state is never stricter.
+ *   So a host timer armed before an activity stays valid (at worst it fires early, and a poll
+ *   then is harmless: inact_poll): the Python and JavaScript bindings' activity path does not
+ *   re-arm it.
+ *
  * ## Argument ranges
  * Every parameter and input field is defined over the whole width of its C type: a value
  * inside its range has the documented meaning, any other value is refused (the status below
@@ -709,8 +719,8 @@ INACT_EXPORT int32_t inact_scheduler_faults(INACT_OUT INACT_NULLABLE INACT_BOOL 
  * does not allow returns INACT_E_INVALID_STATE and changes nothing; an input refused for
  * its argument still delivers the catch-up first. Every input returns
  * INACT_E_INVALID_HANDLE for a bad handle. The transition table (which input does what in
- * which state) is Input.rule in Sources/InactivityCore/SessionMachine.swift and the README's
- * state diagram. Unless a block says otherwise: Ownership: nothing is kept. Thread: any;
+ * which state) is Input.cell(in:) in Sources/InactivityCore/SessionRules.swift and the
+ * README's state diagram. Unless a block says otherwise: Ownership: nothing is kept. Thread: any;
  * the events a call causes are delivered on the calling thread before it returns, unless
  * another thread is delivering this engine's events (then that thread delivers them).
  * ------------------------------------------------------------------------------- */

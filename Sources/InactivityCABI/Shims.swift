@@ -445,7 +445,6 @@ public func inact_destroy(_ engine: inact_engine) -> Int32 {
 
 // MARK: - Inputs
 
-
 @c @implementation
 public func inact_restore(_ engine: inact_engine, _ bytes: UnsafePointer<UInt8>?, _ length: Int) -> Int32 {
     withEngine(engine) { e throws(InactivityError) in
@@ -477,13 +476,10 @@ public func inact_continue(_ engine: inact_engine) -> Int32 {
     withEngine(engine) { e throws(InactivityError) in try e.continueSession() }
 }
 
-
-
 @c @implementation
 public func inact_unlock_with(_ engine: inact_engine, _ method: Int32) -> Int32 {
     withEngine(engine) { e throws(InactivityError) in try e.unlock(method: authMethod(method)) }
 }
-
 
 @c @implementation
 public func inact_unlock_failed_with(_ engine: inact_engine, _ method: Int32, _ outFailures: UnsafeMutablePointer<UInt32>?) -> Int32 {
@@ -493,7 +489,6 @@ public func inact_unlock_failed_with(_ engine: inact_engine, _ method: Int32, _ 
     }
 }
 
-
 @c @implementation
 public func inact_get_required_auth(_ engine: inact_engine, _ outAuth: UnsafeMutablePointer<Int32>?) -> Int32 {
     withEngine(engine) { e throws(InactivityError) in
@@ -501,10 +496,6 @@ public func inact_get_required_auth(_ engine: inact_engine, _ outAuth: UnsafeMut
         outAuth.pointee = try e.requiredAuth().rawValue
     }
 }
-
-
-
-
 
 @c @implementation
 public func inact_end(_ engine: inact_engine, _ reason: Int32) -> Int32 {
@@ -542,8 +533,6 @@ public func inact_background(_ engine: inact_engine) -> Int32 {
 public func inact_foreground(_ engine: inact_engine) -> Int32 {
     withEngine(engine) { e throws(InactivityError) in try e.enterForeground() }
 }
-
-
 
 @c @implementation
 public func inact_scope_push(_ engine: inact_engine, _ idleTimeoutMs: Int64, _ outScopeID: UnsafeMutablePointer<UInt64>?) -> Int32 {
@@ -656,7 +645,6 @@ public func inact_next_deadline(_ engine: inact_engine, _ outDelayMs: UnsafeMuta
         outDelayMs.pointee = try e.nextDeadlineDelayMs() ?? SessionPolicy.never
     }
 }
-
 
 // MARK: - Manual clock
 

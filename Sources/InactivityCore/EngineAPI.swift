@@ -297,7 +297,6 @@ extension InactivityEngine {
         try Registry.shared.activity(handle, kind: kind)
     }
 
-
     /// Whether the process-wide scheduler thread is running.
     public static var schedulerIsRunning: Bool { Scheduler.shared.isRunning }
 

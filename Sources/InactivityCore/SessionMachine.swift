@@ -515,7 +515,6 @@ extension SessionMachine {
         return unlockFailures
     }
 
-
     /// Ends the session with an ending reason (`Reason.isEnding`: the engine checks it).
     mutating func end(_ endReason: Reason, now: Int64) throws(InactivityError) {
         assert(endReason.isEnding)
@@ -769,7 +768,6 @@ extension SessionMachine {
             throw error
         }
     }
-
 
     // MARK: Invariants
 

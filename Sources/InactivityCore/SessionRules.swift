@@ -12,7 +12,7 @@
 //    changes; `applied`; `appliedIf` a condition holds, else a no-op), its move (where the
 //    applied input takes the session, possibly only when a condition holds) and its refusals
 //    (what can still refuse the applied input, each named, with its status). Every input method
-//    of the machine starts with `admit(.input)`, raises a refusal only through
+//    of the machine starts with `admits(.input)`, raises a refusal only through
 //    `refuse(.input, .refusal, if:)` (which asserts that the cell lists it) and changes the state
 //    only through `move(by: .input)`. A condition never tests the state: the state is the
 //    table's column, so a cell says everything the input does in that state. The refusals that
@@ -38,7 +38,7 @@
 /// An input the host gives the engine. Its row in the transition table is `cell(in:)`.
 ///
 /// Adding an input: a case here, its row in `cell(in:)` and its `name`, and a method on
-/// `SessionMachine` that starts with `guard try admit(.input) else { return }` and ends with
+/// `SessionMachine` that starts with `guard try admits(.input) else { return }` and ends with
 /// `move(by: .input, at: now)` (CONTRIBUTING.md lists the rest).
 enum Input: CaseIterable {
     case start, restore, activity, continueSession, lock, unlock, unlockFailed, end

@@ -195,8 +195,8 @@ static int32_t make_input(const char *input, inact_engine e, recorder *rec, int 
         size_t size = 0;
         return inact_snapshot_size(e, &size);
     }
-    /* generated: inputs (tools/generate: the engine-only inputs not driven above; do not edit) */
-    /* end generated: inputs */
+    /* The engine-only inputs not driven above (generated from the header and names.toml). */
+#include "generated/state_inputs.inc"
     harness_fail(__FILE__, __LINE__, "the table names an input this test does not drive: \"%s\"", input);
     return INACT_E_INTERNAL;
 }

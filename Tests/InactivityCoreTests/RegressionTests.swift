@@ -74,7 +74,6 @@ struct RebootRegressionTests {
     }
 }
 
-
 @Suite("Regressions found by the TSan stress")
 struct PausedIdleRegressionTests {
     // Found by stress/inact_stress.c: "restore of a fresh snapshot: -12 (snapshot times must

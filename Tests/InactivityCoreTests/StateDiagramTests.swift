@@ -1,12 +1,11 @@
-// Everything generated from the rule tables (SessionRules.swift): the README's state diagram,
-// docs/design.md's transition, deadline and reason tables, and Tests/CTests/state_edges.inc, the
-// edge and cell list the C test `every_input_in_every_state_makes_only_the_diagram_edges` checks
-// against the library's behaviour. These tests fail when a copy differs from the tables;
-// `scripts/state-diagram` rewrites every copy (INACT_WRITE_STATE_DIAGRAM=1).
-//
-// A generated block in a Markdown file sits between `<!-- generated: NAME -->` and
-// `<!-- end generated -->`; other generators (the field tables) use the same markers with their
-// own names, and each rewrites only its own blocks.
+// The rule tables (SessionRules.swift) as data: tools/codegen/rules.json, from which tools/generate
+// renders the README's state diagram, docs/design.md's transition, deadline and reason tables and
+// Tests/CTests/state_edges.inc (the edge and cell list the C test
+// `every_input_in_every_state_makes_only_the_diagram_edges` checks against the library's
+// behaviour). This test only compares: it fails while rules.json differs from the tables;
+// `scripts/state-diagram` rewrites it (INACT_WRITE_STATE_DIAGRAM=1), then runs tools/generate.
+// The words of the tables (a deadline's label and instant, a condition's wording) are here, next
+// to the cases they name, and travel in rules.json; tools/codegen only lays them out.
 
 #if canImport(Glibc)
 import Glibc
@@ -150,87 +149,8 @@ enum StateDiagram {
         return edges
     }
 
-    /// The README block: a Mermaid state diagram, one arrow per pair of states, each cause once
-    /// with its reasons.
-    static func diagram() -> String {
-        var pairs: [(from: SessionState, to: SessionState, labels: [(String, [String])])] = []
-        for e in edges() {
-            let i = pairs.firstIndex { $0.from == e.from && $0.to == e.to } ?? {
-                pairs.append((e.from, e.to, []))
-                return pairs.count - 1
-            }()
-            let reason = label(e.reason)
-            if let j = pairs[i].labels.firstIndex(where: { $0.0 == e.label }) {
-                if !pairs[i].labels[j].1.contains(reason) { pairs[i].labels[j].1.append(reason) }
-            } else {
-                pairs[i].labels.append((e.label, [reason]))
-            }
-        }
-        pairs.sort { ($0.from.rawValue, $0.to.rawValue) < ($1.from.rawValue, $1.to.rawValue) }
-        var lines = ["```mermaid", "stateDiagram-v2", "    [*] --> LOADING"]
-        for p in pairs {
-            let text = p.labels.map { "\($0.0) (\($0.1.joined(separator: ", ")))" }.joined(separator: ", ")
-            lines.append("    \(p.from) --> \(p.to): \(text)")
-        }
-        lines.append("```")
-        return lines.joined(separator: "\n")
-    }
-
-    static func cellText(_ input: Input, _ state: SessionState) -> String {
-        let cell = input.cell(in: state)
-        var text: String
-        switch cell.outcome {
-        case .refused: return "refused"
-        case .noOp: return "no-op"
-        case .applied: text = "applied"
-        case .appliedIf(let c): text = "if \(docs(c))"
-        }
-        switch cell.move {
-        case .stays: break
-        case .to(let s, let r): text = cell.outcome == .applied ? "→ \(s) (`\(label(r))`)" : text + ": → \(s) (`\(label(r))`)"
-        case .toIf(let c, let s, let r): text += "; → \(s) (`\(label(r))`) \(docs(c))"
-        case .toNamedReason(let s): text = "→ \(s) (the reason given)"
-        case .toSnapshot:
-            text = "→ the snapshot's state (section 4); corrupt bytes: → \(RestoreRule.corrupt.state) (`\(label(RestoreRule.corrupt.reason))`) and the snapshot's error"
-        }
-        if !cell.refusals.isEmpty {
-            text += "; refused: " + cell.refusals.map { "\($0.rule) (`\(status($0.status))`)" }.joined(separator: ", ")
-        }
-        return text
-    }
-
-    /// docs/design.md: what every input does in every state.
-    static func transitionTable() -> String {
-        var lines = ["| input | " + SessionState.allCases.map { "\($0)" }.joined(separator: " | ") + " |",
-                     "|---|" + String(repeating: "---|", count: SessionState.allCases.count)]
-        for input in Input.allCases {
-            lines.append("| \(input.name) | " + SessionState.allCases.map { cellText(input, $0) }.joined(separator: " | ") + " |")
-        }
-        return lines.joined(separator: "\n")
-    }
-
     static func states(_ set: StateSet) -> String {
         set == .all ? "every state" : SessionState.allCases.filter { set.contains($0) }.map { "\($0)" }.joined(separator: ", ")
-    }
-
-    /// docs/design.md: the deadline table, in tie order.
-    static func deadlineTable() -> String {
-        var lines = ["| at a tie | deadline | instant | runs in | leads to | moved by activity |", "|---|---|---|---|---|---|"]
-        for kind in DeadlineKind.allCases {
-            let to = kind.rule.to.map { "\($0.state) (`\(label($0.reason))`)" }
-                ?? (kind == .tick ? "a TICK event" : "background takes effect")
-            lines.append("| \(kind.rawValue + 1) | \(label(kind)) | \(instant(kind)) | \(states(kind.rule.runsIn)) | \(to) | \(kind.rule.movesWithActivity ? "yes" : "no") |")
-        }
-        return lines.joined(separator: "\n")
-    }
-
-    /// docs/design.md: the reasons each state may carry.
-    static func reasonTable() -> String {
-        var lines = ["| state | reasons |", "|---|---|"]
-        for state in SessionState.allCases {
-            lines.append("| \(state) | " + Reason.allowed(in: state).map { "`\(label($0))`" }.joined(separator: ", ") + " |")
-        }
-        return lines.joined(separator: "\n")
     }
 
     /// The tie order as the header states it (inactivity.h, Conventions).
@@ -247,33 +167,86 @@ enum StateDiagram {
         }.joined(separator: ", ")
     }
 
-    /// Tests/CTests/state_edges.inc.
-    static func cInclude() -> String {
-        var lines = ["/* Generated from Sources/InactivityCore/SessionRules.swift by scripts/state-diagram; do not edit.",
-                     " * EDGE(from, to, reason, kind, cause): a transition of the state diagram.",
-                     " * CELL(input, state, outcome, move): the transition table's cell. */"]
-        for e in edges() {
-            lines.append("EDGE(\(e.from), \(e.to), \(label(e.reason)), \(e.kind.rawValue), \"\(e.kind == .deadline ? e.cause : e.cause)\")")
-        }
-        for input in Input.allCases {
-            for state in SessionState.allCases {
-                let cell = input.cell(in: state)
-                let outcome = switch cell.outcome {
-                case .refused: "REFUSED"
-                case .noOp: "NOOP"
-                case .applied: "APPLIED"
-                case .appliedIf: "APPLIED_IF"
-                }
-                let move = switch cell.move {
-                case .stays: "STAYS"
-                case .to: "TO"
-                case .toIf: "TO_IF"
-                case .toNamedReason: "TO_NAMED"
-                case .toSnapshot: "TO_SNAPSHOT"
-                }
-                lines.append("CELL(\"\(input.name)\", \(state), \(outcome), \(move))")
+    /// A JSON string literal.
+    static func json(_ s: String) -> String {
+        var out = "\""
+        for u in s.unicodeScalars {
+            switch u {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            default: out.unicodeScalars.append(u)
             }
         }
+        return out + "\""
+    }
+
+    static func json(_ list: [String]) -> String { "[" + list.map { json($0) }.joined(separator: ", ") + "]" }
+
+    static func json(_ fields: [(String, String)]) -> String {
+        "{" + fields.map { "\(json($0.0)): \($0.1)" }.joined(separator: ", ") + "}"
+    }
+
+
+    /// tools/codegen/rules.json: the tables as data, one item a line (diffs stay readable).
+    static func rulesJSON() -> String {
+        var lines = ["{"]
+        lines.append("  \"generated\": \"by the Swift test StateDiagramTests (scripts/state-diagram) from the rule tables of Sources/InactivityCore/SessionRules.swift: do not edit\",")
+        lines.append("  \"states\": \(json(SessionState.allCases.map { "\($0)" })),")
+        lines.append("  \"reasons\": {")
+        lines.append(SessionState.allCases.map { "    \(json("\($0)")): \(json(Reason.allowed(in: $0).map { label($0) }))" }
+            .joined(separator: ",\n"))
+        lines.append("  },")
+        lines.append("  \"inputs\": [")
+        var inputs: [String] = []
+        for input in Input.allCases {
+            var cells: [String] = []
+            for state in SessionState.allCases {
+                let cell = input.cell(in: state)
+                var f: [(String, String)] = [("state", json("\(state)"))]
+                switch cell.outcome {
+                case .refused: f.append(("outcome", json("refused")))
+                case .noOp: f.append(("outcome", json("no-op")))
+                case .applied: f.append(("outcome", json("applied")))
+                case .appliedIf(let c): f += [("outcome", json("applied-if")), ("if", json(docs(c)))]
+                }
+                switch cell.move {
+                case .stays: f.append(("move", json("stays")))
+                case .to(let s, let r): f += [("move", json("to")), ("to", json("\(s)")), ("reason", json(label(r)))]
+                case .toIf(let c, let s, let r):
+                    f += [("move", json("to-if")), ("move_if", json(docs(c))), ("to", json("\(s)")), ("reason", json(label(r)))]
+                case .toNamedReason(let s): f += [("move", json("to-named")), ("to", json("\(s)"))]
+                case .toSnapshot: f.append(("move", json("to-snapshot")))
+                }
+                f.append(("refusals", "[" + cell.refusals.map { json([("rule", json($0.rule)), ("status", json(status($0.status)))]) }
+                    .joined(separator: ", ") + "]"))
+                cells.append("      " + json(f))
+            }
+            inputs.append("    {\"name\": \(json(input.name)), \"cells\": [\n" + cells.joined(separator: ",\n") + "\n    ]}")
+        }
+        lines.append(inputs.joined(separator: ",\n"))
+        lines.append("  ],")
+        lines.append("  \"restore_corrupt\": \(json([("to", json("\(RestoreRule.corrupt.state)")), ("reason", json(label(RestoreRule.corrupt.reason)))])),")
+        lines.append("  \"deadlines\": [")
+        lines.append(DeadlineKind.allCases.map { kind -> String in
+            var f: [(String, String)] = [("tie", "\(kind.rawValue + 1)"), ("label", json(label(kind))), ("instant", json(instant(kind))),
+                                         ("runs_in", json(states(kind.rule.runsIn)))]
+            if let to = kind.rule.to {
+                f += [("to", json("\(to.state)")), ("reason", json(label(to.reason)))]
+            } else {
+                f.append(("leads_to", json(kind == .tick ? "a TICK event" : "background takes effect")))
+            }
+            f.append(("moved_by_activity", kind.rule.movesWithActivity ? "true" : "false"))
+            return "    " + json(f)
+        }.joined(separator: ",\n"))
+        lines.append("  ],")
+        lines.append("  \"edges\": [")
+        lines.append(edges().map { e in
+            "    " + json([("from", json("\(e.from)")), ("to", json("\(e.to)")), ("reason", json(label(e.reason))),
+                          ("kind", json(e.kind.rawValue)), ("cause", json(e.cause)), ("label", json(e.label))])
+        }.joined(separator: ",\n"))
+        lines.append("  ]")
+        lines.append("}")
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -304,37 +277,11 @@ enum StateDiagram {
     }
 
     static let endMarker = "<!-- end generated -->"
-    static func beginMarker(_ name: String) -> String { "<!-- generated: \(name) -->" }
-
-    /// `text` with block `name` replaced by `body`; nil when the block's markers are missing.
-    static func replacing(block name: String, in text: String, with body: String) -> String? {
-        let bytes = Array(text.utf8), begin = Array(beginMarker(name).utf8)
-        guard let a = find(begin, in: bytes, from: 0),
-              let b = find(Array(endMarker.utf8), in: bytes, from: a + begin.count) else { return nil }
-        return String(decoding: bytes[..<(a + begin.count)], as: UTF8.self) + "\n" + body + "\n"
-            + String(decoding: bytes[b...], as: UTF8.self)
-    }
-
-    static func find(_ needle: [UInt8], in haystack: [UInt8], from start: Int) -> Int? {
-        guard needle.count <= haystack.count else { return nil }
-        var i = start
-        while i + needle.count <= haystack.count {
-            if haystack[i..<(i + needle.count)].elementsEqual(needle) { return i }
-            i += 1
-        }
-        return nil
-    }
 
     /// The generated files: path, and what it must read given what it reads now (nil: the
     /// markers are missing).
     static var targets: [(path: String, update: (String) -> String?)] { [
-        ("README.md", { replacing(block: "state-diagram", in: $0, with: diagram()) }),
-        ("docs/design.md", { text in
-            replacing(block: "transitions", in: text, with: transitionTable())
-                .flatMap { replacing(block: "deadlines", in: $0, with: deadlineTable()) }
-                .flatMap { replacing(block: "reasons", in: $0, with: reasonTable()) }
-        }),
-        ("Tests/CTests/state_edges.inc", { _ in cInclude() }),
+        ("tools/codegen/rules.json", { _ in rulesJSON() }),
     ] }
 }
 
@@ -421,10 +368,11 @@ struct StateDiagramTests {
             return
         }
         for line in header[start.upperBound..<end.lowerBound].split(separator: "\n") {
-            // "    int64_t idle_timeout_ms;   /* ... */": the name before the ';' of the code part.
+            // "    INACT_MS int64_t idle_timeout_ms;   /* ... */": the name before the ';' of the code
+            // part, after its annotations and its C type.
             let code = line.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
             let tokens = code.split(separator: " ")
-            guard let type = tokens.first, type.hasSuffix("_t"), let semicolon = code.firstIndex(of: ";"),
+            guard tokens.contains(where: { $0.hasSuffix("_t") }), let semicolon = code.firstIndex(of: ";"),
                   let name = code[..<semicolon].split(separator: " ").last, name != "size" else { continue }
             #expect(design.contains("`\(name)`"), "docs/design.md does not name policy field \(name)")
         }

@@ -1,6 +1,8 @@
 // TypeScript declarations of the `inactivity` package (src/index.js). Checked with Debian's tsc
 // (node-typescript) by the js suite: test/types-check.ts must compile, and
-// test/types-reject.ts must fail on each of its marked lines.
+// test/types-reject.ts must fail on each of its marked lines. The methods of the inputs that take the
+// engine alone that src/generated/inputs.js installs are declared in generated/inputs.d.ts.
+import './generated/inputs.js';
 
 /** A duration or instant in ms: a number (a safe integer; Infinity = NEVER), or a BigInt (any
  *  int64, passed to the engine as is: for values beyond 2^53 that the engine then judges). */
@@ -196,8 +198,6 @@ export interface Engine {
     windowHidden(): void;
     expectInterruption(maxMs: Ms): void;
     deviceLocked(): void;
-    // generated: inputs (tools/generate: the engine-only inputs not declared above; do not edit)
-    // end generated: inputs
     pushScope(idleTimeoutMs: Ms): bigint;
     popScope(id: Id): void;
     acquireHold(): bigint;

@@ -1,12 +1,14 @@
-"""Docs target: the field tables in README.md and docs/*.md, between the markers
-`<!-- generated: NAME -->` and `<!-- end generated -->`. Only the blocks named in TABLES are
-this emitter's; a marker block of another name (the state tables) is left as it is."""
+"""Docs target: the tables in README.md and docs/*.md, between the markers
+`<!-- generated: NAME -->` and `<!-- end generated -->`: the field tables (from the header) and
+the state diagram and rule tables (emit_rules, from the rule tables' rules.json). A block of a
+name no table has fails, naming it."""
 
 from __future__ import annotations
 
 import re
 
-from .model import ROOT, Model, Struct
+from . import emit_rules
+from .model import ROOT, HeaderError, Model, Struct
 
 FILES = ["README.md", *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md"))]
 
@@ -57,6 +59,7 @@ TABLES = {
     "policy-fields": lambda m: _table(m, m.structs["inact_policy"], True),
     "ceilings-fields": lambda m: _table(m, m.structs["inact_ceilings"], False),
     "info-fields": lambda m: _table(m, m.structs["inact_info"], False),
+    **{name: (lambda m, render=render: render()) for name, render in emit_rules.TABLES.items()},
 }
 
 _BLOCK = re.compile(r"(<!-- generated: ([a-z0-9-]+) -->\n)(.*?)(<!-- end generated -->)", re.S)
@@ -72,7 +75,7 @@ def emit(model: Model) -> dict[str, str]:
 
         def replace(m: re.Match[str]) -> str:
             if m.group(2) not in TABLES:
-                return m.group(0)
+                raise HeaderError(f"{name}: a generated block named {m.group(2)!r}, which no table renders")
             return f"{m.group(1)}{TABLES[m.group(2)](model)}\n{m.group(4)}"
 
         new = _BLOCK.sub(replace, text)

@@ -7,6 +7,7 @@
 // derived from include/inactivity.h; nothing below names a C type or an offset.
 
 import { enums, fieldKinds as ffiFieldKinds, functions, statuses, structs, INACT_SNAPSHOT_MAX_SIZE } from './ffi.js';
+import { engineInputs } from './generated/inputs.js';
 
 const NEVER_I64 = 0x7fffffffffffffffn;
 const INT64_MIN = -0x8000000000000000n;
@@ -541,6 +542,18 @@ function makeLibrary(x, memory, listeners) {
             for (const q of this.#queues) q.end();
         }
 
+        // The inputs that take the engine alone and that this class does not write itself
+        // (generated/inputs.js, from the header and tools/codegen/names.toml): each calls its C
+        // function with the handle, as start() below does.
+        static {
+            for (const [method, cName] of engineInputs) {
+                Object.defineProperty(Engine.prototype, method, {
+                    value() { this.#call((h) => check(x[cName](h))); },
+                    writable: true, configurable: true,
+                });
+            }
+        }
+
         // Inputs (each catches up first: see the header).
         start() { this.#call((h) => check(x.inact_start(h))); }
         activity(kind) {
@@ -596,8 +609,6 @@ function makeLibrary(x, memory, listeners) {
             this.#call((h) => check(x.inact_expect_interruption(h, ms)));
         }
         deviceLocked() { this.#call((h) => check(x.inact_device_locked(h))); }
-        // generated: inputs (tools/generate writes the engine-only inputs not written above; do not edit)
-        // end generated: inputs
         /** Opens a stricter idle scope; returns its id (a BigInt) for popScope. */
         pushScope(idleTimeoutMs) {
             const ms = i64Arg(idleTimeoutMs, 'idleTimeoutMs');

@@ -97,7 +97,6 @@ def test_token_generations(manual_engine: ManualFactory) -> None:
     assert engine.reason() is Reason.REVOKED
 
 
-
 def test_generations_keep_their_whole_uint64_range_and_order(manual_engine: ManualFactory) -> None:
     # The same extremes as the Kotlin binding's UnsignedRangeTest: where a signed 64-bit or
     # 32-bit integer would turn negative.

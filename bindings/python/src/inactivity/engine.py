@@ -430,7 +430,6 @@ class Engine(GeneratedInputs):
         self._call(_lib.LIB.inact_unlock_failed_with, check_int(method, "method", INT32_MIN, INT32_MAX), byref(failures))
         return failures.value
 
-
     def required_auth(self) -> Auth:
         """What an unlock needs now: NONE unless LOCKED."""
         value = c_int32()
@@ -443,8 +442,6 @@ class Engine(GeneratedInputs):
         the background timeout. Single use; 0 withdraws it. At most the policy's
         ``expected_interruption_max``; ACTIVE or WARNING, not in background."""
         self._call(_lib.LIB.inact_expect_interruption, duration_to_ms(max_duration, "max_duration"))
-
-
 
     def token_rotated(self, generation: int) -> None:
         """The host stored a new refresh token of ``generation``; an ``invalid_grant`` for an
@@ -472,12 +469,9 @@ class Engine(GeneratedInputs):
         self._call(_lib.LIB.inact_refresh_result_gen, status, error, gen, byref(outcome))
         return _enum(RefreshOutcome, outcome.value)
 
-
     def foreground(self) -> None:
         """The app came to foreground; a too-long background locks before this returns."""
         self._call(_lib.LIB.inact_foreground)
-
-
 
     def push_scope(self, idle_timeout: Duration) -> int:
         """Opens a scope with a stricter idle timeout; returns its id for ``pop_scope``."""

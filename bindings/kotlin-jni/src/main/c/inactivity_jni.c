@@ -317,7 +317,6 @@ static jlong n_create(JNIEnv *env, jclass cls, jlongArray config_values, jlongAr
     return (jlong)engine;
 }
 
-
 /* ---------------------------------------------------------------------------------
  * Natives: inputs
  * ------------------------------------------------------------------------------- */
@@ -329,11 +328,6 @@ static jlong n_create(JNIEnv *env, jclass cls, jlongArray config_values, jlongAr
     }
 
 SIMPLE_INPUT(n_continue, inact_continue)
-
-
-
-
-
 
 static void n_set_ceilings(JNIEnv *env, jclass cls, jlong engine, jlongArray values) {
     (void)cls;
@@ -376,9 +370,6 @@ static void n_restore(JNIEnv *env, jclass cls, jlong engine, jbyteArray bytes) {
     throw_if_error(env, rc);
 }
 
-
-
-
 /* oauth_error arrives as UTF-8 bytes without a terminator (Kotlin rejects embedded NULs). */
 static jint n_refresh_result(JNIEnv *env, jclass cls, jlong engine, jint http_status,
                              jbyteArray oauth_error, jlong generation) {
@@ -402,10 +393,6 @@ static jint n_refresh_result(JNIEnv *env, jclass cls, jlong engine, jint http_st
     return (jint)outcome;
 }
 
-
-
-
-
 static void n_set_policy(JNIEnv *env, jclass cls, jlong engine, jlongArray values) {
     (void)cls;
     inact_policy policy;
@@ -416,9 +403,6 @@ static void n_set_policy(JNIEnv *env, jclass cls, jlong engine, jlongArray value
 /* ---------------------------------------------------------------------------------
  * Natives: queries, host mode, manual clock, snapshot
  * ------------------------------------------------------------------------------- */
-
-
-
 
 static void n_get_info(JNIEnv *env, jclass cls, jlong engine, jlongArray out) {
     (void)cls;
@@ -439,11 +423,6 @@ static void n_get_policy(JNIEnv *env, jclass cls, jlong engine, jlongArray out) 
     if (throw_if_error(env, inact_get_policy((inact_engine)engine, &policy))) return;
     policy_to_java(env, &policy, out);
 }
-
-
-
-
-
 
 static void n_clock_now(JNIEnv *env, jclass cls, jlong engine, jlongArray out) {
     (void)cls;

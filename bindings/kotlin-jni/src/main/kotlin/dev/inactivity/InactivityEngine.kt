@@ -181,8 +181,6 @@ class InactivityEngine private constructor(
 
     /** A successful online check: the offline deadlines restart and a refused unlock is allowed again. */
     fun serverContact() = call { NativeCalls.serverContact(it) }
-    // generated: inputs (tools/generate writes the engine-only inputs not written in this file; do not edit)
-    // end generated: inputs
 
     /**
      * The host stored a new refresh token of [generation] (any uint64_t, compared unsigned); an
@@ -333,6 +331,9 @@ class InactivityEngine private constructor(
      */
     @Volatile
     private var reachable = true
+
+    /** [call] for the generated methods (generated/Inputs.kt), which cannot reach a private inline. */
+    internal fun <T> callGenerated(block: (Long) -> T): T = call(block)
 
     private inline fun <T> call(block: (Long) -> T): T {
         val h = checkOpen()

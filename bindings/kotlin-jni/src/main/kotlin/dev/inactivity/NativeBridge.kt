@@ -27,7 +27,6 @@ internal object NativeBridge {
 
     const val LIBRARY_PROPERTY = "inactivity.jni.library"
 
-
     // Config array (CONFIG_* in the C file).
     const val C_DELIVERY = 0
     const val C_CLOCK = 1
@@ -39,9 +38,7 @@ internal object NativeBridge {
     const val C_MANUAL_BOOT_ID = 7
     const val CONFIG_FIELDS = 8
 
-
     const val CLOCK_FIELDS = 3
-
 
     /** Loads the glue (this object's init), for NativeCalls, whose natives JNI_OnLoad registers. */
     fun load() {}
@@ -90,7 +87,6 @@ internal object NativeBridge {
 
     @JvmStatic external fun getInfo(engine: Long, out: LongArray)
     @JvmStatic external fun getPolicy(engine: Long, out: LongArray)
-
 
     @JvmStatic external fun clockNow(engine: Long, out: LongArray)
 
