@@ -38,9 +38,19 @@ struct BindingRuleTests {
         var holds: [UInt64] = []
         var scopes: [UInt64] = []
         var checked = 0
-        for _ in 0..<600 {
-            // An input of the session's life, each allowed to be refused in the state it meets.
-            switch walk.next(16) {
+        func check() throws {
+            try rig.engine.poll()   // what was due is applied: the activity below applies only itself
+            let before = try rig.engine.info()
+            let kind = Self.kinds[walk.next(Self.kinds.count)]
+            try rig.engine.recordActivity(kind)
+            let after = try rig.engine.info()
+            Self.expectNothingEarlier(before, after, kind)
+            checked += 1
+        }
+        while checked < 200 {
+            // An input of the session's life (each may be refused in the state it meets), time
+            // passing in short steps (so that WARNING is met, not jumped over), or the check.
+            switch walk.next(30) {
             case 0: _ = errorCode { try rig.engine.start() }
             case 1: _ = errorCode { try rig.engine.lock() }
             case 2: _ = errorCode { try rig.engine.unlock() }
@@ -54,28 +64,34 @@ struct BindingRuleTests {
             case 10: if let id = scopes.popLast() { _ = errorCode { try rig.engine.popScope(id) } }
             case 11: _ = errorCode { try rig.engine.serverContact() }
             case 12: _ = errorCode { try rig.engine.continueSession() }
-            default: rig.advance(Int64(walk.next(4_000)))
+            case 13..<28: rig.advance(Int64(walk.next(2_000)))
+            default: try check()
             }
-            try rig.engine.poll()   // what was due is applied: the activity below applies only itself
-            let before = try rig.engine.info()
-            let kind = Self.kinds[walk.next(Self.kinds.count)]
-            try rig.engine.recordActivity(kind)
-            let after = try rig.engine.info()
-            #expect(after.nowMs == before.nowMs)
-            #expect(after.nextDeadlineMs >= before.nextDeadlineMs,
-                    "activity (\(kind.rawValue)) in \(before.state) moved the next deadline from \(before.nextDeadlineMs) to \(after.nextDeadlineMs)")
-            #expect(after.remainingMs >= before.remainingMs,
-                    "activity (\(kind.rawValue)) in \(before.state) moved the next lock or expiry from \(before.remainingMs) to \(after.remainingMs) ms")
-            #expect(Self.strictness(after.state) <= Self.strictness(before.state),
-                    "activity made \(before.state) into \(after.state)")
-            checked += 1
-        }
-        #expect(checked == 600)
-        // The walk met the states where activity counts and where it does not.
-        if Self.policies[policyIndex].warningMs > 0 {
-            #expect(rig.recorder.transitions.contains { $0.state == .warning })
         }
         #expect(rig.recorder.transitions.contains { $0.state == .locked })
+        // And in WARNING (which a random walk rarely meets: its activity keeps the session
+        // ACTIVE), where activity may end the warning, with every kind.
+        let policy = Self.policies[policyIndex]
+        guard policy.warningMs > 0 else { return }
+        for kind in Self.kinds {
+            let warned = Rig(policy)
+            try warned.engine.start()
+            warned.at(policy.idleTimeoutMs - policy.warningMs)
+            #expect(warned.state == .warning)
+            let before = try warned.engine.info()
+            try warned.engine.recordActivity(kind)
+            Self.expectNothingEarlier(before, try warned.engine.info(), kind)
+        }
+    }
+
+    static func expectNothingEarlier(_ before: InactivityEngine.Info, _ after: InactivityEngine.Info, _ kind: ActivityKind) {
+        #expect(after.nowMs == before.nowMs)
+        #expect(after.nextDeadlineMs >= before.nextDeadlineMs,
+                "activity (\(kind.rawValue)) in \(before.state) moved the next deadline from \(before.nextDeadlineMs) to \(after.nextDeadlineMs)")
+        #expect(after.remainingMs >= before.remainingMs,
+                "activity (\(kind.rawValue)) in \(before.state) moved the next lock or expiry from \(before.remainingMs) to \(after.remainingMs) ms")
+        #expect(Self.strictness(after.state) <= Self.strictness(before.state),
+                "activity made \(before.state) into \(after.state)")
     }
 
     static func strictness(_ s: SessionState) -> Int {
