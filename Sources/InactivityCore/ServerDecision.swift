@@ -199,7 +199,9 @@ extension Snapshot {
     /// The same session as `other`: every field a server reads, the record's instant (and the
     /// unread last server contact) aside. A decision that leaves them all as stored writes nothing.
     func sameSession(as other: Snapshot) -> Bool {
-        state == other.state && reason == other.reason && unlockFailures == other.unlockFailures
+        // A session that never started has its start at the record's instant: no other time.
+        if neverStarted && other.neverStarted { return state == other.state && reason == other.reason }
+        return state == other.state && reason == other.reason && unlockFailures == other.unlockFailures
             && startedAt == other.startedAt && lastActivity == other.lastActivity && lockedAt == other.lockedAt
             && lastCredentialAt == other.lastCredentialAt && credentialRequired == other.credentialRequired
             && newestGeneration == other.newestGeneration
@@ -242,7 +244,7 @@ extension SessionMachine {
             tickIndex = ceilDiv(d - cursor, policy.tickMs)
         }
         evaluate(now: now)
-        expireIfFailuresSpent(at: now)
+        _ = expireIfFailuresSpent(at: now)
         checkInvariants()
     }
 
