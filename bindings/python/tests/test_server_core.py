@@ -32,6 +32,7 @@ def test_sign_in_starts_a_session_and_gives_its_record() -> None:
         started_at_ms=T0, last_activity_ms=T0,
     )
     assert decision.allowed
+    assert (decision.idle_remaining_ms, decision.absolute_remaining_ms) == (60_000, 3_600_000)
     with pytest.raises(dataclasses.FrozenInstanceError):
         decision.state = State.EXPIRED  # type: ignore[misc]
 
@@ -55,6 +56,7 @@ def test_machine_traffic_never_extends_and_the_idle_lock_is_decided() -> None:
     locked, stored = decide(POLICY, record, T0 + 60_000, ServerInput.REQUEST)
     assert (locked.state, locked.reason, locked.required_auth) == (State.LOCKED, Reason.IDLE_TIMEOUT, Auth.BIOMETRIC)
     assert stored is not None and not locked.allowed
+    assert locked.idle_remaining_ms is None and locked.absolute_remaining_ms == 3_600_000 - 60_000
     # The lock sticks: the record says LOCKED, a later request changes nothing.
     again, none = decide(POLICY, stored, T0 + 61_000, ServerInput.REQUEST)
     assert again.state is State.LOCKED and none is None

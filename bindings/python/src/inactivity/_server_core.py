@@ -84,6 +84,18 @@ class Decision:
         """True when the session runs (ACTIVE or WARNING): the request may proceed."""
         return self.state in (State.ACTIVE, State.WARNING)
 
+    @property
+    def idle_remaining_ms(self) -> Optional[int]:
+        """Milliseconds from ``now_ms`` to the idle action (the ``Inactivity-Idle-Remaining-Ms``
+        header); None when none runs."""
+        return None if self.idle_deadline_ms is None else max(0, self.idle_deadline_ms - self.now_ms)
+
+    @property
+    def absolute_remaining_ms(self) -> Optional[int]:
+        """Milliseconds from ``now_ms`` to the absolute expiry (``Inactivity-Absolute-Remaining-Ms``);
+        None when none runs."""
+        return None if self.absolute_deadline_ms is None else max(0, self.absolute_deadline_ms - self.now_ms)
+
 
 def _ms(value: int) -> Optional[int]:
     return None if value == _NEVER else int(value)
