@@ -228,8 +228,9 @@ STEPS: Dict[str, int] = {
 
 
 # An engine-only input of the header that has no weight above is drawn as often as the rarest.
-for _op, _ in OPS:
-    STEPS.setdefault(_op, 1)
+for _op, _, _kinds in OPS:
+    if not _kinds:  # an op with arguments needs their values drawn: written with the weights above
+        STEPS.setdefault(_op, 1)
 
 
 def sequence(seed: int, index: int) -> str:

@@ -103,7 +103,9 @@ function run(lines) {
         clock: () => { const c = engine.clockNow(); return `ok monotonic=${ms(c.monotonicMs)} wall=${c.wallMs} boot=${c.bootId}`; },
         poll: () => engine.poll(),
     };
-    for (const [op, method] of OPS) ops[op] ??= () => engine[method]();
+    for (const [op, method, kinds] of OPS) {
+        ops[op] ??= (a) => engine[method](...kinds.map((k, i) => (k === 'big' ? BigInt(a[i]) : Number(a[i]))));
+    }
     function launch(a) {
         engine = new ia.Engine({
             clock: 'manual',

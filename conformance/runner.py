@@ -159,8 +159,9 @@ class Runner:
             "clock": lambda: clock(e.clock_now()),
             "poll": e.poll,
         }
-        for name, method in OPS:  # the engine-only inputs, from the header
-            ops.setdefault(name, getattr(e, method))
+        for name, method, kinds in OPS:  # the inputs of the engine and integers, from the header
+            ops.setdefault(name, lambda m=method, ks=kinds: getattr(e, m)(
+                *[timedelta(milliseconds=int(v)) if k == "duration" else int(v) for k, v in zip(ks, a)]))
         run = ops.get(op)
         if run is None:
             return "unknown-op"

@@ -3,8 +3,8 @@
 
 import InactivityCore
 
-/// Runs `op` if it is one of these; false if not.
-func generatedOp(_ e: InactivityEngine, _ op: String) throws(InactivityError) -> Bool {
+/// Runs `op` with its arguments `a` if it is one of these; false if not.
+func generatedOp(_ e: InactivityEngine, _ op: String, _ a: [String]) throws(InactivityError) -> Bool {
     switch op {
     case "start": try e.start()
     case "lock": try e.lock()

@@ -74,7 +74,7 @@ final class SwiftRunner {
         case "next-deadline": return "ok delay=\(try e.nextDeadlineDelayMs() ?? SessionPolicy.never)"
         case "clock": let c = e.clockNow(); return "ok monotonic=\(c.monotonicMs) wall=\(c.wallMs) boot=\(c.bootID)"
         case "poll": try e.poll()
-        default: if try !generatedOp(e, op) { return "unknown-op" }  // GeneratedOps.swift
+        default: if try !generatedOp(e, op, a) { return "unknown-op" }  // GeneratedOps.swift
         }
         return "ok"
     }

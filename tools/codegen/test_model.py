@@ -10,7 +10,8 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from .model import HEADER, HeaderError, load
+from . import model as model_module
+from .model import HEADER, NAMES, HeaderError, load
 
 
 class ModelTest(unittest.TestCase):
@@ -67,6 +68,50 @@ class ModelTest(unittest.TestCase):
                      "INACT_EXPORT int32_t inact_poll(inact_engine engine);\n/** x */\n"
                      "INACT_EXPORT int32_t inact_screen_shared(inact_engine engine);",
                      "names.toml has no row for inact_screen_shared")
+
+
+    def test_an_input_with_an_argument_is_generated_in_every_binding(self) -> None:
+        # A throwaway input with a duration argument: its row says only the fuzz op and the C
+        # table test's line are written by hand; every binding's method and every runner's op
+        # are generated, converting the argument by its annotation.
+        header = self.mutated(
+            "INACT_EXPORT int32_t inact_device_locked(inact_engine engine);",
+            "INACT_EXPORT int32_t inact_device_locked(inact_engine engine);\n/** Shared. */\n"
+            "INACT_EXPORT int32_t inact_screen_shared(inact_engine engine, INACT_MS int64_t ms);")
+        names = header.parent / "names.toml"
+        names.write_text(NAMES.read_text().replace(
+            "[functions]\n", '[functions]\ninact_screen_shared = { core = "screenShared", python = "screen_shared", '
+            'kotlin = "screenShared", js = "screenShared", op = "screen-shared", hand = ["fuzz", "ctest"] }\n', 1))
+        saved = model_module.NAMES
+        model_module.NAMES = names
+        try:
+            model = load(header)
+        finally:
+            model_module.NAMES = saved
+        from . import emit_conformance, emit_inputs, emit_python
+        files = {**emit_python.emit(model), **emit_inputs.emit(model), **emit_conformance.emit(model)}
+        expected = {
+            "bindings/python/src/inactivity/_inputs.py":
+                'def screen_shared(self, duration: Duration) -> None:',
+            "bindings/kotlin-jni/src/main/kotlin/dev/inactivity/generated/Inputs.kt":
+                "fun InactivityEngine.screenShared(duration: Duration) = callGenerated "
+                "{ NativeCalls.screenShared(it, duration.toWireMs()) }",
+            "bindings/js/src/generated/inputs.js": "['screenShared', 'inact_screen_shared', [['duration', 'ms', null, 'i64']]]",
+            "bindings/js/generated/inputs.d.ts": "screenShared(ms: Ms): void;",
+            "conformance/runner_ops.h": 'X("screen-shared", inact_screen_shared(engine, (int64_t)int_arg(a, 0)))',
+            "conformance/runner_ops.py": '("screen-shared", "screen_shared", ("duration",)),',
+            "Sources/inactivity-conformance/GeneratedOps.swift": 'case "screen-shared": try e.screenShared(ms: Int64(a[0])!)',
+            "bindings/kotlin-jni/src/test/kotlin/dev/inactivity/GeneratedOps.kt":
+                '"screen-shared" -> e.screenShared(a[0].toLong().milliseconds)',
+            "conformance/generated/runner_ops.mjs": "['screen-shared', 'screenShared', ['big']],",
+        }
+        for path, line in expected.items():
+            self.assertIn(line, files[path], path)
+        self.assertIn('self._call(_lib.LIB.inact_screen_shared, duration_to_ms(duration, "duration"))',
+                      files["bindings/python/src/inactivity/_inputs.py"])
+        # Left to hand code, as its row says.
+        self.assertNotIn("screen", files["Tests/CTests/generated/state_inputs.inc"])
+        self.assertNotIn("screen", files["fuzz/ops_generated.h"])
 
 
 if __name__ == "__main__":

@@ -308,7 +308,8 @@ function makeLibrary(x, memory, listeners) {
         case 'flag': return boolArg(v, arg);
         case 'enum': return enumArg(enums[enumName], v, arg);
         case 'id': return u64Arg(v, arg);
-        default: return cKind === 'i32' ? int32Arg(v, arg) : uint32Arg(v, arg);
+        default: return cKind === 'i32' ? int32Arg(v, arg) : cKind === 'u32' ? uint32Arg(v, arg)
+            : cKind === 'u64' ? u64Arg(v, arg) : i64Arg(v, arg);
         }
     }
     function toJs(kinds, raw) {
@@ -542,13 +543,16 @@ function makeLibrary(x, memory, listeners) {
             for (const q of this.#queues) q.end();
         }
 
-        // The inputs that take the engine alone and that this class does not write itself
-        // (generated/inputs.js, from the header and tools/codegen/names.toml): each calls its C
-        // function with the handle, as start() below does.
+        // The inputs of the engine and integers that this class does not write itself
+        // (generated/inputs.js, from the header and tools/codegen/names.toml): each converts its
+        // arguments by kind, as a struct field's, and calls its C function with the handle.
         static {
-            for (const [method, cName] of engineInputs) {
+            for (const [method, cName, args] of engineInputs) {
                 Object.defineProperty(Engine.prototype, method, {
-                    value() { this.#call((h) => check(x[cName](h))); },
+                    value(...values) {
+                        const v = args.map(([kind, name, enumName, cKind], i) => fieldToC(kind, enumName, cKind, values[i], name));
+                        this.#call((h) => check(x[cName](h, ...v)));
+                    },
                     writable: true, configurable: true,
                 });
             }

@@ -171,7 +171,7 @@ object ConformanceRunner {
                 "next-deadline" -> return "ok delay=${msOut(e.nextDeadline())}"
                 "clock" -> return e.clockNow().let { "ok monotonic=${it.monotonicMs} wall=${it.wallMs} boot=${it.bootId.toULong()}" }
                 "poll" -> e.poll()
-                else -> if (!generatedOp(e, op)) return "unknown-op" // GeneratedOps.kt
+                else -> if (!generatedOp(e, op, a)) return "unknown-op" // GeneratedOps.kt
             }
             return "ok"
         }
