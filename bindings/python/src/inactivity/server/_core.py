@@ -6,29 +6,15 @@ package stores records, moves them over the wire and never judges them itself.
 
 from __future__ import annotations
 
-import enum
 from typing import Any, Optional, Tuple
 
-from .._server_core import Decision, decide
+from .._server_core import Decision, ServerInput, decide
 from ..enums import Reason, State
 
-__all__ = ["NEVER_MS", "Decision", "Input", "decide", "reason_name", "reason_value", "state_name"]
+__all__ = ["Decision", "Input", "decide", "reason_name", "reason_value", "state_name"]
 
-#: INACT_NEVER: "no deadline".
-NEVER_MS = 2**63 - 1
-
-
-class Input(enum.IntEnum):
-    """The inputs of inact_server_decide, value for value as in include/inactivity.h."""
-
-    SIGN_IN = 1
-    REQUEST = 2
-    MACHINE = 3
-    HOLDER_ACTIVITY = 4
-    LOCK = 5
-    END = 6
-    UNLOCK = 7
-    UNLOCK_FAILED = 8
+#: The inputs of inact_server_decide (``inact_server_input``).
+Input = ServerInput
 
 
 def state_name(value: Any) -> str:

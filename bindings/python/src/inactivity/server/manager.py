@@ -19,7 +19,10 @@ from ..enums import Status
 from ..policy import Policy
 from ..policy_file import load_policy, parse_duration_ms
 from . import _core
-from ._core import NEVER_MS, Decision, Input
+from ._core import Decision, Input
+
+#: INACT_NEVER, as a policy's duration says "never".
+_NEVER_MS = 2**63 - 1
 from .ids import new_session_id, session_handle, valid_handle, valid_session_id
 from .stores import Entry, SQLiteStore, Store, StoreUnavailable, Update, open_store
 
@@ -102,7 +105,8 @@ class SessionInfo:
     handle: str
     device: str
     created_ms: int
-    last_activity_ms: int
+    #: the stored (coalesced) last activity; None once the session is locked or ended
+    last_activity_ms: Optional[int]
     state: str
     reason: str
     is_current: bool
@@ -224,17 +228,17 @@ class SessionManager:
         if state == State.EXPIRED:
             return d.now_ms + self.retention_ms
         ends: List[int] = []
-        if d.absolute_deadline_ms != NEVER_MS:
+        if d.absolute_deadline_ms is not None:
             ends.append(d.absolute_deadline_ms)
         if state == State.LOCKED:
-            if d.remaining_ms != NEVER_MS:
+            if d.remaining_ms is not None:
                 ends.append(d.now_ms + d.remaining_ms)
-        elif d.idle_deadline_ms != NEVER_MS:
+        elif d.idle_deadline_ms is not None:
             if self.policy.idle_action == IdleAction.EXPIRE:
                 ends.append(d.idle_deadline_ms)
             else:
                 locked_ms = duration_to_ms(self.policy.locked_timeout, "locked_timeout")
-                if locked_ms != NEVER_MS:
+                if locked_ms != _NEVER_MS:
                     ends.append(d.idle_deadline_ms + locked_ms)
         if not ends:
             return 0
@@ -244,9 +248,9 @@ class SessionManager:
         state = _core.state_name(d.state)
         idle = absolute = None
         # EXPIRED has no time left; a LOCKED session has no idle deadline (only its absolute).
-        if state in ("ACTIVE", "WARNING") and d.idle_deadline_ms != NEVER_MS:
+        if state in ("ACTIVE", "WARNING") and d.idle_deadline_ms is not None:
             idle = max(0, d.idle_deadline_ms - d.now_ms)
-        if state != "EXPIRED" and d.absolute_deadline_ms != NEVER_MS:
+        if state != "EXPIRED" and d.absolute_deadline_ms is not None:
             absolute = max(0, d.absolute_deadline_ms - d.now_ms)
         return Outcome(state, _core.reason_name(d.reason), idle, absolute, entry.session_id, entry.user, entry.device, d)
 
@@ -287,7 +291,7 @@ class SessionManager:
     def keepalive(self, session_id: Optional[str], activity_age_ms: int) -> Outcome:
         """The client saw the user active `activity_age_ms` ago. The core places it no earlier
         than the stored activity and no later than now: it never extends past the truth."""
-        if isinstance(activity_age_ms, bool) or not isinstance(activity_age_ms, int) or not 0 <= activity_age_ms < NEVER_MS:
+        if isinstance(activity_age_ms, bool) or not isinstance(activity_age_ms, int) or not 0 <= activity_age_ms < _NEVER_MS:
             raise InvalidArgumentError(
                 Status.E_INVALID_ARGUMENT, f"activity_age_ms ({activity_age_ms!r}) must be an integer >= 0 (ms before now)"
             )
