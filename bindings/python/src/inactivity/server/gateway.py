@@ -23,7 +23,6 @@ from typing import Any, List, Optional, Sequence
 
 from ..errors import InactivityError
 from .manager import SessionManager
-from .stores import open_store
 from .wire import WireConfig, WireRequest
 
 __all__ = ["build_app", "main", "parse_args"]
@@ -88,8 +87,8 @@ def build_app(args: argparse.Namespace) -> Any:
     offset = args.clock_offset_ms
     if offset:
         overrides["clock"] = lambda: time.time_ns() // 1_000_000 + offset
-    timeout = overrides.get("timeout", 1.0)
-    manager = SessionManager.from_policy_file(args.policy, open_store(args.store, timeout=timeout), **overrides)
+    # The store is opened (a SQLite file created) only once every option was accepted.
+    manager = SessionManager.from_policy_file(args.policy, args.store, **overrides)
     demo_credential = args.demo_credential
 
     def sign_in(request: WireRequest) -> Optional[tuple[str, str]]:
