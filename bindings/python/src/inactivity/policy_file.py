@@ -118,7 +118,7 @@ def _flag(source: str, key: str, value: Any) -> bool:
 
 
 def _activity_kinds(source: str, key: str, value: Any) -> ActivityKind:
-    names = {k.name.lower().replace("_", "-"): k for k in ActivityKind}
+    names = {(k.name or "").lower().replace("_", "-"): k for k in ActivityKind}
     if isinstance(value, str):
         if value in ("user", "all"):
             return names[value]

@@ -21,10 +21,23 @@ in time is 503 + Retry-After, never a pass.
 from __future__ import annotations
 
 import functools
-from typing import Any, Awaitable, Callable, Dict, List, MutableMapping, Optional, Tuple
+from typing import Any, Awaitable, Callable, Dict, List, MutableMapping, Optional, Sequence, Tuple, Union
 
 from .manager import SessionManager
-from .wire import MAX_BODY, WireConfig, WireRequest, WireResponse, decide_request, handle_api, outcome_headers, unavailable
+from .wire import (
+    DEFAULT_COOKIE,
+    MAX_BODY,
+    MachineTest,
+    SessionIdSource,
+    WireConfig,
+    WireRequest,
+    WireResponse,
+    config_of,
+    decide_request,
+    handle_api,
+    outcome_headers,
+    unavailable,
+)
 
 __all__ = ["InactivityMiddleware"]
 
@@ -36,12 +49,33 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
 class InactivityMiddleware:
-    """See the module's doc; the keyword arguments after `manager` are WireConfig's."""
+    """See the module's doc. The keyword arguments are WireConfig's (or `config`, a WireConfig)."""
 
-    def __init__(self, app: Optional[ASGIApp], manager: SessionManager, **options: Any) -> None:
+    def __init__(
+        self,
+        app: Optional[ASGIApp],
+        manager: SessionManager,
+        *,
+        config: Optional[WireConfig] = None,
+        cookie: Optional[str] = DEFAULT_COOKIE,
+        header: Optional[str] = None,
+        session_id: Optional[SessionIdSource] = None,
+        machine: Optional[MachineTest] = None,
+        prefix: str = "/inactivity",
+        exempt: Union[Sequence[str], Callable[[str], bool]] = (),
+        verify_credential: Optional[Callable[[str, str], bool]] = None,
+        sign_in: Optional[Callable[[WireRequest], Optional[Tuple[str, str]]]] = None,
+        auth_endpoint: bool = False,
+        retry_after: int = 1,
+        cookie_secure: bool = True,
+        cookie_samesite: str = "Lax",
+    ) -> None:
         self.app = app
         self.manager = manager
-        self.config = options.pop("config", None) or WireConfig(**options)
+        options = dict(cookie=cookie, header=header, session_id=session_id, machine=machine, prefix=prefix, exempt=exempt,
+                       verify_credential=verify_credential, sign_in=sign_in, auth_endpoint=auth_endpoint,
+                       retry_after=retry_after, cookie_secure=cookie_secure, cookie_samesite=cookie_samesite)
+        self.config = config_of(config, options)
 
     async def _in_thread(self, fn: Callable[..., Any], *args: Any) -> Any:
         import anyio

@@ -449,8 +449,9 @@ class RedisStore(Store):
         from redis.cluster import ClusterNode, RedisCluster
         from redis.retry import Retry
 
+        node: Any = ClusterNode  # untyped in redis-py
         client = RedisCluster(
-            startup_nodes=[ClusterNode(h, p) for h, p in nodes],
+            startup_nodes=[node(h, p) for h, p in nodes],
             socket_timeout=timeout,
             socket_connect_timeout=timeout,
             retry=Retry(NoBackoff(), 0),
@@ -492,7 +493,7 @@ class RedisStore(Store):
         raw = self._call(deadline, self.client.get, self._pointer_key(session_id))
         if raw is None:
             return None
-        user = raw.decode("utf-8")
+        user = str(raw.decode("utf-8"))
         with self._lock:
             if len(self._pointers) >= self._pointer_cache:
                 self._pointers.pop(next(iter(self._pointers)))

@@ -149,6 +149,17 @@ class WireConfig:
         return path == self.prefix or path.startswith(self.prefix + "/")
 
 
+def config_of(config: Optional[WireConfig], options: Dict[str, Any]) -> WireConfig:
+    """`config`, or a WireConfig of `options`; both at once is an error (which one wins?)."""
+    if config is None:
+        return WireConfig(**options)
+    defaults = {f.name: f.default for f in dataclasses.fields(WireConfig)}
+    given = [name for name, value in options.items() if value != defaults[name]]
+    if given:
+        raise TypeError(f"give either config or its options, not both (also given: {', '.join(given)})")
+    return config
+
+
 # ----- answers ---------------------------------------------------------------------------------
 
 
