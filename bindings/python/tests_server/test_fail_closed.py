@@ -17,6 +17,8 @@ from conftest import POLICY, redis_url
 from inactivity.server import InactivityWSGIMiddleware, RedisStore, SessionManager, SQLiteStore, StoreUnavailable
 from test_http import asgi_client, ck, wsgi_app, wsgi_call
 
+#: These tests run on the real clock for seconds: an idle timeout that cannot pass meanwhile.
+LONG = POLICY.replace(idle_timeout=600, absolute_timeout=3600)
 TIMEOUT = 0.5
 SLACK = 0.5  # scheduling on a loaded 2-core machine: the bound checked is TIMEOUT + SLACK
 
@@ -46,7 +48,7 @@ def _requests_are_refused(client: TestClient, manager: SessionManager, session_i
 def test_redis_paused_is_503_in_time_and_recovers_without_a_restart() -> None:
     pid = int(os.environ["INACT_TEST_REDIS_PID"])
     manager = SessionManager(RedisStore.from_url(redis_url(), timeout=TIMEOUT, prefix="f" + secrets.token_hex(4)),
-                             POLICY, precision=0, timeout=TIMEOUT)
+                             LONG, precision=0, timeout=TIMEOUT)
     s = manager.sign_in("alice").session_id
     client = asgi_client(manager)
     assert client.get("/hello", headers=ck(s)).status_code == 200
@@ -84,7 +86,7 @@ def test_redis_killed_is_503_and_restarted_with_appendonly_keeps_the_sessions(tm
 
     proc = start()
     try:
-        manager = SessionManager(RedisStore.from_url(f"redis://127.0.0.1:{port}/0", timeout=TIMEOUT), POLICY,
+        manager = SessionManager(RedisStore.from_url(f"redis://127.0.0.1:{port}/0", timeout=TIMEOUT), LONG,
                                  precision=0, timeout=TIMEOUT)
         s = manager.sign_in("alice").session_id
         manager.report(s, "LOCKED", "MANUAL_LOCK")
@@ -105,7 +107,7 @@ def test_redis_killed_is_503_and_restarted_with_appendonly_keeps_the_sessions(tm
 
 def test_sqlite_write_lock_held_too_long_is_503(tmp_path: object) -> None:
     path = os.path.join(str(tmp_path), "s.sqlite3")
-    manager = SessionManager(SQLiteStore(path, timeout=TIMEOUT), POLICY, precision=0, timeout=TIMEOUT)
+    manager = SessionManager(SQLiteStore(path, timeout=TIMEOUT), LONG, precision=0, timeout=TIMEOUT)
     s = manager.sign_in("alice").session_id
     client = asgi_client(manager)
     assert client.get("/hello", headers=ck(s)).status_code == 200

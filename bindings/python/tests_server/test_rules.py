@@ -109,8 +109,8 @@ def test_the_client_can_only_make_it_stricter(manager: SessionManager, clock: Fl
 
 def test_keepalive_counts_the_clients_activity_never_past_now(manager: SessionManager, clock: FleetClock) -> None:
     s = manager.sign_in("alice").session_id
-    clock.advance(8_000)
-    o = manager.keepalive(s, 3_000)                  # activity 3 s ago: at 5 s
+    clock.advance(7_000)
+    o = manager.keepalive(s, 3_000)                  # activity 3 s ago: at 4 s
     assert o.idle_remaining_ms == 7_000
     o = manager.keepalive(s, 6_000)                  # older than the stored activity: no change
     assert o.idle_remaining_ms == 7_000
