@@ -347,15 +347,11 @@ end
 for i, v in ipairs(spec.v) do
   if redis.call('HGET', KEYS[i + 1], 'v') ~= v then return 0 end
 end
-local persist = false
-local latest = 0
 local function collect(key, at)
   if at > 0 then
     redis.call('PEXPIREAT', key, at)
-    if at > latest then latest = at end
   else
     redis.call('PERSIST', key)
-    persist = true
   end
 end
 for _, u in ipairs(spec.u) do
@@ -367,17 +363,25 @@ end
 for _, m in ipairs(spec.d) do
   redis.call('ZREM', KEYS[1], m)
 end
+local persist = false
+local latest = 0
 if spec.c then
   local key = KEYS[#spec.v + 2]
   redis.call('HSET', key, 'r', ARGV[spec.c[1]], 'd', spec.c[3], 'c', spec.c[4], 'v', '1')
   collect(key, spec.c[5])
   redis.call('ZADD', KEYS[1], spec.c[4], spec.c[2])
 end
+-- The index lives as long as the longest-lived of the user's sessions (all of them are KEYS
+-- here, but the collected ones, which the index drops above): persistent if one of them is.
 if redis.call('EXISTS', KEYS[1]) == 1 then
+  for i = 2, #KEYS do
+    local at = redis.call('PEXPIRETIME', KEYS[i])
+    if at == -1 then persist = true elseif at > latest then latest = at end
+  end
   if persist then
     redis.call('PERSIST', KEYS[1])
   elseif latest > 0 then
-    redis.call('PEXPIREAT', KEYS[1], latest, 'GT')
+    redis.call('PEXPIREAT', KEYS[1], latest)
   end
 end
 return 1
