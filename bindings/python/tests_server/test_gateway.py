@@ -176,9 +176,9 @@ def test_nginx_auth_request_in_front_of_a_plain_backend(tmp_path: object, proces
     site = os.path.join(work, "site")
     os.mkdir(site)
     policy = write_policy(work, 'preset = "banking"\nidle-timeout = "1m"\n')
-    # No --store: the default SQLite file in the working directory.
+    # No --store: the default SQLite file in the working directory, shared by two worker processes.
     gateway = start_gateway(processes, work, "--policy", policy, "--demo-sign-in", "--demo-credential", "1234",
-                            "--insecure-cookie")
+                            "--insecure-cookie", "--workers", "2")
     assert os.path.exists(os.path.join(work, "inactivity-sessions.sqlite3"))
     nginx = start_nginx(processes, work, gateway, start_backend(processes, site))
     http = Http(f"http://127.0.0.1:{nginx}")
