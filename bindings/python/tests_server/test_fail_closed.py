@@ -10,6 +10,7 @@ import socket
 import sqlite3
 import subprocess
 import time
+from typing import Any, Callable
 import pytest
 from starlette.testclient import TestClient
 
@@ -20,7 +21,18 @@ from test_http import asgi_client, ck, wsgi_app, wsgi_call
 #: These tests run on the real clock for seconds: an idle timeout that cannot pass meanwhile.
 LONG = POLICY.replace(idle_timeout=600, absolute_timeout=3600)
 TIMEOUT = 0.5
-SLACK = 0.5  # scheduling on a loaded 2-core machine: the bound checked is TIMEOUT + SLACK
+SLACK = 1.0  # scheduling on a loaded 2-core machine: the bound checked is TIMEOUT + SLACK
+
+
+def _recovered(request: Callable[[], Any]) -> Any:
+    """The first answer that is not 503, within 5 s: on a loaded machine the first calls after
+    a store comes back may still miss the 0.5 s timeout (and are 503, never allowed)."""
+    for _ in range(25):
+        r = request()
+        if r.status_code != 503:
+            return r
+        time.sleep(0.2)
+    raise AssertionError("still 503 five seconds after the store came back")
 
 
 def _requests_are_refused(client: TestClient, manager: SessionManager, session_id: str) -> None:
@@ -57,7 +69,7 @@ def test_redis_paused_is_503_in_time_and_recovers_without_a_restart() -> None:
         _requests_are_refused(client, manager, s)
     finally:
         os.kill(pid, signal.SIGCONT)
-    r = client.get("/hello", headers=ck(s))   # the same app and manager: recovered
+    r = _recovered(lambda: client.get("/hello", headers=ck(s)))   # the same app and manager
     assert r.status_code == 200 and r.headers["Inactivity-State"] == "ACTIVE"
 
 
@@ -97,7 +109,7 @@ def test_redis_killed_is_503_and_restarted_with_appendonly_keeps_the_sessions(tm
         proc.wait()
         _requests_are_refused(client, manager, other)
         proc = start()   # the script cache is empty now: EVALSHA answers NOSCRIPT, EVAL reloads
-        assert client.get("/hello", headers=ck(other)).status_code == 200
+        assert _recovered(lambda: client.get("/hello", headers=ck(other))).status_code == 200
         assert client.get("/hello", headers=ck(s)).json()["reason"] == "MANUAL_LOCK"   # the lock survived
         assert manager.request(s).state == "LOCKED"
     finally:
@@ -123,4 +135,4 @@ def test_sqlite_write_lock_held_too_long_is_503(tmp_path: object) -> None:
     finally:
         blocker.execute("ROLLBACK")
         blocker.close()
-    assert client.get("/hello", headers=ck(s)).status_code == 200
+    assert _recovered(lambda: client.get("/hello", headers=ck(s))).status_code == 200

@@ -34,9 +34,6 @@ __all__ = [
     "SignIn",
 ]
 
-#: INACT_REASON_DEVICE_LIMIT: EXPIRED, pushed out by a newer sign-in on another device.
-_DEVICE_LIMIT = 23
-
 _MAX_USER = 256
 _MAX_DEVICE = 200
 _ON_DEVICE_LIMIT = ("evict-oldest", "refuse")
@@ -181,6 +178,9 @@ class SessionManager:
             policy = load_policy(policy).policy
         policy.validate()
         self.policy = policy
+        # The core judges the precision against the policy (shorter than the idle timeout less
+        # its warning): asked once here, so that a bad pair fails now, not at every request.
+        _core.run(policy, None, _wall_ms(), Input.SIGN_IN, 0, self.precision_ms)
         self.device_limit = device_limit
         self.on_device_limit = on_device_limit
         self.timeout = float(timeout)
@@ -245,14 +245,10 @@ class SessionManager:
         return min(ends) + self.retention_ms
 
     def _outcome(self, d: Decision, entry: Entry) -> Outcome:
-        state = _core.state_name(d.state)
-        idle = absolute = None
-        # EXPIRED has no time left; a LOCKED session has no idle deadline (only its absolute).
-        if state in ("ACTIVE", "WARNING") and d.idle_deadline_ms is not None:
-            idle = max(0, d.idle_deadline_ms - d.now_ms)
-        if state != "EXPIRED" and d.absolute_deadline_ms is not None:
-            absolute = max(0, d.absolute_deadline_ms - d.now_ms)
-        return Outcome(state, _core.reason_name(d.reason), idle, absolute, entry.session_id, entry.user, entry.device, d)
+        # The core gives the remaining times only where they run (idle: ACTIVE and WARNING;
+        # absolute: until the session ends).
+        return Outcome(_core.state_name(d.state), _core.reason_name(d.reason), d.idle_remaining_ms,
+                       d.absolute_remaining_ms, entry.session_id, entry.user, entry.device, d)
 
     def _session(self, session_id: Optional[str], input: Input, arg: int = 0, *, write: bool = True) -> Outcome:
         """Read, decide, write if the core says so and the record is unchanged; else again."""
@@ -346,7 +342,7 @@ class SessionManager:
                     if self.on_device_limit == "refuse":
                         raise DeviceLimitError(user, self.device_limit)
                     for e in live[:excess]:
-                        ended, new = self._decide(e.record, Input.END, _DEVICE_LIMIT)
+                        ended, new = self._decide(e.record, Input.END, int(Reason.DEVICE_LIMIT))
                         if new is not None:
                             updates.append(Update(e, new, self._collect_at(ended)))
             entry = Entry(session_id, user, device, d.now_ms, record, 1)
