@@ -1081,8 +1081,8 @@ static void op_server_decide(reader *r) {
     trace("server decide input %d arg %" PRId64 " now %" PRId64 " precision %" PRId64 " (record %zu bytes) -> %d",
           input, arg, now, precision, len, rc);
     if (rc != INACT_OK) {
-        if (rc != INACT_E_INVALID_ARGUMENT && rc != INACT_E_NULL_POINTER)
-            fail("server decide returned %d (only an argument is refused here)", rc);
+        if (rc != INACT_E_INVALID_ARGUMENT && rc != INACT_E_NULL_POINTER && rc != INACT_E_STRUCT_SIZE)
+            fail("server decide returned %d (only an argument or the policy's size is refused here)", rc);
         if (out_len != 12345 || d.now_ms != -7 || out[0] != 0xA5) fail("a refused server decision wrote");
         return;
     }
