@@ -54,6 +54,8 @@ public enum Reason: Int32, Sendable, CaseIterable, CustomStringConvertible {
     case offlineExpiry = 21
     /// LOCKED: a cold start with a policy that locks on every restart.
     case restart = 22
+    /// EXPIRED: pushed out by a newer sign-in on another device (the user's device limit).
+    case deviceLimit = 23
 
     public var description: String {
         switch self {
@@ -80,6 +82,7 @@ public enum Reason: Int32, Sendable, CaseIterable, CustomStringConvertible {
         case .offlineTimeout: "offline-timeout"
         case .offlineExpiry: "offline-expiry"
         case .restart: "restart"
+        case .deviceLimit: "device-limit"
         }
     }
 
@@ -97,20 +100,22 @@ public enum Reason: Int32, Sendable, CaseIterable, CustomStringConvertible {
              .offlineTimeout, .restart]
         case .expired:
             [.idleTimeout, .absoluteTimeout, .lockedTimeout, .unlockFailures, .logout, .revoked,
-             .passwordChanged, .restoreFailed, .restored, .untrustedClock, .offlineExpiry]
+             .passwordChanged, .restoreFailed, .restored, .untrustedClock, .offlineExpiry, .deviceLimit]
         }
     }
 }
 
 extension Reason {
-    /// LOGOUT, REVOKED or PASSWORD_CHANGED: the reasons `end` accepts.
-    public var isEnding: Bool { self == .logout || self == .revoked || self == .passwordChanged }
+    /// LOGOUT, REVOKED, PASSWORD_CHANGED or DEVICE_LIMIT: the reasons `end` accepts.
+    public var isEnding: Bool {
+        self == .logout || self == .revoked || self == .passwordChanged || self == .deviceLimit
+    }
 
     /// The ending reason with this raw value (an `end` argument); `invalidArgument` naming the
     /// rule for any other value.
     public static func ending(rawValue: Int32) throws(InactivityError) -> Reason {
         guard let reason = Reason(rawValue: rawValue), reason.isEnding else {
-            throw InactivityError(.invalidArgument, "reason (\(rawValue)) must be LOGOUT, REVOKED or PASSWORD_CHANGED")
+            throw InactivityError(.invalidArgument, "reason (\(rawValue)) must be LOGOUT, REVOKED, PASSWORD_CHANGED or DEVICE_LIMIT")
         }
         return reason
     }
@@ -147,6 +152,22 @@ public struct ActivityKind: OptionSet, Sendable, Hashable {
                                   "kind (0x\(String(rawValue, radix: 16))) must be exactly one known activity kind")
         }
     }
+}
+
+/// What another holder of the session (a tab, the server) reports (`InactivityEngine.holderReport`).
+/// Times travel as ages or times left, relative to the moment of the report: holders do not
+/// share this engine's clock.
+public enum HolderKind: Int32, Sendable, CaseIterable {
+    /// The user's activity the holder saw; `ms`: its age.
+    case activity = 1
+    /// The holder locked, with a LOCKED reason; `ms`: the lock's age.
+    case locked = 2
+    /// The holder's session expired or ended, with an EXPIRED reason; `ms`: its age.
+    case expired = 3
+    /// `ms`: the time left to the holder's idle action.
+    case idleDeadline = 4
+    /// `ms`: the time left to the holder's absolute expiry.
+    case absoluteDeadline = 5
 }
 
 /// What happens when the idle timeout is reached.
@@ -193,7 +214,9 @@ public enum RefreshOutcome: Int32, Sendable, CaseIterable {
 
 /// One event delivered to the host.
 public struct SessionEvent: Sendable, Equatable, CustomStringConvertible {
-    public enum Kind: Int32, Sendable { case stateChanged = 1, tick = 2 }
+    /// `keepalive`: "ping your server now"; `timeMs` is the instant of the last user activity
+    /// it carries (its age is `nowMs - timeMs`).
+    public enum Kind: Int32, Sendable { case stateChanged = 1, tick = 2, keepalive = 3 }
 
     public var kind: Kind
     /// The state after the event.
@@ -233,6 +256,8 @@ public struct SessionEvent: Sendable, Equatable, CustomStringConvertible {
             return "\(previousState) -> \(state) (\(reason)) at \(timeMs) ms, remaining \(rem)"
         case .tick:
             return "tick \(state) at \(timeMs) ms, remaining \(rem)"
+        case .keepalive:
+            return "keepalive \(state) activity at \(timeMs) ms, remaining \(rem)"
         }
     }
 }

@@ -435,6 +435,9 @@ public final class ScenarioRunner {
                 if options.showTicks {
                     emit(row(at, "  tick", state: e.state, reason: e.reason, remainingMs: e.remainingMs))
                 }
+            case .keepalive:
+                emit(row(at, "  keepalive", state: e.state, reason: e.reason, remainingMs: e.remainingMs,
+                         note: "activity \(TimeText.duration(e.nowMs - e.timeMs)) ago"))
             }
         }
     }
@@ -450,6 +453,8 @@ public final class ScenarioRunner {
                 lastChangeMs = e.timeMs + offsetMs
             case .tick:
                 ticksSinceChange += 1
+            case .keepalive:
+                break   // shown by printEvents; counted by nothing else
             }
         }
     }

@@ -67,11 +67,11 @@ class InactivityEngine private constructor(
             return InactivityEngine(handle, dispatcher)
         }
 
-        /** The library's version string ("1.2.0"). */
+        /** The library's version string ("1.3.0"). */
         @JvmStatic
         val libraryVersion: String get() = NativeBridge.libraryVersionString()
 
-        /** This binding's version ("1.2.0"): the header version it was written against. */
+        /** This binding's version ("1.3.0"): the header version it was written against. */
         @JvmStatic
         val bindingVersion: String get() = NativeBridge.BINDING_VERSION
 
