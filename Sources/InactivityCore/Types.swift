@@ -107,9 +107,7 @@ public enum Reason: Int32, Sendable, CaseIterable, CustomStringConvertible {
 
 extension Reason {
     /// LOGOUT, REVOKED, PASSWORD_CHANGED or DEVICE_LIMIT: the reasons `end` accepts.
-    public var isEnding: Bool {
-        self == .logout || self == .revoked || self == .passwordChanged || self == .deviceLimit
-    }
+    public var isEnding: Bool { self == .logout || self == .revoked || self == .passwordChanged || self == .deviceLimit }
 
     /// The ending reason with this raw value (an `end` argument); `invalidArgument` naming the
     /// rule for any other value.
