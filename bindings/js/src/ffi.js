@@ -36,6 +36,7 @@ export const functions = {
     inact_biometrics_changed: { result: 'status', args: [['engine', 'u64']] },
     inact_get_required_auth: { result: 'status', args: [['engine', 'u64'], ['out_auth', 'ptr']] },
     inact_end: { result: 'status', args: [['engine', 'u64'], ['reason', 'i32']] },
+    inact_holder_report: { result: 'status', args: [['engine', 'u64'], ['kind', 'i32'], ['reason', 'i32'], ['ms', 'i64']] },
     inact_refresh_result: { result: 'status', args: [['engine', 'u64'], ['http_status', 'i32'], ['oauth_error', 'ptr'], ['out_outcome', 'ptr']] },
     inact_refresh_result_gen: { result: 'status', args: [['engine', 'u64'], ['http_status', 'i32'], ['oauth_error', 'ptr'], ['generation', 'u64'], ['out_outcome', 'ptr']] },
     inact_token_rotated: { result: 'status', args: [['engine', 'u64'], ['generation', 'u64']] },
@@ -75,7 +76,7 @@ export const functions = {
 };
 
 export const structs = {
-    inact_policy: { size: 120, fields: {
+    inact_policy: { size: 128, fields: {
         size: [0, 'u32'],
         idle_action: [4, 'i32'],
         idle_timeout_ms: [8, 'i64'],
@@ -95,6 +96,7 @@ export const structs = {
         expected_interruption_max_ms: [96, 'i64'],
         offline_timeout_ms: [104, 'i64'],
         offline_expiry_ms: [112, 'i64'],
+        keepalive_interval_ms: [120, 'i64'],
     } },
     inact_ceilings: { size: 80, fields: {
         size: [0, 'u32'],
@@ -179,7 +181,7 @@ export const structs = {
 // C type id (uint64_t), count (the other integers) and size (the size prefix). index.js converts
 // by these, so a new field gets the right conversion without a guess from its name.
 export const fieldKinds = {
-    inact_policy: { size: ['size'], idle_action: ['enum', 'inact_idle_action'], idle_timeout_ms: ['duration'], warning_ms: ['duration'], background_timeout_ms: ['duration'], absolute_timeout_ms: ['duration'], locked_timeout_ms: ['duration'], tick_ms: ['duration'], background_grace_ms: ['duration'], activity_kinds: ['bits', 'inact_activity_kind'], max_unlock_failures: ['count'], activity_dismisses_warning: ['flag'], pause_idle_in_background: ['flag'], lock_on_device_lock: ['flag'], lock_on_restart: ['flag'], strong_auth_timeout_ms: ['duration'], expected_interruption_max_ms: ['duration'], offline_timeout_ms: ['duration'], offline_expiry_ms: ['duration'] },
+    inact_policy: { size: ['size'], idle_action: ['enum', 'inact_idle_action'], idle_timeout_ms: ['duration'], warning_ms: ['duration'], background_timeout_ms: ['duration'], absolute_timeout_ms: ['duration'], locked_timeout_ms: ['duration'], tick_ms: ['duration'], background_grace_ms: ['duration'], activity_kinds: ['bits', 'inact_activity_kind'], max_unlock_failures: ['count'], activity_dismisses_warning: ['flag'], pause_idle_in_background: ['flag'], lock_on_device_lock: ['flag'], lock_on_restart: ['flag'], strong_auth_timeout_ms: ['duration'], expected_interruption_max_ms: ['duration'], offline_timeout_ms: ['duration'], offline_expiry_ms: ['duration'], keepalive_interval_ms: ['duration'] },
     inact_ceilings: { size: ['size'], max_unlock_failures: ['count'], idle_timeout_ms: ['duration'], background_timeout_ms: ['duration'], absolute_timeout_ms: ['duration'], locked_timeout_ms: ['duration'], strong_auth_timeout_ms: ['duration'], expected_interruption_max_ms: ['duration'], offline_timeout_ms: ['duration'], offline_expiry_ms: ['duration'], lock_on_device_lock: ['flag'], lock_on_restart: ['flag'] },
     inact_config: { size: ['size'], delivery: ['enum', 'inact_delivery'], clock: ['enum', 'inact_clock_kind'], reserved0: ['count'], manual_start_ms: ['time'], manual_wall_ms: ['time'], manual_boot_id: ['id'] },
     inact_event: { size: ['size'], kind: ['enum', 'inact_event_kind'], state: ['enum', 'inact_state'], previous_state: ['enum', 'inact_state'], reason: ['enum', 'inact_reason'], required_auth: ['enum', 'inact_auth'], remaining_ms: ['duration'], time_ms: ['time'], now_ms: ['time'], engine: ['id'] },
@@ -195,7 +197,8 @@ export const enums = {
     inact_activity_kind: { TOUCH_DOWN: 1, TOUCH_UP: 2, TOUCH_MOVE: 4, KEY: 8, SCROLL: 16, POINTER: 32, PROGRAMMATIC: 64 },
     inact_idle_action: { LOCK: 0, EXPIRE: 1 },
     inact_preset: { DEFAULT: 0, NIST_AAL2: 1, NIST_AAL3: 2, PCI_DSS: 3, BANKING: 4, PSD2: 5, ENTERPRISE: 6 },
-    inact_event_kind: { STATE_CHANGED: 1, TICK: 2 },
+    inact_event_kind: { STATE_CHANGED: 1, TICK: 2, KEEPALIVE: 3 },
+    inact_holder_kind: { ACTIVITY: 1, LOCKED: 2, EXPIRED: 3, IDLE_DEADLINE: 4, ABSOLUTE_DEADLINE: 5 },
     inact_delivery: { THREAD: 0, HOST: 1 },
     inact_clock_kind: { SYSTEM: 0, MANUAL: 1 },
     inact_refresh_outcome: { OK: 0, RETRY: 1, REVOKED: 2, FAILED: 3, STALE: 4 },
@@ -229,4 +232,4 @@ export const INACT_NEVER = 0x7fffffffffffffffn;
 export const INACT_ACTIVITY_USER = 0x3F;
 export const INACT_ACTIVITY_ALL = 0x7F;
 export const INACT_SNAPSHOT_MAX_SIZE = 96;
-export const INACT_VERSION_STRING = "1.2.0";
+export const INACT_VERSION_STRING = "1.3.0";

@@ -52,6 +52,11 @@ data class Policy(
     val offlineTimeout: Duration,
     /** No server contact this long -> EXPIRED (OFFLINE_EXPIRY); INFINITE = off. */
     val offlineExpiry: Duration,
+    /**
+     * After user activity, a [SessionEvent.Keepalive] at once after a quiet interval, then at
+     * most once per this interval; zero (the default) = off; else at least 1 s, below [idleTimeout].
+     */
+    val keepaliveInterval: Duration = Duration.ZERO,
 ) {
     // ----- for Java ------------------------------------------------------------------------
     // Java cannot call the constructor, `copy` or the Duration getters (Kotlin's Duration is a

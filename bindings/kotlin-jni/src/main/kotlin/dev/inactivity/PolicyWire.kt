@@ -25,6 +25,7 @@ internal fun Policy.toWire(): LongArray {
     v[WireLayout.P_EXPECTED_INTERRUPTION_MAX_MS] = expectedInterruptionMax.toWireMs()
     v[WireLayout.P_OFFLINE_TIMEOUT_MS] = offlineTimeout.toWireMs()
     v[WireLayout.P_OFFLINE_EXPIRY_MS] = offlineExpiry.toWireMs()
+    v[WireLayout.P_KEEPALIVE_INTERVAL_MS] = keepaliveInterval.toWireMs()
     return v
 }
 
@@ -47,6 +48,7 @@ internal fun policyFromWire(v: LongArray): Policy = Policy(
     expectedInterruptionMax = v[WireLayout.P_EXPECTED_INTERRUPTION_MAX_MS].wireMsToDuration(),
     offlineTimeout = v[WireLayout.P_OFFLINE_TIMEOUT_MS].wireMsToDuration(),
     offlineExpiry = v[WireLayout.P_OFFLINE_EXPIRY_MS].wireMsToDuration(),
+    keepaliveInterval = v[WireLayout.P_KEEPALIVE_INTERVAL_MS].wireMsToDuration(),
 )
 
 internal fun Ceilings.toWire(): LongArray {
