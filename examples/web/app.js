@@ -56,7 +56,8 @@ const session = connect(engine, {
     channel: params.get('channel') ?? 'inactivity-demo',
     onError(error) { console.warn(`inactivity: ${error.message}`); log(`refused: ${error.message}`); },
 });
-window.demo = { inactivity, engine, session, record };
+// shown: every state the page has shown, in order (the tests check what a user saw).
+window.demo = { inactivity, engine, session, record, shown: [] };
 
 // Trusted input marks for the picture (the adapter feeds the engine; this only draws).
 for (const type of ['pointerdown', 'keydown', 'wheel', 'touchstart']) {
@@ -126,6 +127,7 @@ session.subscribe((s) => {
         else if (record.background.length) record.background.at(-1).end = now();
         input(s.inBackground ? 'background' : 'foreground');
     }
+    if (window.demo.shown.at(-1) !== s.state) window.demo.shown.push(s.state);
     $('state').textContent = s.state;
     $('state').dataset.state = s.state;
     $('reason').textContent = s.reason === 'NONE' ? '' : `(${s.reason})`;

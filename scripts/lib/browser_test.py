@@ -20,6 +20,8 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 URL, SHOTS = sys.argv[1], sys.argv[2]
+# The page served by the demo's own server (examples/web/server.py: both ends), when given.
+SERVER = sys.argv[3] if len(sys.argv) > 3 else None
 os.makedirs(SHOTS, exist_ok=True)
 
 options = webdriver.ChromeOptions()
@@ -33,6 +35,8 @@ driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opti
 driver.set_script_timeout(20)
 
 results = []
+# BROWSER_CHECKS=name,name runs only those checks (for working on one; the suite runs them all).
+ONLY = set(filter(None, os.environ.get("BROWSER_CHECKS", "").split(",")))
 console = []   # every browser console entry seen, for the no-console-error check
 
 
@@ -42,6 +46,8 @@ def collect_console():
 
 def check(name):
     def wrap(fn):
+        if ONLY and name not in ONLY:
+            return fn
         try:
             fn()
             results.append((name, None))
@@ -72,13 +78,13 @@ def wait_for(predicate, timeout=10.0, what="condition"):
 counter = [0]
 
 
-def open_page(query="", new_window=True, channel=None):
+def open_page(query="", new_window=True, channel=None, base=None):
     """A fresh window (its own sessionStorage) on the demo page; waits for the cold start."""
     if new_window:
         driver.switch_to.new_window("window")
     counter[0] += 1
     channel = channel or f"check-{counter[0]}-{time.time()}"
-    driver.get(f"{URL}?channel={channel}{'&' + query if query else ''}")
+    driver.get(f"{base or URL}?channel={channel}{'&' + query if query else ''}")
     wait_for(lambda: driver.execute_script("return document.body.dataset.ready || null"), 15, "the page's cold start")
     return channel
 
@@ -277,6 +283,77 @@ def _():
         wait_for(lambda: driver.execute_script("return document.body.dataset.ready || null"), 15, "cold start")
         assert engine_state() == ["EXPIRED", "RESTORE_FAILED"], f"{value!r}: {engine_state()}"
         wait_for(lambda: state() == "EXPIRED", 3, "EXPIRED shown")
+    close_extra_windows()
+
+
+@check("rolled_back_snapshot_keeps_the_lock")
+def _():
+    """Defect (a) of issue 30: a snapshot saved while ACTIVE, written back into sessionStorage
+    after lock() by a same-origin script, must not restore ACTIVE on a reload with no other tab
+    alive. The lock was reported to the server at once; the restore asks the server's status
+    before the store shows anything."""
+    open_page(base=SERVER or URL)
+    key = "inactivity.demo"
+    old = driver.execute_script(f"demo.session.save(); return sessionStorage.getItem('{key}')")
+    assert engine_state()[0] == "ACTIVE"
+    driver.find_element(By.ID, "lock").click()
+    assert engine_state() == ["LOCKED", "MANUAL_LOCK"], engine_state()
+    # The rollback: a pagehide listener added after connect writes the ACTIVE snapshot last.
+    driver.execute_script(f"""addEventListener('pagehide', () => sessionStorage.setItem('{key}', arguments[0]));""", old)
+    driver.refresh()
+    wait_for(lambda: driver.execute_script("return document.body.dataset.ready || null"), 15, "cold start after reload")
+    assert driver.execute_script("return document.body.dataset.ready") == "restored"
+    assert engine_state()[0] == "LOCKED", f"the rolled-back snapshot undid the lock: {engine_state()}"
+    shown = driver.execute_script("return demo.shown")
+    assert "ACTIVE" not in shown, f"the page showed {shown} before the lock"
+    close_extra_windows()
+
+
+@check("store_right_at_first_evaluation_after_hidden_resume")
+def _():
+    """Defect (b): frozen (hidden) past the idle timeout, resumed while still hidden: the store
+    says LOCKED in the first script evaluation after `resume`, as the engine does."""
+    open_page("idle=3000&warning=1000&background=60000")
+    driver.execute_script("""window.atResume = null;
+        document.addEventListener('resume', () => {
+            window.atResume = [document.visibilityState, demo.session.getSnapshot().state]; });""")
+    driver.execute_cdp_cmd("Page.setWebLifecycleState", {"state": "frozen"})
+    time.sleep(3.5)
+    driver.execute_cdp_cmd("Page.setWebLifecycleState", {"state": "active"})
+    seen = wait_for(lambda: driver.execute_script("return window.atResume"), 5, "the resume event")
+    assert seen == ["hidden", "LOCKED"], f"at resume: {seen}, the engine: {engine_state()}"
+    close_extra_windows()
+
+
+@check("crashed_peer_is_dropped")
+def _():
+    """Defect (c): a visible tab that crashes (no pagehide) stops holding the session out of
+    background: its peers drop it within the stated bound (peerTimeoutMs + heartbeatMs, 4 s)."""
+    channel = open_page("background=1500&idle=60000&warning=20000")
+    first = driver.current_window_handle
+    open_page("background=1500&idle=60000&warning=20000", channel=channel)
+    second = driver.current_window_handle
+    assert driver.execute_script("return document.body.dataset.ready") == "joined"
+    driver.switch_to.window(first)
+    window_state("minimized")
+    wait_for(lambda: driver.execute_script("return document.visibilityState") == "hidden", 5, "the first tab hidden")
+    time.sleep(2.0)
+    assert not driver.execute_script("return demo.engine.info().inBackground"), "background while a peer is visible"
+    driver.switch_to.window(second)
+    try:
+        driver.execute_cdp_cmd("Page.crash", {})
+    except Exception:
+        pass   # the renderer is gone: the command has no answer
+    driver.switch_to.window(first)
+    crashed_at = time.monotonic()
+    wait_for(lambda: driver.execute_script("return demo.engine.info().inBackground"), 8, "the crashed peer dropped")
+    dropped = time.monotonic() - crashed_at
+    assert dropped <= 4.5, f"dropped after {dropped:.1f} s"
+    wait_for(lambda: engine_state() == ["LOCKED", "BACKGROUND_TIMEOUT"], 5, "the background lock")
+    window_state("normal")
+    driver.switch_to.window(second)
+    driver.close()
+    driver.switch_to.window(first)
     close_extra_windows()
 
 
