@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { load, ActivityKind } from 'inactivity';
-import { connect, activityKind, ACTIVITY_EVENTS } from 'inactivity/dom';
+import { connect, activityKind, ACTIVITY_EVENTS, CONNECT_OPTIONS } from 'inactivity/dom';
 
 const inactivity = await load();
 const { Engine, Policy } = inactivity;
@@ -196,7 +196,7 @@ test('two tabs: a newcomer joins in the current state; activity, lock and unlock
     assert.equal(eb.info().inBackground, true);
 });
 
-test('tabs that disagree: a peer locked by its own deadline locks the others (the strictest wins)', async (t) => {
+test('tabs that disagree: a peer locked by its own deadline reports it, and the engine merges it with its reason', async (t) => {
     const name = `test-${Math.random()}`;
     const settle = (ms = 30) => new Promise((r) => setTimeout(r, ms));
     const a = page();
@@ -214,12 +214,133 @@ test('tabs that disagree: a peer locked by its own deadline locks the others (th
     await settle(700);
     assert.equal(ea.state, 'LOCKED');
     assert.equal(ea.reason, 'IDLE_TIMEOUT');
-    assert.equal(eb.state, 'LOCKED', 'the peer did not apply the stricter state');
+    // The peer followed through its holder input, with the reporting tab's reason (the 1.2
+    // adapter applied lock() here, and the reason became MANUAL_LOCK).
+    assert.equal(eb.state, 'LOCKED', 'the peer did not follow the report');
+    assert.equal(eb.reason, 'IDLE_TIMEOUT');
     // An unlock is relayed as the input, and no tab's echo locks it again.
     sb.unlock();
     await settle(100);
     assert.equal(eb.state, 'ACTIVE');
     assert.equal(ea.state, 'ACTIVE');
+});
+
+test('an unknown option is refused, naming it; a bad value names the option and the rule', () => {
+    const engine = manualEngine();
+    try {
+        assert.throws(() => connect(engine, { chanel: 'x', channel: null }), (e) => e instanceof TypeError && /'chanel'/.test(e.message) && /channel/.test(e.message));
+        assert.throws(() => connect(engine, { channel: null, heartbeatMs: -1 }), /options\.heartbeatMs \(-1\)/);
+        assert.throws(() => connect(engine, { channel: null, heartbeatMs: 1000, peerTimeoutMs: 1500 }), /peerTimeoutMs \(1500\) must be at least twice/);
+        assert.throws(() => connect(engine, { channel: null, serverUrl: 42 }), /serverUrl/);
+        assert.ok(CONNECT_OPTIONS.includes('serverUrl'));
+        // Nothing was connected: the engine has no subscriber left behind.
+        assert.equal(engine.state, 'LOADING');
+    } finally { engine.close(); }
+});
+
+// A BroadcastChannel whose tab can "crash": from then on it neither sends nor hears, and says
+// no bye (a renderer that died).
+function crashableChannel() {
+    const channels = [];
+    class C extends BroadcastChannel {
+        dead = false;
+        constructor(name) { super(name); channels.push(this); }
+        postMessage(m) { if (!this.dead) super.postMessage(m); }
+    }
+    return { C, crash: () => { for (const c of channels) { c.dead = true; c.onmessage = null; } } };
+}
+
+test('a peer that stops answering (crashed) is dropped within peerTimeoutMs + heartbeatMs', async (t) => {
+    const name = `test-${Math.random()}`;
+    const a = page();
+    const ea = open(t, new Engine({ policy: policy() }));
+    const sa = open(t, connect(ea, { window: a.win, document: a.doc, storage: a.storage, channel: name, joinTimeoutMs: 20, heartbeatMs: 50, peerTimeoutMs: 150 }));
+    await sa.ready;
+    sa.start();
+    const b = page();
+    const crashable = crashableChannel();
+    const eb = open(t, new Engine({ policy: policy() }));
+    const sb = open(t, connect(eb, { window: b.win, document: b.doc, storage: b.storage, channel: name, joinTimeoutMs: 500, heartbeatMs: 50, peerTimeoutMs: 150, BroadcastChannel: crashable.C }));
+    assert.equal(await sb.ready, 'joined');
+    a.doc.visibilityState = 'hidden';
+    a.doc.dispatchEvent(trusted('visibilitychange'));
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(sa.getSnapshot().peers, 1);
+    assert.equal(ea.info().inBackground, false, 'a visible peer holds the session out of background');
+    crashable.crash();
+    const crashedAt = performance.now();
+    while (!ea.info().inBackground && performance.now() - crashedAt < 2000) await new Promise((r) => setTimeout(r, 10));
+    const took = performance.now() - crashedAt;
+    assert.equal(ea.info().inBackground, true, 'the crashed peer still holds the session out of background');
+    assert.ok(took <= 150 + 50 + 60, `dropped after ${took.toFixed(0)} ms (bound 200 ms + timer slack)`);
+    assert.equal(sa.getSnapshot().peers, 0);
+    assert.equal(sa.getSnapshot().inBackground, true);
+});
+
+test('the store is right at the resume event even while the page stays hidden', async (t) => {
+    // An invented host clock: the page is frozen and time passes without any timer running.
+    let mono = 1_000_000;
+    let wall = 1_700_000_000_000;
+    const own = await load({ hostClock: { monotonicMs: () => mono, wallMs: () => wall } });
+    const { win, doc, storage } = page();
+    const engine = open(t, new own.Engine({ policy: new own.Policy({ idleTimeoutMs: 60000, warningMs: 20000, backgroundTimeoutMs: 600000 }) }));
+    const s = open(t, connect(engine, { window: win, document: doc, storage, channel: null }));
+    await s.ready;
+    s.start();
+    doc.visibilityState = 'hidden';
+    doc.dispatchEvent(trusted('visibilitychange'));
+    doc.dispatchEvent(trusted('freeze'));
+    mono += 70000;
+    wall += 70000;
+    let atResume = null;
+    doc.addEventListener('resume', () => { atResume = s.getSnapshot().state; });
+    doc.dispatchEvent(trusted('resume'));
+    assert.equal(doc.visibilityState, 'hidden');
+    assert.equal(atResume, 'LOCKED');
+    assert.equal(s.getSnapshot().reason, 'IDLE_TIMEOUT');
+});
+
+test('one tab pings for all: the visible tab with the smallest id; a tab that leaves or crashes hands the role on', async (t) => {
+    const name = `test-${Math.random()}`;
+    const settle = (ms = 80) => new Promise((r) => setTimeout(r, ms));
+    const opts = { channel: name, joinTimeoutMs: 40, heartbeatMs: 50, peerTimeoutMs: 150, serverUrl: '/inactivity', fetch: async () => new Response(null, { status: 204 }) };
+    const tabs = [];
+    const crashables = [];
+    for (let i = 0; i < 3; i++) {
+        const p = page();
+        const crashable = crashableChannel();
+        crashables.push(crashable);
+        const e = open(t, new Engine({ policy: policy() }));
+        const s = open(t, connect(e, { window: p.win, document: p.doc, storage: p.storage, ...opts, BroadcastChannel: crashable.C }));
+        await s.ready;
+        tabs.push({ p, e, s });
+    }
+    await settle();
+    const pingers = () => tabs.filter((x) => !x.gone && x.s.pinging);
+    assert.equal(pingers().length, 1, 'exactly one tab pings');
+    // A hidden pinger hands the role to a visible tab.
+    let holder = pingers()[0];
+    holder.p.doc.visibilityState = 'hidden';
+    holder.p.doc.dispatchEvent(trusted('visibilitychange'));
+    await settle();
+    assert.equal(pingers().length, 1);
+    assert.notEqual(pingers()[0], holder);
+    holder.p.doc.visibilityState = 'visible';
+    holder.p.doc.dispatchEvent(trusted('visibilitychange'));
+    await settle();
+    // The holder leaves (pagehide: bye): another takes the role at once.
+    holder = pingers()[0];
+    holder.p.win.dispatchEvent(trusted('pagehide', { persisted: false }));
+    holder.gone = true;
+    await settle(30);
+    assert.equal(pingers().length, 1);
+    // The next holder crashes: the last one takes the role within the peer bound.
+    holder = pingers()[0];
+    crashables[tabs.indexOf(holder)].crash();
+    holder.gone = true;
+    await settle(300);
+    assert.equal(pingers().length, 1);
+    assert.equal(pingers()[0].s.getSnapshot().peers, 0);
 });
 
 test('two tabs: a policy change and a revoked refresh in one tab apply to both', async (t) => {
