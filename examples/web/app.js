@@ -155,13 +155,13 @@ async function refreshSessions() {
     if (!answer?.ok) { list.replaceChildren(); return; }
     const items = (answer.body.sessions ?? []).map((x) => {
         const li = document.createElement('li');
-        li.dataset.session = x.id;
-        li.textContent = `${x.current ? 'this browser' : x.device ?? 'a session'}: ${x.state}${x.reason && x.reason !== 'NONE' ? ` (${x.reason})` : ''} `;
+        li.dataset.session = x.handle;
+        li.textContent = `${x.is_current ? 'this browser' : x.device || 'a session'}: ${x.state}${x.reason && x.reason !== 'NONE' ? ` (${x.reason})` : ''} `;
         const button = document.createElement('button');
         button.type = 'button';
         button.textContent = 'Sign out';
         button.addEventListener('click', async () => {
-            await serverCall('DELETE', `/inactivity/sessions/${encodeURIComponent(x.id)}`);
+            await serverCall('DELETE', `/inactivity/sessions/${encodeURIComponent(x.handle)}`);
             refreshSessions();
         });
         li.append(button);

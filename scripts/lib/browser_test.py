@@ -357,6 +357,184 @@ def _():
     close_extra_windows()
 
 
+# ---- Both ends: the page served by examples/web/server.py (idle 6 s, the warning 2 s before
+# it, a keepalive at most every 1 s; scripts/lib/test-browser starts it with these).
+IDLE_S, KEEPALIVE_S, PRECISION_S = 6.0, 1.0, 1.0
+
+
+def server_call(method, path, machine=False):
+    """A request from the page (its cookies): [status, json or null]."""
+    return driver.execute_async_script("""
+        const [method, path, machine, done] = arguments;
+        fetch(path, { method, credentials: 'include', headers: machine ? { 'Inactivity-Machine': '1' } : {} })
+            .then(async (r) => done([r.status, await r.json().catch(() => null)]), (e) => done([0, String(e)]));""",
+        method, path, machine)
+
+
+def server_pings():
+    return server_call("GET", "/api/pings")[1]["pings"]
+
+
+def move_pointer(times=1):
+    for i in range(times):
+        ActionChains(driver).move_by_offset(3 if i % 2 == 0 else -3, 2 if i % 2 == 0 else -2).perform()
+
+
+def open_server_page(query="", **kw):
+    channel = open_page(query, base=SERVER, **kw)
+    wait_for(lambda: engine_state()[0] == "ACTIVE", 5, "ACTIVE after the sign-in")
+    ActionChains(driver).move_to_element(driver.find_element(By.TAG_NAME, "h1")).perform()
+    return channel
+
+
+def server_check(name):
+    return check(name) if SERVER else (lambda fn: fn)
+
+
+@server_check("reader_stays_signed_in_through_keepalive")
+def _():
+    """A user reading (pointer moves, no request of theirs) for longer than the idle timeout
+    stays signed in on the server: the keepalive carries the activity. The two ends' idle
+    deadlines stay within the keepalive bound (interval + the server's precision)."""
+    open_server_page("user=reader")
+    started = time.monotonic()
+    worst = 0.0
+    while time.monotonic() - started < IDLE_S + 3:
+        move_pointer()
+        time.sleep(0.5)
+        status = server_call("GET", "/inactivity/status")
+        client = remaining()
+        assert status[0] == 200 and status[1]["state"] in ("ACTIVE",), f"the server says {status}"
+        worst = max(worst, abs(client - status[1]["idle_remaining_ms"]) / 1000)
+    assert worst <= KEEPALIVE_S + PRECISION_S + 0.5, f"the ends' idle deadlines differ by {worst:.2f} s"
+    # A request of the user's now: allowed, the server's session is live.
+    answer = server_call("GET", "/api/data")
+    assert answer[0] == 200 and "Statement" in answer[1]["statement"], answer
+    pings = server_pings()
+    assert 4 <= len(pings) <= (IDLE_S + 3) / KEEPALIVE_S + 2, f"{len(pings)} pings in {IDLE_S + 3} s"
+    wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, "#timeline rect.ping-keepalive"), 3, "the pings drawn")
+    wait_for(lambda: "left on the server" in driver.find_element(By.ID, "server-remaining").text, 3, "the server's time shown")
+    driver.save_screenshot(os.path.join(SHOTS, "both-ends.png"))
+    print(f"     the ends' idle deadlines within {worst:.2f} s; {len(pings)} pings", flush=True)
+    close_extra_windows()
+
+
+@server_check("idle_tab_locks_on_both_ends")
+def _():
+    open_server_page("user=idler")
+    move_pointer()
+    moved = time.monotonic()
+    wait_for(lambda: engine_state()[0] == "LOCKED", IDLE_S + 2, "the client's lock")
+    client_locked = time.monotonic() - moved
+    assert engine_state() == ["LOCKED", "IDLE_TIMEOUT"], engine_state()
+    wait_for(lambda: server_call("GET", "/inactivity/status")[1]["state"] == "LOCKED", KEEPALIVE_S + PRECISION_S + 1, "the server's lock")
+    server_locked = time.monotonic() - moved
+    assert IDLE_S - 0.6 <= client_locked <= IDLE_S + 1.0, f"the client locked after {client_locked:.1f} s"
+    assert server_locked <= client_locked + KEEPALIVE_S + PRECISION_S, f"the server locked {server_locked - client_locked:.1f} s after the client"
+    answer = server_call("GET", "/api/data")
+    assert answer[0] == 403 and answer[1]["code"] == "inactivity.locked", answer
+    print(f"     client locked at {client_locked:.1f} s, the server by {server_locked:.1f} s", flush=True)
+    close_extra_windows()
+
+
+@server_check("machine_poll_does_not_extend")
+def _():
+    open_server_page("user=poller")
+    move_pointer()
+    moved = time.monotonic()
+    time.sleep(0.5)
+    cookie = driver.get_cookie("inactivity_session")
+    assert cookie, "no session cookie"
+    # The page leaves (no more pings, no reports): the poll alone talks to the server.
+    driver.execute_script("demo.session.disconnect()")
+    answers = []
+    while time.monotonic() - moved < IDLE_S + 3:
+        answers.append((time.monotonic() - moved, server_call("GET", "/api/data", machine=True)[0]))
+        time.sleep(1.0)
+    allowed = [t for t, st in answers if st == 200]
+    refused = [t for t, st in answers if st == 403]
+    assert allowed and refused, answers
+    assert max(allowed) < IDLE_S + 0.5 and min(refused) <= IDLE_S + PRECISION_S + 1.0, answers
+    close_extra_windows()
+
+
+@server_check("revoked_from_another_browser_signed_out_at_next_ping")
+def _():
+    open_server_page("user=victim")
+    assert engine_state()[0] == "ACTIVE"
+    other = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    try:
+        other.get(f"{SERVER}?channel=other-{time.time()}&user=victim")
+        end = time.monotonic() + 15
+        target = None
+        while time.monotonic() < end and target is None:
+            for li in other.find_elements(By.CSS_SELECTOR, "#sessions li"):
+                if not li.text.startswith("this browser") and li.text:
+                    target = li
+                    break
+            time.sleep(0.2)
+        assert target is not None, "the second browser does not list the first one's session"
+        target.find_element(By.TAG_NAME, "button").click()
+        time.sleep(0.5)
+    finally:
+        other.quit()
+    move_pointer()   # activity: the next ping
+    wait_for(lambda: engine_state()[0] == "EXPIRED", 4, "the revocation at the next ping")
+    assert engine_state() == ["EXPIRED", "REVOKED"], engine_state()
+    wait_for(lambda: "REVOKED" in driver.find_element(By.ID, "expired-text").text, 3, "the reason shown")
+    time.sleep(0.5)
+    driver.save_screenshot(os.path.join(SHOTS, "revoked.png"))
+    close_extra_windows()
+
+
+@server_check("two_tabs_one_ping_stream")
+def _():
+    channel = open_server_page("user=twotabs")
+    first = driver.current_window_handle
+    open_page("user=twotabs", channel=channel, base=SERVER)
+    second = driver.current_window_handle
+    assert driver.execute_script("return document.body.dataset.ready") == "joined"
+    before = len(server_pings())
+    started = time.monotonic()
+    while time.monotonic() - started < 5:
+        for handle in (first, second):
+            driver.switch_to.window(handle)
+            press(Keys.SHIFT)
+            time.sleep(0.25)
+    took = time.monotonic() - started
+    time.sleep(0.5)
+    pings = len(server_pings()) - before
+    senders = []
+    for handle in (first, second):
+        driver.switch_to.window(handle)
+        senders.append(driver.execute_script("return demo.record.pings.filter((p) => p.what === 'keepalive').length"))
+    assert pings <= took / KEEPALIVE_S + 2, f"{pings} pings in {took:.1f} s: more than one stream"
+    assert pings >= 3, f"only {pings} pings in {took:.1f} s"
+    assert sorted(senders)[0] == 0, f"both tabs pinged: {senders}"
+    print(f"     {pings} pings in {took:.1f} s, by tab: {senders}", flush=True)
+    close_extra_windows()
+
+
+@server_check("frozen_past_idle_resumes_locked_and_sends_nothing")
+def _():
+    open_server_page("user=sleeper")
+    move_pointer()
+    time.sleep(0.5)
+    driver.execute_script("""window.atResume = null;
+        document.addEventListener('resume', () => { window.atResume = demo.session.getSnapshot().state; });""")
+    driver.execute_cdp_cmd("Page.setWebLifecycleState", {"state": "frozen"})
+    time.sleep(IDLE_S + 1)
+    before = server_pings()
+    driver.execute_cdp_cmd("Page.setWebLifecycleState", {"state": "active"})
+    assert wait_for(lambda: driver.execute_script("return window.atResume"), 5, "resume") == "LOCKED"
+    move_pointer(3)
+    time.sleep(1.5)
+    after = server_pings()
+    assert after == before, f"pings after the resume: {after[len(before):]}"
+    assert engine_state()[0] == "LOCKED"
+    close_extra_windows()
+
+
 @check("no_console_error")
 def _():
     collect_console()
