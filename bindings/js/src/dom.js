@@ -366,7 +366,10 @@ export function connect(engine, options = {}) {
             exchange.idleRemainingMs = typeof idle === 'number' ? idle : null;
             exchange.absoluteRemainingMs = typeof absolute === 'number' ? absolute : null;
             const live = engine.state === 'ACTIVE' || engine.state === 'WARNING';
-            if (live && typeof idle === 'number') serverReport('IDLE_DEADLINE', 'NONE', Math.max(0, Math.floor(idle - tookMs)));
+            // A keepalive's answer carries the idle deadline of the activity it just sent. A
+            // status's lags this tab's by up to a keepalive interval by design (activity is
+            // pinged at most once per interval): merged, it would lock an active user early.
+            if (live && what === 'keepalive' && typeof idle === 'number') serverReport('IDLE_DEADLINE', 'NONE', Math.max(0, Math.floor(idle - tookMs)));
             if (live && typeof absolute === 'number') serverReport('ABSOLUTE_DEADLINE', 'NONE', Math.max(0, Math.floor(absolute - tookMs)));
         }
         tell(exchange);
