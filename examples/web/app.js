@@ -107,8 +107,8 @@ $('unlock').addEventListener('click', async () => {
     else if (answer?.status === 401) session.holderReport('EXPIRED', answer.body?.reason ?? 'REVOKED', 0);
     else log(`unlock refused by the server: ${answer?.status ?? 'no answer'}`);
 });
-$('signin').addEventListener('click', async () => {
-    if (server) await signIn();
+$('signin').addEventListener('click', () => {
+    // A cold start without a snapshot is a new session (with the server: a sign-in there).
     sessionStorage.removeItem(storageKey);
     location.reload();
 });

@@ -364,3 +364,129 @@ test('two tabs: a policy change and a revoked refresh in one tab apply to both',
     assert.equal(eb.state, 'EXPIRED');
     assert.equal(eb.reason, 'REVOKED');
 });
+
+// ---- The server end, with a fetch of the test's (the real server is the browser suite's).
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+function fakeServer(delayMs = 20) {
+    const calls = [];
+    const server = {
+        calls,
+        answer: () => new Response(null, { status: 204 }),
+        fetch: async (url, init) => {
+            calls.push({ url: String(url), init, body: init.body ? JSON.parse(init.body) : null });
+            await new Promise((resolve, reject) => {
+                const timer = setTimeout(resolve, delayMs);
+                init.signal?.addEventListener('abort', () => { clearTimeout(timer); reject(new DOMException('aborted', 'AbortError')); });
+            });
+            return server.answer(url, init);
+        },
+        of: (path) => calls.filter((c) => c.url.endsWith(path)),
+    };
+    return server;
+}
+const json = (status, body, headers = {}) => new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json', ...headers } });
+const keepalivePolicy = () => new Policy({ idleTimeoutMs: 60000, warningMs: 20000, keepaliveIntervalMs: 1000 });
+
+test('keepalive: real activity is pinged with its age; the answer\'s deadlines are merged less the request time', async (t) => {
+    const { win, doc, storage } = page();
+    const server = fakeServer(40);
+    server.answer = () => new Response(null, { status: 204, headers: { 'Inactivity-Idle-Remaining-Ms': '30000', 'Inactivity-Absolute-Remaining-Ms': '45000' } });
+    const engine = open(t, new Engine({ policy: keepalivePolicy() }));
+    const seen = [];
+    const s = open(t, connect(engine, { window: win, document: doc, storage, channel: null, serverUrl: '/inactivity', fetch: server.fetch, onServer: (x) => seen.push(x) }));
+    await s.ready;
+    s.start();
+    assert.equal(s.pinging, true);
+    win.dispatchEvent(new Event('keydown'));   // PROGRAMMATIC: never pinged
+    await sleep(60);
+    assert.equal(server.of('/keepalive').length, 0);
+    win.dispatchEvent(trusted('keydown'));
+    await sleep(120);
+    const pings = server.of('/keepalive');
+    assert.equal(pings.length, 1);
+    assert.equal(pings[0].init.method, 'POST');
+    assert.equal(pings[0].init.credentials, 'include');
+    assert.ok(pings[0].body.activity_age_ms >= 0 && pings[0].body.activity_age_ms < 50, JSON.stringify(pings[0].body));
+    // The server's 30 s less the ~40 ms the request took, then the time since.
+    assert.ok(engine.remainingMs <= 30000 - 40 && engine.remainingMs > 29000, `remaining ${engine.remainingMs}`);
+    assert.equal(seen.at(-1).what, 'keepalive');
+    assert.equal(seen.at(-1).status, 204);
+    // A network failure changes nothing.
+    server.answer = () => { throw new TypeError('Failed to fetch'); };
+    const before = engine.remainingMs;
+    await sleep(1100);
+    win.dispatchEvent(trusted('keydown'));
+    await sleep(120);
+    assert.equal(server.of('/keepalive').length, 2);
+    assert.equal(engine.state, 'ACTIVE');
+    assert.equal(seen.at(-1).status, 0);
+    assert.ok(engine.remainingMs > before - 2000);
+});
+
+test('keepalive: 401 expires and 403 locks with the server\'s reason; a reason the engine refuses still expires', async (t) => {
+    for (const [status, body, state, reason] of [
+        [403, { state: 'LOCKED', reason: 'IDLE_TIMEOUT', code: 'inactivity.locked' }, 'LOCKED', 'IDLE_TIMEOUT'],
+        [401, { state: 'EXPIRED', reason: 'DEVICE_LIMIT', code: 'inactivity.expired' }, 'EXPIRED', 'DEVICE_LIMIT'],
+        [401, { state: 'EXPIRED', reason: 'NONE', code: 'inactivity.expired' }, 'EXPIRED', 'REVOKED'],
+    ]) {
+        const { win, doc, storage } = page();
+        const server = fakeServer(5);
+        server.answer = (url) => (String(url).endsWith('/keepalive') ? json(status, body) : new Response(null, { status: 204 }));
+        const engine = open(t, new Engine({ policy: keepalivePolicy() }));
+        const e = errors();
+        const s = open(t, connect(engine, { window: win, document: doc, storage, channel: null, serverUrl: '/inactivity', fetch: server.fetch, onError: e.onError }));
+        await s.ready;
+        s.start();
+        win.dispatchEvent(trusted('keydown'));
+        await sleep(60);
+        assert.deepEqual([engine.state, engine.reason], [state, reason], `${status} ${body.reason}`);
+        assert.equal(e.list.length, reason === body.reason ? 0 : 1);
+        // The server's own verdict is not reported back to it.
+        assert.equal(server.of('/report').length, 0);
+    }
+});
+
+test('a lock aborts the pings in flight and is reported to the server at once', async (t) => {
+    const { win, doc, storage } = page();
+    const server = fakeServer(5000);
+    const engine = open(t, new Engine({ policy: keepalivePolicy() }));
+    const s = open(t, connect(engine, { window: win, document: doc, storage, channel: null, serverUrl: '/inactivity', fetch: server.fetch }));
+    await s.ready;
+    s.start();
+    win.dispatchEvent(trusted('keydown'));
+    await sleep(20);
+    const ping = server.of('/keepalive')[0];
+    assert.ok(ping && !ping.init.signal.aborted);
+    s.lock();
+    assert.equal(ping.init.signal.aborted, true);
+    const reports = server.of('/report');
+    assert.equal(reports.length, 1);
+    assert.deepEqual(reports[0].body, { state: 'LOCKED', reason: 'MANUAL_LOCK' });
+    assert.equal(reports[0].init.keepalive, true);
+    s.unlock();
+    s.end('LOGOUT');
+    assert.deepEqual(server.of('/report')[1].body, { state: 'EXPIRED', reason: 'LOGOUT' });
+});
+
+test('a restore asks the server\'s status before the store shows anything: a rolled-back snapshot does not undo a lock', async (t) => {
+    // The snapshot saved while ACTIVE, as a same-origin script would write it back.
+    const first = page();
+    const e1 = open(t, new Engine({ policy: keepalivePolicy() }));
+    const s1 = open(t, connect(e1, { window: first.win, document: first.doc, storage: first.storage, channel: null }));
+    await s1.ready;
+    s1.start();
+    const rolledBack = e1.snapshotBase64();
+    const { win, doc, storage } = page();
+    storage.setItem('inactivity.snapshot', rolledBack);
+    const server = fakeServer(30);
+    server.answer = () => json(200, { state: 'LOCKED', reason: 'MANUAL_LOCK', idle_remaining_ms: null, absolute_remaining_ms: 3600000 });
+    const engine = open(t, new Engine({ policy: keepalivePolicy() }));
+    const s = open(t, connect(engine, { window: win, document: doc, storage, channel: null, serverUrl: '/inactivity', fetch: server.fetch }));
+    const shown = [];
+    s.subscribe((v) => shown.push(v.state));
+    assert.equal(await s.ready, 'restored');
+    assert.equal(server.of('/status').length, 1);
+    assert.deepEqual([engine.state, engine.reason], ['LOCKED', 'MANUAL_LOCK']);
+    assert.ok(!shown.includes('ACTIVE'), `the store showed ${shown}`);
+    assert.equal(s.getSnapshot().state, 'LOCKED');
+});
