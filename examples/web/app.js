@@ -119,11 +119,13 @@ $('load-data').addEventListener('click', async () => {
 });
 
 // ---- The server's end (examples/web/server.py).
-async function serverCall(method, url, body) {
+async function serverCall(method, url, body, { machine = false } = {}) {
     try {
+        const headers = body ? { 'Content-Type': 'application/json' } : {};
+        // The page's own timers are machine traffic: they never extend the session.
+        if (machine) headers['Inactivity-Machine'] = '1';
         const answer = await fetch(url, {
-            method, credentials: 'include',
-            headers: body ? { 'Content-Type': 'application/json' } : {},
+            method, credentials: 'include', headers,
             body: body ? JSON.stringify(body) : undefined,
         });
         let json = null;
@@ -150,7 +152,7 @@ function showServer(exchange) {
     window.demo.serverSeen = exchange;
 }
 async function refreshSessions() {
-    const answer = await serverCall('GET', '/inactivity/sessions');
+    const answer = await serverCall('GET', '/inactivity/sessions', null, { machine: true });
     const list = $('sessions');
     if (!answer?.ok) { list.replaceChildren(); return; }
     const items = (answer.body.sessions ?? []).map((x) => {
