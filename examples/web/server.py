@@ -110,13 +110,24 @@ def build_app(args: argparse.Namespace):
     from starlette.routing import Mount, Route
     from starlette.staticfiles import StaticFiles
 
-    from inactivity import server as inactivity_server
+    from inactivity.server import DEFAULT_COOKIE, InactivityMiddleware, SessionManager
 
     store_dir = tempfile.mkdtemp(prefix="inactivity-demo-")
-    manager = inactivity_server.SessionManager(store=f"sqlite:{store_dir}/sessions.sqlite3", policy=demo_policy(args))
-    api = inactivity_server.session_api(manager, verify_credential=lambda user, credential: bool(credential))
-    cookie = inactivity_server.DEFAULT_COOKIE
-    pings = PingLog(cookie)
+    manager = SessionManager(f"sqlite:{store_dir}/sessions.sqlite3", demo_policy(args))
+    pings = PingLog(DEFAULT_COOKIE)
+
+    def sign_in(request):
+        # The demo's sign-in (POST /inactivity/sign-in {"user", "device"}): anyone, no password.
+        # A real app signs its users in itself, after checking them (SessionManager.sign_in).
+        try:
+            body = json.loads(request.body or b"{}")
+        except ValueError:
+            return None
+        user = body.get("user") if isinstance(body, dict) else None
+        if not isinstance(user, str) or not 0 < len(user) <= 64:
+            return None
+        device = body.get("device")
+        return user, (device if isinstance(device, str) and device else "a browser")[:200]
 
     async def config(request: Request):
         return JSONResponse({
@@ -126,25 +137,31 @@ def build_app(args: argparse.Namespace):
         })
 
     async def data(request: Request):
-        # Decided by the package: the user's request, or machine traffic with the header.
-        outcome = inactivity_server.decide_request(manager, request)
-        if not outcome.allowed:
-            return inactivity_server.refusal(outcome)
-        return inactivity_server.with_headers(JSONResponse({"statement": STATEMENT}), outcome)
+        # Reached only when the middleware allowed it (a refusal is its 401/403 with the reason).
+        outcome = request.state.inactivity
+        return JSONResponse({"statement": STATEMENT, "state": outcome.state})
 
     async def ping_log(request: Request):
-        return JSONResponse({"pings": pings.for_session(request.cookies.get(cookie))})
+        return JSONResponse({"pings": pings.for_session(request.cookies.get(DEFAULT_COOKIE))})
 
     app = Starlette(routes=[
         Route("/", lambda request: RedirectResponse("/examples/web/")),
         Route("/api/config", config),
         Route("/api/data", data),
         Route("/api/pings", ping_log),
-        Mount("/inactivity", app=api),
         Mount("/examples/web", app=StaticFiles(directory=REPO / "examples" / "web", html=True)),
         Mount("/bindings/js", app=StaticFiles(directory=REPO / "bindings" / "js")),
     ])
-    return pings.middleware(app)
+    guarded = InactivityMiddleware(
+        app, manager=manager,
+        # Only the data endpoint is the app's protected route; the page, the binding and the
+        # demo's own endpoints are served to anyone. /inactivity/... is the middleware's.
+        exempt=lambda path: path != "/api/data",
+        verify_credential=lambda user, credential: bool(credential),   # the demo accepts any
+        sign_in=sign_in,
+        cookie_secure=False,   # plain http on 127.0.0.1
+    )
+    return pings.middleware(guarded)
 
 
 def main(argv=None) -> int:
