@@ -27,6 +27,8 @@ export interface ServerExchange {
     readonly absoluteRemainingMs?: number | null;
     /** Why a request failed (its error's name). */
     readonly error?: string;
+    /** Sent before the session's last unlock or start: told, not merged. */
+    readonly stale?: boolean;
 }
 
 /** What the store holds: one frozen object per change. */

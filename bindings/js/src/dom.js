@@ -346,7 +346,12 @@ export function connect(engine, options = {}) {
     // The server's answer -> holder reports: 401 EXPIRED and 403 LOCKED with the server's
     // reason; an allowed answer's deadlines, less the time the request took (the server's
     // "time left" was true when it answered, which is up to that long ago: fail secure).
-    async function applyAnswer(what, response, tookMs) {
+    // An answer to a request sent before this session was last unlocked or started describes
+    // what that unlock or start replaced (a status read just before the server's unlock says
+    // LOCKED): it is told, not merged.
+    let epoch = 0;
+    const NEW_EPOCH = new Set(['start', 'unlock']);
+    async function applyAnswer(what, response, tookMs, sentEpoch) {
         let body = null;
         if (response.status === 401 || response.status === 403 || (what === 'status' && response.ok)) {
             try { body = await response.json(); } catch { body = null; }
@@ -355,6 +360,11 @@ export function connect(engine, options = {}) {
         const headerState = response.headers?.get?.('Inactivity-State') ?? null;
         const reason = body?.reason ?? response.headers?.get?.('Inactivity-Reason') ?? null;
         const exchange = { what, status: response.status, tookMs: Math.round(tookMs), state: body?.state ?? headerState, reason };
+        if (sentEpoch !== epoch) {
+            exchange.stale = true;
+            tell(exchange);
+            return exchange;
+        }
         if (response.status === 401) serverReport('EXPIRED', reason ?? 'REVOKED', 0);
         else if (response.status === 403) serverReport('LOCKED', reason ?? 'IDLE_TIMEOUT', 0);
         else if (response.ok) {
@@ -381,9 +391,10 @@ export function connect(engine, options = {}) {
         inflight.add(controller);
         const timer = timeoutMs ? setTimeout(() => controller.abort(), timeoutMs) : null;
         const started = performance.now();
+        const sentEpoch = epoch;
         try {
             const response = await fetchFn(url, { ...init, credentials: 'include', signal: controller.signal });
-            return await applyAnswer(what, response, performance.now() - started);
+            return await applyAnswer(what, response, performance.now() - started, sentEpoch);
         } catch (error) {
             // A network failure or an abort changes nothing (like a refresh's network error).
             tell({ what, status: 0, tookMs: Math.round(performance.now() - started), error: String(error?.name ?? error) });
@@ -451,6 +462,7 @@ export function connect(engine, options = {}) {
         case 'in':
             heard(message.from);
             if (joining || !RELAYED.includes(message.op)) break;
+            if (NEW_EPOCH.has(message.op)) epoch++;
             apply('relay', message.op, message.args ?? []);
             save();
             break;
@@ -656,6 +668,7 @@ export function connect(engine, options = {}) {
             cause = 'local';
             let result;
             try { result = engine[op](...args); } finally { cause = outer; }
+            if (NEW_EPOCH.has(op)) epoch++;
             post({ t: 'in', op, args });
             save();
             return result;
