@@ -393,10 +393,13 @@ test('keepalive: real activity is pinged with its age; the answer\'s deadlines a
     server.answer = () => new Response(null, { status: 204, headers: { 'Inactivity-Idle-Remaining-Ms': '30000', 'Inactivity-Absolute-Remaining-Ms': '45000' } });
     const engine = open(t, new Engine({ policy: keepalivePolicy() }));
     const seen = [];
-    const s = open(t, connect(engine, { window: win, document: doc, storage, channel: null, serverUrl: '/inactivity', fetch: server.fetch, onServer: (x) => seen.push(x) }));
+    const atAnswer = [];
+    const s = open(t, connect(engine, { window: win, document: doc, storage, channel: null, serverUrl: '/inactivity', fetch: server.fetch,
+        onServer: (x) => { seen.push(x); atAnswer.push(engine.remainingMs); } }));
     await s.ready;
     s.start();
     assert.equal(s.pinging, true);
+    await sleep(1050);   // a quiet keepalive interval after the start: the next activity is pinged at once
     win.dispatchEvent(new Event('keydown'));   // PROGRAMMATIC: never pinged
     await sleep(60);
     assert.equal(server.of('/keepalive').length, 0);
@@ -407,8 +410,9 @@ test('keepalive: real activity is pinged with its age; the answer\'s deadlines a
     assert.equal(pings[0].init.method, 'POST');
     assert.equal(pings[0].init.credentials, 'include');
     assert.ok(pings[0].body.activity_age_ms >= 0 && pings[0].body.activity_age_ms < 50, JSON.stringify(pings[0].body));
-    // The server's 30 s less the ~40 ms the request took, then the time since.
-    assert.ok(engine.remainingMs <= 30000 - 40 && engine.remainingMs > 29000, `remaining ${engine.remainingMs}`);
+    // At the answer: the server's 30 s less the time the request took (at least the 40 ms).
+    assert.ok(seen[0].tookMs >= 40, `took ${seen[0].tookMs}`);
+    assert.ok(atAnswer[0] <= 30000 - seen[0].tookMs + 1 && atAnswer[0] > 29000, `remaining ${atAnswer[0]} at the answer (took ${seen[0].tookMs})`);
     assert.equal(seen.at(-1).what, 'keepalive');
     assert.equal(seen.at(-1).status, 204);
     // A network failure changes nothing.
@@ -437,6 +441,7 @@ test('keepalive: 401 expires and 403 locks with the server\'s reason; a reason t
         const s = open(t, connect(engine, { window: win, document: doc, storage, channel: null, serverUrl: '/inactivity', fetch: server.fetch, onError: e.onError }));
         await s.ready;
         s.start();
+        await sleep(1050);
         win.dispatchEvent(trusted('keydown'));
         await sleep(60);
         assert.deepEqual([engine.state, engine.reason], [state, reason], `${status} ${body.reason}`);
@@ -453,6 +458,7 @@ test('a lock aborts the pings in flight and is reported to the server at once', 
     const s = open(t, connect(engine, { window: win, document: doc, storage, channel: null, serverUrl: '/inactivity', fetch: server.fetch }));
     await s.ready;
     s.start();
+    await sleep(1050);
     win.dispatchEvent(trusted('keydown'));
     await sleep(20);
     const ping = server.of('/keepalive')[0];
@@ -489,4 +495,53 @@ test('a restore asks the server\'s status before the store shows anything: a rol
     assert.deepEqual([engine.state, engine.reason], ['LOCKED', 'MANUAL_LOCK']);
     assert.ok(!shown.includes('ACTIVE'), `the store showed ${shown}`);
     assert.equal(s.getSnapshot().state, 'LOCKED');
+});
+
+test('two tabs, one ping stream: activity in either tab is pinged by the pinging tab only', async (t) => {
+    const name = `test-${Math.random()}`;
+    const server = fakeServer(5);
+    const tabs = [];
+    for (let i = 0; i < 2; i++) {
+        const p = page();
+        const e = open(t, new Engine({ policy: keepalivePolicy() }));
+        const fetch = (url, init) => { init.tab = i; return server.fetch(url, init); };
+        const s = open(t, connect(e, { window: p.win, document: p.doc, storage: p.storage, channel: name, joinTimeoutMs: 40, relayThrottleMs: 0, serverUrl: '/inactivity', fetch }));
+        await s.ready;
+        if (i === 0) s.start();
+        tabs.push({ p, e, s });
+    }
+    await sleep(1100);
+    const pinger = tabs.findIndex((x) => x.s.pinging);
+    assert.ok(pinger >= 0 && !tabs[1 - pinger].s.pinging);
+    // Activity in the quiet tab: it reaches the pinging tab as a holder report and is pinged there.
+    tabs[1 - pinger].p.win.dispatchEvent(trusted('keydown'));
+    await sleep(100);
+    for (let i = 0; i < 3; i++) {
+        tabs[i % 2].p.win.dispatchEvent(trusted('keydown'));
+        await sleep(400);
+    }
+    const pings = server.of('/keepalive');
+    assert.ok(pings.length >= 2, `${pings.length} pings`);
+    assert.ok(pings.every((c) => c.init.tab === pinger), `pinged by tabs ${pings.map((c) => c.init.tab)}`);
+    assert.ok(pings.length <= 3, `${pings.length} pings in 1.3 s with a 1 s interval`);
+});
+
+test('an answer to a request sent before an unlock is told, not merged', async (t) => {
+    const { win, doc, storage } = page();
+    const server = fakeServer(100);
+    server.answer = () => json(200, { state: 'LOCKED', reason: 'MANUAL_LOCK', idle_remaining_ms: null, absolute_remaining_ms: null });
+    const engine = open(t, new Engine({ policy: keepalivePolicy() }));
+    const s = open(t, connect(engine, { window: win, document: doc, storage, channel: null, serverUrl: '/inactivity', fetch: server.fetch }));
+    await s.ready;
+    s.start();
+    s.lock();
+    const pending = s.serverStatus();
+    s.unlock();
+    const exchange = await pending;
+    assert.equal(exchange.stale, true);
+    assert.equal(engine.state, 'ACTIVE');
+    // The same answer to a request sent after the unlock is merged.
+    const fresh = await s.serverStatus();
+    assert.equal(fresh.stale, undefined);
+    assert.deepEqual([engine.state, engine.reason], ['LOCKED', 'MANUAL_LOCK']);
 });
