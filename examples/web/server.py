@@ -103,7 +103,7 @@ class PingLog:
             return list(self.by_session.get(session or "", ()))
 
 
-def build_app(args: argparse.Namespace):
+def build_app(args: argparse.Namespace, store_dir: str):
     from starlette.applications import Starlette
     from starlette.requests import Request
     from starlette.responses import JSONResponse, RedirectResponse
@@ -112,7 +112,6 @@ def build_app(args: argparse.Namespace):
 
     from inactivity.server import DEFAULT_COOKIE, InactivityMiddleware, SessionManager
 
-    store_dir = tempfile.mkdtemp(prefix="inactivity-demo-")
     manager = SessionManager(f"sqlite:{store_dir}/sessions.sqlite3", demo_policy(args))
     pings = PingLog(DEFAULT_COOKIE)
 
@@ -182,8 +181,9 @@ def main(argv=None) -> int:
     sock.bind(("127.0.0.1", args.port))
     port = sock.getsockname()[1]
     print(f"serving the demo at http://127.0.0.1:{port}/examples/web/", flush=True)
-    config = uvicorn.Config(build_app(args), log_level="warning", access_log=False)
-    uvicorn.Server(config).run(sockets=[sock])
+    with tempfile.TemporaryDirectory(prefix="inactivity-demo-") as store_dir:
+        config = uvicorn.Config(build_app(args, store_dir), log_level="warning", access_log=False)
+        uvicorn.Server(config).run(sockets=[sock])
     return 0
 
 
