@@ -57,6 +57,7 @@ const engine = new Engine({
     policy: demoPolicy(preset),
     onEvent(event) {
         if (event.kind === 'tick') { record.ticks.push(now()); return; }
+        if (event.kind === 'keepalive') return;   // the ping itself is drawn from onServer
         record.bands.push({ state: event.state, reason: event.reason, start: now() });
         if (DEADLINE_REASONS.has(event.reason)) record.deadlines.push({ t: now(), state: event.state, reason: event.reason });
         log(`${event.previousState} -> ${event.state} (${event.reason})`);

@@ -23,6 +23,7 @@ URL, SHOTS = sys.argv[1], sys.argv[2]
 # The page served by the demo's own server (examples/web/server.py: both ends), when given.
 SERVER = sys.argv[3] if len(sys.argv) > 3 else None
 STATIC_ORIGIN = "/".join(URL.split("/")[:3])
+SERVER_ORIGIN = "/".join(SERVER.split("/")[:3]) if SERVER else None
 os.makedirs(SHOTS, exist_ok=True)
 
 options = webdriver.ChromeOptions()
@@ -388,6 +389,15 @@ def open_server_page(query="", **kw):
     return channel
 
 
+def page_screenshot(path):
+    """The whole page (both ends, the sessions, the timeline), not only the window's part."""
+    height = driver.execute_script("return document.documentElement.scrollHeight")
+    shot = driver.execute_cdp_cmd("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True,
+                                                              "clip": {"x": 0, "y": 0, "width": 1200, "height": height, "scale": 1}})
+    with open(path, "wb") as f:
+        f.write(base64.b64decode(shot["data"]))
+
+
 def server_check(name):
     return check(name) if SERVER else (lambda fn: fn)
 
@@ -415,7 +425,7 @@ def _():
     assert 4 <= len(pings) <= (IDLE_S + 3) / KEEPALIVE_S + 2, f"{len(pings)} pings in {IDLE_S + 3} s"
     wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, "#timeline rect.ping-keepalive"), 3, "the pings drawn")
     wait_for(lambda: "left on the server" in driver.find_element(By.ID, "server-remaining").text, 3, "the server's time shown")
-    driver.save_screenshot(os.path.join(SHOTS, "both-ends.png"))
+    page_screenshot(os.path.join(SHOTS, "both-ends.png"))
     print(f"     the ends' idle deadlines within {worst:.2f} s; {len(pings)} pings", flush=True)
     close_extra_windows()
 
@@ -428,9 +438,11 @@ def _():
     wait_for(lambda: engine_state()[0] == "LOCKED", IDLE_S + 2, "the client's lock")
     client_locked = time.monotonic() - moved
     assert engine_state() == ["LOCKED", "IDLE_TIMEOUT"], engine_state()
+    # The client merges the server's idle deadline, which its precision (activity-write
+    # coalescing) puts up to 1 s earlier: both ends lock between IDLE - PRECISION and IDLE.
     wait_for(lambda: server_call("GET", "/inactivity/status")[1]["state"] == "LOCKED", KEEPALIVE_S + PRECISION_S + 1, "the server's lock")
     server_locked = time.monotonic() - moved
-    assert IDLE_S - 0.6 <= client_locked <= IDLE_S + 1.0, f"the client locked after {client_locked:.1f} s"
+    assert IDLE_S - PRECISION_S - 0.3 <= client_locked <= IDLE_S + 1.0, f"the client locked after {client_locked:.1f} s"
     assert server_locked <= client_locked + KEEPALIVE_S + PRECISION_S, f"the server locked {server_locked - client_locked:.1f} s after the client"
     answer = server_call("GET", "/api/data")
     assert answer[0] == 403 and answer[1]["code"] == "inactivity.locked", answer
@@ -484,7 +496,7 @@ def _():
     assert engine_state() == ["EXPIRED", "REVOKED"], engine_state()
     wait_for(lambda: "REVOKED" in driver.find_element(By.ID, "expired-text").text, 3, "the reason shown")
     time.sleep(0.5)
-    driver.save_screenshot(os.path.join(SHOTS, "revoked.png"))
+    page_screenshot(os.path.join(SHOTS, "revoked.png"))
     close_extra_windows()
 
 
@@ -520,12 +532,13 @@ def _():
 def _():
     open_server_page("user=sleeper")
     move_pointer()
-    time.sleep(0.5)
+    time.sleep(1.2)   # the ping for this activity answered
     driver.execute_script("""window.atResume = null;
         document.addEventListener('resume', () => { window.atResume = demo.session.getSnapshot().state; });""")
+    before = server_pings()
+    assert before, "no ping before the freeze"
     driver.execute_cdp_cmd("Page.setWebLifecycleState", {"state": "frozen"})
     time.sleep(IDLE_S + 1)
-    before = server_pings()
     driver.execute_cdp_cmd("Page.setWebLifecycleState", {"state": "active"})
     assert wait_for(lambda: driver.execute_script("return window.atResume"), 5, "resume") == "LOCKED"
     move_pointer(3)
@@ -543,7 +556,12 @@ def _():
     # server is there: that 404 is the expected answer, not an error of the page.
     def expected(entry):
         text = entry.get("message", "")
-        return text.startswith(f"{STATIC_ORIGIN}/api/config - ") and " 404 " in text
+        if text.startswith(f"{STATIC_ORIGIN}/api/config - ") and " 404 " in text:
+            return True
+        # The server's refusals the checks provoke (a locked, revoked or idle session's requests
+        # are 403/401, as the wire says); any other answer (a 400 included) is an error.
+        return bool(SERVER_ORIGIN) and text.startswith(f"{SERVER_ORIGIN}/") and "Failed to load resource" in text \
+            and (" 401 " in text or " 403 " in text)
     errors = [e for e in console if e.get("level") == "SEVERE" and not expected(e)]
     assert not errors, errors
 
