@@ -78,7 +78,9 @@ const session = connect(engine, {
     },
 });
 // shown: every state the page has shown, in order (the tests check what a user saw).
-window.demo = { inactivity, engine, session, record, shown: [], server };
+// statusPolling: the server panel's status request once a second (a test turns it off to see
+// what the keepalive alone finds).
+window.demo = { inactivity, engine, session, record, shown: [], server, statusPolling: true };
 
 // Trusted input marks for the picture (the adapter feeds the engine; this only draws).
 for (const type of ['pointerdown', 'keydown', 'wheel', 'touchstart']) {
@@ -243,7 +245,7 @@ if (server) {
     $('server-panel').hidden = false;
     // The server's remaining time: a read-only status request (machine traffic: it never
     // extends the session), once a second.
-    setInterval(() => session.serverStatus(), 1000);
+    setInterval(() => { if (window.demo.statusPolling) session.serverStatus(); }, 1000);
     setInterval(refreshSessions, 3000);
 }
 

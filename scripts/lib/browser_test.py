@@ -474,27 +474,35 @@ def _():
 
 @server_check("revoked_from_another_browser_signed_out_at_next_ping")
 def _():
-    open_server_page("user=victim")
-    assert engine_state()[0] == "ACTIVE"
+    # The second browser (its own cookies: another device of the same user) starts first: it
+    # takes seconds, longer than the first session could stay unattended.
     other = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
     try:
         other.get(f"{SERVER}?channel=other-{time.time()}&user=victim")
-        end = time.monotonic() + 15
+        open_server_page("user=victim")
+        assert engine_state()[0] == "ACTIVE"
+        # The page's status poll would find the revocation too: off, so that the ping is what does.
+        driver.execute_script("demo.statusPolling = false")
+        end = time.monotonic() + 10
         target = None
         while time.monotonic() < end and target is None:
-            for li in other.find_elements(By.CSS_SELECTOR, "#sessions li"):
-                if not li.text.startswith("this browser") and li.text:
-                    target = li
-                    break
-            time.sleep(0.2)
+            move_pointer()   # the first browser's user stays active meanwhile
+            target = other.execute_script("""
+                const li = [...document.querySelectorAll('#sessions li')].find((x) => !x.textContent.startsWith('this browser'));
+                return li ? li.dataset.session : null;""")
+            time.sleep(0.3)
         assert target is not None, "the second browser does not list the first one's session"
-        target.find_element(By.TAG_NAME, "button").click()
-        time.sleep(0.5)
+        # Its "Sign out" button (the list is redrawn every 3 s, so it is found and pressed at once).
+        other.execute_script("document.querySelector(`#sessions li[data-session='${arguments[0]}'] button`).click()", target)
+        revoked = time.monotonic()
     finally:
         other.quit()
-    move_pointer()   # activity: the next ping
-    wait_for(lambda: engine_state()[0] == "EXPIRED", 4, "the revocation at the next ping")
+    move_pointer()   # activity: pinged at once, or at the end of the interval under way
+    wait_for(lambda: engine_state()[0] == "EXPIRED", KEEPALIVE_S + 2, "the revocation at the next ping")
+    print(f"     signed out {time.monotonic() - revoked:.1f} s after the revocation", flush=True)
     assert engine_state() == ["EXPIRED", "REVOKED"], engine_state()
+    last = driver.execute_script("return demo.record.pings.filter((p) => p.what === 'keepalive').at(-1)")
+    assert last and last["status"] == 401, f"the last ping: {last}"
     wait_for(lambda: "REVOKED" in driver.find_element(By.ID, "expired-text").text, 3, "the reason shown")
     time.sleep(0.5)
     page_screenshot(os.path.join(SHOTS, "revoked.png"))
