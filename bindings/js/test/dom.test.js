@@ -338,7 +338,7 @@ test('one tab pings for all: the visible tab with the smallest id; a tab that le
     holder = pingers()[0];
     crashables[tabs.indexOf(holder)].crash();
     holder.gone = true;
-    await settle(300);
+    await settle(600);
     assert.equal(pingers().length, 1);
     assert.equal(pingers()[0].s.getSnapshot().peers, 0);
 });
