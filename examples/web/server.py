@@ -173,8 +173,14 @@ def main(argv=None) -> int:
     parser.add_argument("--keepalive", type=parse_ms, default=5_000, help="keepalive interval (default 5s)")
     args = parser.parse_args(argv)
     demo_policy(args).validate()   # a bad combination is the library's error, before serving
-
-    import uvicorn
+    try:
+        import starlette  # noqa: F401
+        import uvicorn
+    except ImportError as error:
+        print(f"examples/web/server.py needs starlette and uvicorn (the inactivity[server] extra's): {error}.\n"
+              "  python3 -m venv .venv && . .venv/bin/activate && pip install starlette==1.10.0 uvicorn==0.55.0",
+              file=sys.stderr)
+        return 2
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
