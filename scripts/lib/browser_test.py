@@ -522,7 +522,10 @@ def _():
     last = driver.execute_script("return demo.record.pings.filter((p) => p.what === 'keepalive').at(-1)")
     assert last and last["status"] == 401, f"the last ping: {last}"
     wait_for(lambda: "REVOKED" in driver.find_element(By.ID, "expired-text").text, 3, "the reason shown")
-    time.sleep(0.5)
+    # The server's end on the page too (status poll back on; the list is refused once revoked).
+    driver.execute_script("demo.statusPolling = true")
+    wait_for(lambda: driver.find_element(By.ID, "server-state").text == "EXPIRED", 3, "the server's end shown EXPIRED")
+    wait_for(lambda: not driver.find_elements(By.CSS_SELECTOR, "#sessions li"), 4, "the sessions list emptied")
     page_screenshot(os.path.join(SHOTS, "revoked.png"))
     close_extra_windows()
 
