@@ -351,3 +351,17 @@ test('keepalive events carry the last user activity', () => {
     assert.throws(() => new ia.Policy({ keepaliveIntervalMs: 500 }).validate(), /keepalive_interval_ms/);
     engine.close();
 });
+
+test('system clock: the interval end of a keepalive is delivered by the binding\'s timer', async () => {
+    // Activity does not re-arm the timer (the hot path); the binding's timer waits at most one
+    // keepalive interval, so the ping due at the end of the sign-in's interval comes on its own.
+    const events = [];
+    const engine = new ia.Engine({ policy: new ia.Policy({ keepaliveIntervalMs: 1_000 }), onEvent: (e) => events.push(e) });
+    engine.start();
+    engine.activity('KEY');
+    await new Promise((resolve) => setTimeout(resolve, 1_600));
+    const pings = events.filter((e) => e.kind === 'keepalive');
+    engine.close();
+    assert.equal(pings.length, 1, `keepalives: ${pings.length}`);
+    assert.ok(pings[0].nowMs - pings[0].timeMs >= 900, 'it carries the activity of ~1 s before');
+});
