@@ -124,7 +124,7 @@ function run(lines) {
             else { const r = ops[op](a); result = typeof r === 'string' ? r : 'ok'; }
         } catch (error) {
             if (!(error instanceof InactivityError)) throw error;
-            result = `error ${error.code} ${error.message}`;
+            result = `error ${error.code} ${error.engineMessage}`; // the engine's text: the same in every binding
         }
         for (const e of events) {
             out.push(`event ${e.kind === 'tick' ? 2 : 1} ${num(State, e.state)} ${num(State, e.previousState)} `

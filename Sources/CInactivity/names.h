@@ -7,7 +7,6 @@
 #include "inactivity.h"
 #include "inactivity_internal.h"
 
-#include <stdio.h>
 #include <string.h>
 
 typedef struct { int64_t value; const char *name; } name_row;
@@ -29,12 +28,21 @@ static int same_name(const char *text, const char *name) {
     }
 }
 
+/* Appends `text` (at most `limit` bytes) to the message at *n; no stdio, which the wasm32
+ * build (no WASI) and the Embedded library do not link. */
+static void append(char *message, size_t size, size_t *n, const char *text, size_t limit) {
+    for (size_t i = 0; text[i] != '\0' && i < limit && *n + 1 < size; i++) message[(*n)++] = text[i];
+    message[*n] = '\0';
+}
+
 /* The message names the argument, the text given (at most 64 bytes of it) and every accepted name. */
 static int32_t parse(const name_row *rows, size_t count, const char *argument, const char *text,
                      int64_t *out) {
     char message[512];
+    size_t n = 0;
     if (text == NULL) {
-        snprintf(message, sizeof message, "%s must not be NULL", argument);
+        append(message, sizeof message, &n, argument, 64);
+        append(message, sizeof message, &n, " must not be NULL", 64);
         inactivity_set_last_error(message);
         return INACT_E_NULL_POINTER;
     }
@@ -44,10 +52,15 @@ static int32_t parse(const name_row *rows, size_t count, const char *argument, c
             return INACT_OK;
         }
     }
-    int n = snprintf(message, sizeof message, "%s (\"%.64s%s\") must be one of ", argument, text,
-                     strlen(text) > 64 ? "..." : "");
-    for (size_t i = 0; i < count && n > 0 && (size_t)n < sizeof message; i++)
-        n += snprintf(message + n, sizeof message - (size_t)n, "%s%s", i ? ", " : "", rows[i].name);
+    append(message, sizeof message, &n, argument, 64);
+    append(message, sizeof message, &n, " (\"", 8);
+    append(message, sizeof message, &n, text, 64);
+    if (strlen(text) > 64) append(message, sizeof message, &n, "...", 8);
+    append(message, sizeof message, &n, "\") must be one of ", 32);
+    for (size_t i = 0; i < count; i++) {
+        if (i) append(message, sizeof message, &n, ", ", 8);
+        append(message, sizeof message, &n, rows[i].name, 64);
+    }
     inactivity_set_last_error(message);
     return INACT_E_INVALID_ARGUMENT;
 }
