@@ -176,7 +176,8 @@ class Runner:
             try:
                 result = self.execute(words[0], words[1:])
             except ia.InactivityError as error:
-                result = f"error {int(error.status)} {error.message}"
+                # the library's own text (policy.idle_timeout_ms), the same in every binding
+                result = f"error {int(error.status)} {error.engine_message}"
             for ev in self.events:
                 self.out.append(
                     f"event {int(ev.kind)} {int(ev.state)} {int(ev.previous_state)} {int(ev.reason)} {int(ev.required_auth)} "

@@ -85,7 +85,8 @@ def test_bad_arguments_raise_value_errors(manual_engine: ManualFactory, recorder
         (lambda: engine.advance(-1), InvalidArgumentError),
         (lambda: engine.advance(float("-inf")), InvalidArgumentError),
         (lambda: engine.reboot(-1), InvalidArgumentError),
-        (lambda: engine.activity("key"), TypeError),  # type: ignore[arg-type]
+        (lambda: engine.activity("wink"), InvalidArgumentError),  # a name the library does not know
+        (lambda: engine.activity(b"KEY"), TypeError),  # type: ignore[arg-type]
         (lambda: engine.advance("1s"), TypeError),  # type: ignore[arg-type]
         (lambda: engine.set_policy("strict"), TypeError),  # type: ignore[arg-type]
     ]
