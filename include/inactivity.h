@@ -135,7 +135,8 @@
  * An engine is named by an inact_engine, a 64-bit id with a generation. 0 is never a
  * valid handle. A destroyed, stale or forged handle is rejected with
  * INACT_E_INVALID_HANDLE and never touches freed memory, so a garbage-collected binding
- * may double-close or close after finalize without harm.
+ * may double-close or close after finalize without harm. The message for the handle of a
+ * destroyed engine is "the engine is closed", the words of every binding's closed engine.
  */
 #ifndef INACTIVITY_H
 #define INACTIVITY_H

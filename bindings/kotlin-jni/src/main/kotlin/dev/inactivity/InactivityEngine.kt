@@ -5,6 +5,10 @@ import java.util.concurrent.Executor
 import java.util.concurrent.atomic.AtomicBoolean
 import kotlin.time.Duration
 
+
+/** The one wording of a call on a closed engine, in every binding (the conformance suite checks it). */
+internal const val CLOSED_MESSAGE = "the engine is closed"
+
 /**
  * One session-inactivity engine: the Kotlin face of an `inact_engine` of libinactivity.
  * The engine decides; this class converts arguments and results and maps failures to
@@ -141,6 +145,9 @@ class InactivityEngine private constructor(
     @JvmOverloads
     fun activity(kind: ActivityKind = ActivityKind.TOUCH_DOWN) = call { NativeCalls.activity(it, kind.bit) }
 
+    /** Activity of the kind named `kind` ("KEY", "touch-down"), read by the library as in every binding. */
+    fun activity(kind: String) = activity(ActivityKind.fromName(kind))
+
     /** The user chose Continue: WARNING -> ACTIVE (CONTINUED). */
     fun continueSession() = call { NativeBridge.continueSession(it) }
 
@@ -208,6 +215,9 @@ class InactivityEngine private constructor(
     /** Ends the session with [reason] (LOGOUT, REVOKED or PASSWORD_CHANGED) -> EXPIRED. */
     @JvmOverloads
     fun end(reason: Reason = Reason.LOGOUT) = call { NativeCalls.end(it, reason.code) }
+
+    /** Ends with the reason named `reason` ("LOGOUT", "password-changed"); see [end]. */
+    fun end(reason: String) = end(Reason.fromName(reason))
 
     /**
      * Reports a token refresh result: [httpStatus] 0 for "no response", else 100..599;
@@ -321,7 +331,7 @@ class InactivityEngine private constructor(
 
     private fun checkOpen(): Long {
         val h = handle.get()
-        check(h != 0L) { "InactivityEngine is closed" }
+        check(h != 0L) { CLOSED_MESSAGE }
         return h
     }
 
@@ -340,7 +350,7 @@ class InactivityEngine private constructor(
             return block(h)
         } catch (e: InvalidHandleException) {
             // Closed by another thread between the check and the call: report it as a close.
-            if (isClosed) throw IllegalStateException("InactivityEngine is closed", e)
+            if (isClosed) throw IllegalStateException(CLOSED_MESSAGE, e)
             throw e
         } finally {
             if (!reachable) throw AssertionError() // never: the read is what matters
