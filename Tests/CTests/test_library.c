@@ -94,6 +94,22 @@ TEST(unknown_names_are_refused_naming_the_accepted_ones) {
     CHECK_EQ(value, 77);
 }
 
+/* A call with the handle of a destroyed engine says what every binding says of a closed one; a
+ * handle never issued keeps naming itself. */
+TEST(a_destroyed_engine_is_closed_in_the_words_of_every_binding) {
+    inact_policy policy = test_policy();
+    inact_engine engine = make_manual_engine(NULL, &policy, INACT_DELIVERY_HOST);
+    REQUIRE_OK(inact_destroy(engine));
+    CHECK_STATUS(inact_lock(engine), INACT_E_INVALID_HANDLE);
+    CHECK_STR(inact_last_error(), "the engine is closed");
+    CHECK_STATUS(inact_activity(engine, INACT_ACTIVITY_KEY), INACT_E_INVALID_HANDLE);
+    CHECK_STR(inact_last_error(), "the engine is closed");
+    CHECK_STATUS(inact_lock(engine + ((uint64_t)1000 << 32)), INACT_E_INVALID_HANDLE); /* a later generation: forged */
+    CHECK(strstr(inact_last_error(), "stale or forged") != NULL);
+    CHECK_STATUS(inact_lock(0), INACT_E_INVALID_HANDLE);
+    CHECK_STR(inact_last_error(), "engine (0) is not a valid handle");
+}
+
 TEST(last_error_names_the_argument_and_the_rule) {
     inact_policy policy = test_policy();
     const char *message;
