@@ -256,7 +256,9 @@ function makeLibrary(x, memory, listeners) {
     const reasonName = nameOut(x.inact_reason_string);
     function cText(text) {
         // Longer than any name: cut (it cannot match, and the engine's message shows 64 bytes).
-        const bytes = utf8.encode(text.length > 256 ? text.slice(0, 256) : text);
+        // A NUL would end the C string early ('BANKING\0x' read as 'BANKING'): it becomes U+FFFD,
+        // so the text is refused as given.
+        const bytes = utf8.encode((text.length > 256 ? text.slice(0, 256) : text).replaceAll('\0', '\uFFFD'));
         const p = alloc(bytes.length + 1);
         new Uint8Array(memory.buffer, p, bytes.length + 1).set(bytes);
         view().setUint8(p + bytes.length, 0);

@@ -134,6 +134,7 @@ test('presets come from the engine; a policy validates with the engine message',
     assert.equal(ia.Policy.preset('banking').idleTimeoutMs, 5 * MIN);
     assert.equal(ia.Policy.preset('pci-dss').idleTimeoutMs, ia.Policy.preset(Preset.PCI_DSS).idleTimeoutMs);
     assert.throws(() => ia.Policy.preset({}), (e) => e instanceof TypeError && /^preset \(an object/.test(e.message));
+    assert.throws(() => ia.Policy.preset('BANKING\0x'), errors.InvalidArgumentError); // not read as 'BANKING'
 });
 
 test('ceilings: a laxer policy is refused with CeilingError naming the field', () => {

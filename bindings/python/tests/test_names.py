@@ -19,6 +19,8 @@ def test_presets_kinds_and_reasons_by_name() -> None:
         'preset ("bankng") must be one of DEFAULT, NIST_AAL2, NIST_AAL3, PCI_DSS, BANKING, PSD2, ENTERPRISE')
     with pytest.raises(TypeError):
         Policy.preset(4.0)  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgumentError):
+        Policy.preset("BANKING\0x")  # not read as "BANKING"
     engine = ia.Engine(clock=ManualClock())
     engine.start()
     engine.activity("KEY")

@@ -26,6 +26,8 @@ def value_of(kind: str, text: str) -> int:
     """The value the library reads from the name `text`; InvalidArgumentError (the library's
     message, listing the accepted names) for any other text."""
     out = ctypes.c_uint32() if kind == "activity_kind" else ctypes.c_int32()
-    # A name is short: a longer text cannot match, and the message shows its first 64 bytes.
-    getattr(_lib.LIB, f"inact_{kind}_from_string")(text[:256].encode("utf-8", "replace"), ctypes.byref(out))
+    # A name is short: a longer text cannot match, and the message shows its first 64 bytes. A NUL
+    # would end the C string early ("BANKING\0x" read as "BANKING"): it becomes U+FFFD, refused.
+    raw = text[:256].replace("\0", "\ufffd").encode("utf-8", "replace")
+    getattr(_lib.LIB, f"inact_{kind}_from_string")(raw, ctypes.byref(out))
     return int(out.value)
