@@ -184,7 +184,7 @@ def test_bad_engine_configurations_are_rejected() -> None:
 @pytest.mark.parametrize(
     "arguments, named",
     [
-        ((("banking",), {}), "policy must be a Policy or None, not str (a preset: Policy.preset(Preset.BANKING))"),
+        ((("banking",), {}), "policy must be a Policy or None, not str (a preset: Policy.preset('banking'))"),
         (((inactivity.Preset.BANKING,), {}), "policy must be a Policy or None, not Preset"),
         (((), {"on_event": 42}), "on_event must be a callable taking an Event, or None, not int"),
         (((), {"on_event": "print"}), "on_event must be a callable"),

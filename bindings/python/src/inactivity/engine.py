@@ -291,7 +291,8 @@ class Engine(GeneratedInputs):
         # Types at the door: a wrong one would otherwise surface later, as an AttributeError in
         # the policy conversion or a TypeError logged for every event delivered.
         if policy is not None and not isinstance(policy, Policy):
-            hint = " (a preset: Policy.preset(Preset.BANKING))" if isinstance(policy, (str, Preset)) else ""
+            named = f"Preset.{policy.name}" if isinstance(policy, Preset) else repr(policy)
+            hint = f" (a preset: Policy.preset({named}))" if isinstance(policy, (str, Preset)) else ""
             raise TypeError(f"policy must be a Policy or None, not {type(policy).__name__}{hint}")
         if on_event is not None and not callable(on_event):
             raise TypeError(f"on_event must be a callable taking an Event, or None, not {type(on_event).__name__}")
