@@ -462,7 +462,7 @@ class Engine(GeneratedInputs):
         """Ends the session with LOGOUT, REVOKED or PASSWORD_CHANGED (a Reason, its name in any
         case, or its value); a no-op when EXPIRED."""
         if isinstance(reason, str):
-            reason = Reason(reason)  # the library's reading; its message lists the names
+            reason = value_of("reason", reason)  # the library's reading; its message lists the names
         self._call(_lib.LIB.inact_end, check_int(reason, "reason", INT32_MIN, INT32_MAX))
 
     def refresh_result(self, http_status: int, oauth_error: Optional[str] = None, generation: int = 0) -> RefreshOutcome:

@@ -18,6 +18,7 @@ from decimal import Decimal
 from typing import Any, Iterator, Optional, Union
 
 from . import _ffi, _lib, enums
+from ._names import value_of
 from ._fields import CeilingsFields, PolicyFields
 from ._time import NEVER, duration_to_ms, ms_to_duration
 from .enums import IdleAction, Preset, Status
@@ -53,7 +54,7 @@ class Policy(PolicyFields):
         """A named policy (``Preset.BANKING``, ``"BANKING"`` or ``"banking"``, ``4``) as the
         library defines it; a name is read by the library, as in every binding."""
         if isinstance(preset, str):
-            preset = Preset(preset)  # the library's reading; its message lists the names
+            preset = value_of("preset", preset)  # the library's reading; its message lists the names
         elif isinstance(preset, bool) or not isinstance(preset, int):
             raise TypeError(f"preset must be a Preset, a name (str) or an int, not {type(preset).__name__}")
         c = _lib.CPolicy()
