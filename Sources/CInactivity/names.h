@@ -113,6 +113,7 @@ static const name_row reason_names[] = {
     {20, "OFFLINE_TIMEOUT"},
     {21, "OFFLINE_EXPIRY"},
     {22, "RESTART"},
+    {23, "DEVICE_LIMIT"},
 };
 enum { REASON_COUNT = sizeof reason_names / sizeof reason_names[0] };
 
