@@ -23,16 +23,11 @@ import re
 import sys
 from pathlib import Path
 
-READMES = (
-    "README.md",
-    "bindings/python/README.md",
-    "bindings/js/README.md",
-    "bindings/kotlin-jni/README.md",
-    "examples/android-consumer/README.md",
-    "examples/c/README.md",
-    "examples/ios/README.md",
-    "examples/web/README.md",
-)
+def readmes() -> list[str]:
+    """README.md, then bindings/*/README.md and examples/*/README.md: a new one is included."""
+    root = Path(".")
+    return ["README.md"] + sorted(str(p) for pattern in ("bindings/*/README.md", "examples/*/README.md")
+                                  for p in root.glob(pattern))
 RUNNERS = {"c": "c", "swift": "swift", "js": "mjs", "python": "py"}  # language -> file extension
 NOT_CODE = {"", "text", "mermaid"}
 NOTE = re.compile(r"^\*Not run by the readme suite: (.+?)\.?\*\s*$")
@@ -42,7 +37,7 @@ FENCE = re.compile(r"^```([A-Za-z0-9_+-]*)[^\n]*\n(.*?)^```[ \t]*$", re.S | re.M
 def main(out: Path) -> int:
     out.mkdir(parents=True, exist_ok=True)
     manifest = []
-    for readme in READMES:
+    for readme in readmes():
         path = Path(readme)
         if not path.is_file():
             continue
