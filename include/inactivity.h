@@ -1284,7 +1284,8 @@ INACT_EXPORT int32_t inact_decision_init_sized(inact_decision *decision, size_t 
  * it and its rule); INACT_E_BUFFER_TOO_SMALL (capacity). On any error nothing is written.
  * Ownership: nothing is kept; the caller's decision and out_record are written on success
  * only, out_record only when decision->write = 1.
- * Thread: any; touches no shared state (a pure function of its arguments).
+ * Thread: any; a function of its arguments alone: it touches no engine and takes no lock (on
+ * an error, the message is the calling thread's inact_last_error).
  */
 INACT_EXPORT int32_t inact_server_decide(const inact_policy *policy, const uint8_t *record, size_t length,
                                          int64_t now_ms, int32_t input, int64_t arg, int64_t precision_ms,
