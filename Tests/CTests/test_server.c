@@ -377,7 +377,9 @@ TEST(two_servers_whose_clocks_differ_stay_within_their_spread) {
     const int64_t e = 2 * SECOND;
     unsigned seed = 12345;
     int round;
-    for (round = 0; round < 60; round++) {
+    /* Fewer rounds under valgrind (each decision costs ~50x there). */
+    const int rounds = harness_slow() ? 6 : 60;
+    for (round = 0; round < rounds; round++) {
         uint8_t fleet[INACT_SNAPSHOT_MAX_SIZE], truth[INACT_SNAPSHOT_MAX_SIZE], ahead[INACT_SNAPSHOT_MAX_SIZE];
         int64_t t = T0 + round * 1000 * SECOND, fleet_lock = 0, truth_lock = 0, ahead_lock = 0;
         int requests = 1 + round % 5, k;
@@ -424,7 +426,8 @@ TEST(server_decide_equals_an_engine_fed_the_same_inputs) {
     unsigned seed = 777;
     int round;
 #define RAND(n) ((seed = seed * 1103515245u + 12345u), (int64_t)((seed >> 8) % (unsigned)(n)))
-    for (round = 0; round < 40; round++) {
+    const int rounds = harness_slow() ? 4 : 40;
+    for (round = 0; round < rounds; round++) {
         inact_policy policy = test_policy();
         uint8_t stored[INACT_SNAPSHOT_MAX_SIZE];
         inact_engine engine;
