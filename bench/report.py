@@ -539,6 +539,16 @@ def main() -> int:
             t.row("the list of a user with 50 sessions", f"Redis {fmt_ns(st['scale']['list_50_redis_ns'])}",
                   f"SQLite {fmt_ns(st['scale']['list_50_sqlite_ns'])}")
             out["server_store"] = st
+        nginx_path = os.path.join(results, "server_nginx.json")
+        if os.path.exists(nginx_path):
+            ng = load(nginx_path)
+            status = t.target("through nginx: the gateway / a no-op auth endpoint", ">= 0.8x", ng["ratio"],
+                              ng["ratio"] >= 0.8, f"{ng['ratio']:.2f}x")
+            t.row("through nginx: requests per second", f"{ng['gateway']['rps']:,.0f}",
+                  f"{ng['ratio']:.2f}x a no-op auth endpoint ({ng['noop']['rps']:,.0f}); ab -k -c {ng['concurrency']}", status)
+            t.row("through nginx: p99 added by the gateway", f"{ng['p99_added_ms']:.0f} ms",
+                  f"p99 {ng['gateway']['p99_ms']:.0f} ms against {ng['noop']['p99_ms']:.0f} ms")
+            out["server_nginx"] = ng
 
     # ---- Targets ---------------------------------------------------------------------------
     t.section("Targets")

@@ -200,4 +200,7 @@ def _overwrite_record(store: Store, kind: str, session_id: str, record: bytes) -
     else:
         entry = store.get(session_id, _far())
         assert entry is not None
-        store.client.hset(store._session_key(entry.user, session_id), "r", record)  # type: ignore[attr-defined]
+        from inactivity.server.stores import _pack
+
+        value = _pack(entry.version, entry.created_ms, entry.device, record)
+        store.client.set(store._session_key(entry.user, session_id), value)  # type: ignore[attr-defined]

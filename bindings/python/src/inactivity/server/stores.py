@@ -158,7 +158,8 @@ class SQLiteStore(Store):
         self._all: List[sqlite3.Connection] = []
         self._all_lock = threading.Lock()
         conn = self._conn()
-        with self._all_lock:
+        exists = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'inactivity_sessions_collect'").fetchone()
+        if exists is None:
             # Two processes may create the schema at once: IF NOT EXISTS, inside one write lock.
             conn.execute("BEGIN IMMEDIATE")
             try:
@@ -178,7 +179,10 @@ class SQLiteStore(Store):
         if conn is None:
             try:
                 conn = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None)
-                conn.execute("PRAGMA journal_mode=WAL")
+                # Setting the mode takes a lock even when it is already WAL: only when needed,
+                # so that a worker starting while others write does not wait for them.
+                if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                    conn.execute("PRAGMA journal_mode=WAL")
                 conn.execute(f"PRAGMA synchronous={self._synchronous}")
             except sqlite3.Error as e:
                 raise StoreUnavailable(f"SQLite {self.path}: {e}") from None
@@ -311,32 +315,38 @@ class SQLiteStore(Store):
 # Key layout (prefix "inact" by default). A user's sessions and their index share the hash tag
 # {u:<user>} (the user quoted so that it holds no brace), so in a cluster they live in one slot:
 # the list, the device limit and "revoke all" are single-slot scripts.
-#   <prefix>:{u:<user>}:s:<id>   hash: r (record), d (device), c (created ms), v (version)
+#   <prefix>:{u:<user>}:s:<id>   string: the version (10 digits), the creation (13 digits, ms),
+#                                the device label's length in bytes (3 digits), the label
+#                                (UTF-8), then the record (bytes): one string, not a hash, whose
+#                                96-byte record would exceed hash-max-listpack-value (64) and cost
+#                                a full hash table (~500 B) per session
 #   <prefix>:{u:<user>}:i        sorted set: the user's session ids by creation time
 #   <prefix>:p:<id>              string: the user of session <id> (a request brings only the id)
-# Only Valkey-compatible commands: HMGET, HGET, HSET, ZRANGE, ZADD, ZREM, PEXPIREAT (with GT),
-# PEXPIRETIME, PERSIST, SET PXAT, GET, EVALSHA/EVAL.
+# Only Valkey-compatible commands: GET, SET (PXAT), ZRANGE, ZADD, ZREM, PEXPIREAT (with GT),
+# PEXPIRETIME, PERSIST, EXISTS, EVALSHA/EVAL.
 
 _CAS = """
-local v = redis.call('HGET', KEYS[1], 'v')
-if v ~= ARGV[1] then return -3 end
+local v = redis.call('GET', KEYS[1])
+if not v or string.sub(v, 1, 10) ~= ARGV[1] then return -3 end
 local old = redis.call('PEXPIRETIME', KEYS[1])
-redis.call('HSET', KEYS[1], 'r', ARGV[2], 'v', tostring(tonumber(v) + 1))
+local header = string.sub(v, 11, 26 + tonumber(string.sub(v, 24, 26)))
+local new = string.format('%010d', tonumber(ARGV[1]) + 1) .. header .. ARGV[2]
 local at = tonumber(ARGV[3])
 if at > 0 then
-  redis.call('PEXPIREAT', KEYS[1], at)
+  redis.call('SET', KEYS[1], new, 'PXAT', at)
   redis.call('PEXPIREAT', KEYS[2], at, 'GT')
 else
-  redis.call('PERSIST', KEYS[1])
+  redis.call('SET', KEYS[1], new)
   redis.call('PERSIST', KEYS[2])
 end
 return old
 """
 
 # KEYS[1] the index, KEYS[2..n+1] the sessions read, KEYS[n+2] the new session (if any).
-# ARGV[1] JSON {m: index members as read, v: versions of KEYS[2..n+1], d: members to drop
-# (collected), u: [[key number, ARGV number of the record, collect_at]], c: [ARGV number of the
-# record, id, device, created, collect_at] or absent}; the records travel as ARGV[2...], as bytes.
+# ARGV[1] JSON {m: index members as read, v: versions of KEYS[2..n+1] (10 digits), d: members
+# to drop (collected), u: [[key number, ARGV number of the record, collect_at]], c: [ARGV number
+# of the new session's whole value, id, created, collect_at] or absent}; the records and the new
+# value travel as ARGV[2...], as bytes.
 _COMMIT = """
 local spec = cjson.decode(ARGV[1])
 local members = redis.call('ZRANGE', KEYS[1], 0, -1)
@@ -345,20 +355,21 @@ for i, m in ipairs(members) do
   if m ~= spec.m[i] then return 0 end
 end
 for i, v in ipairs(spec.v) do
-  if redis.call('HGET', KEYS[i + 1], 'v') ~= v then return 0 end
+  local value = redis.call('GET', KEYS[i + 1])
+  if not value or string.sub(value, 1, 10) ~= v then return 0 end
 end
-local function collect(key, at)
+local function put(key, value, at)
   if at > 0 then
-    redis.call('PEXPIREAT', key, at)
+    redis.call('SET', key, value, 'PXAT', at)
   else
-    redis.call('PERSIST', key)
+    redis.call('SET', key, value)
   end
 end
 for _, u in ipairs(spec.u) do
   local key = KEYS[u[1]]
-  local v = redis.call('HGET', key, 'v')
-  redis.call('HSET', key, 'r', ARGV[u[2]], 'v', tostring(tonumber(v) + 1))
-  collect(key, u[3])
+  local v = redis.call('GET', key)
+  local header = string.sub(v, 11, 26 + tonumber(string.sub(v, 24, 26)))
+  put(key, string.format('%010d', tonumber(string.sub(v, 1, 10)) + 1) .. header .. ARGV[u[2]], u[3])
 end
 for _, m in ipairs(spec.d) do
   redis.call('ZREM', KEYS[1], m)
@@ -367,9 +378,8 @@ local persist = false
 local latest = 0
 if spec.c then
   local key = KEYS[#spec.v + 2]
-  redis.call('HSET', key, 'r', ARGV[spec.c[1]], 'd', spec.c[3], 'c', spec.c[4], 'v', '1')
-  collect(key, spec.c[5])
-  redis.call('ZADD', KEYS[1], spec.c[4], spec.c[2])
+  put(key, ARGV[spec.c[1]], spec.c[4])
+  redis.call('ZADD', KEYS[1], spec.c[3], spec.c[2])
 end
 -- The index lives as long as the longest-lived of the user's sessions (all of them are KEYS
 -- here, but the collected ones, which the index drops above): persistent if one of them is.
@@ -386,6 +396,20 @@ if redis.call('EXISTS', KEYS[1]) == 1 then
 end
 return 1
 """
+
+
+def _pack(version: int, created_ms: int, device: str, record: bytes) -> bytes:
+    """A session's value in Redis (see the key layout above)."""
+    label = device.encode("utf-8")
+    if len(label) > 999:
+        raise ValueError(f"device ({device[:40]!r}...) must be at most 999 bytes in UTF-8")
+    return b"%010d%013d%03d" % (version, created_ms, len(label)) + label + record
+
+
+def _unpack(session_id: str, user: str, value: bytes) -> Entry:
+    length = int(value[23:26])
+    return Entry(session_id, user, value[26:26 + length].decode("utf-8"), int(value[10:23]), bytes(value[26 + length:]),
+                 int(value[:10]))
 
 
 def _tag(user: str) -> str:
@@ -510,14 +534,12 @@ class RedisStore(Store):
         user = self._user_of(session_id, deadline)
         if user is None:
             return None
-        r, d, c, v = self._call(deadline, self.client.hmget, self._session_key(user, session_id), "r", "d", "c", "v")
-        if r is None or v is None:
-            return None
-        return Entry(session_id, user, (d or b"").decode("utf-8"), int(c or 0), bytes(r), int(v))
+        value = self._call(deadline, self.client.get, self._session_key(user, session_id))
+        return None if value is None else _unpack(session_id, user, value)
 
     def compare_and_set(self, entry: Entry, record: bytes, collect_at_ms: int, deadline: float) -> bool:
         keys = [self._session_key(entry.user, entry.session_id), self._index_key(entry.user)]
-        old = self._call(deadline, self._cas, self.client, keys, [str(entry.version), record, str(collect_at_ms)])
+        old = self._call(deadline, self._cas, self.client, keys, [b"%010d" % entry.version, record, str(collect_at_ms)])
         if old == -3:
             return False
         if collect_at_ms == 0:
@@ -535,17 +557,17 @@ class RedisStore(Store):
             def read() -> Any:
                 pipe = self.client.pipeline(transaction=False)
                 for m in members:
-                    pipe.hmget(self._session_key(user, m), "r", "d", "c", "v")
+                    pipe.get(self._session_key(user, m))
                 return pipe.execute()
 
             rows = self._call(deadline, read)
         entries: List[Entry] = []
         dead: List[str] = []
-        for m, (r, d, c, v) in zip(members, rows):
-            if r is None or v is None:
+        for m, value in zip(members, rows):
+            if value is None:
                 dead.append(m)  # collected by its TTL: dropped from the index at the next commit
             else:
-                entries.append(Entry(m, user, (d or b"").decode("utf-8"), int(c or 0), bytes(r), int(v)))
+                entries.append(_unpack(m, user, value))
         entries.sort(key=lambda e: (e.created_ms, e.session_id))
         return UserView(entries, (members, dead))
 
@@ -557,15 +579,15 @@ class RedisStore(Store):
         keys = [self._index_key(user)] + [self._session_key(user, e.session_id) for e in entries]
         records: List[bytes] = []
         position = {e.session_id: i for i, e in enumerate(entries)}
-        spec: dict[str, Any] = {"m": members, "v": [str(e.version) for e in entries], "d": dead, "u": []}
+        spec: dict[str, Any] = {"m": members, "v": ["%010d" % e.version for e in entries], "d": dead, "u": []}
         for u in updates:
             records.append(u.record)
             spec["u"].append([position[u.entry.session_id] + 2, len(records) + 1, u.collect_at_ms])
         if create is not None:
             e, collect_at_ms = create
-            records.append(e.record)
+            records.append(_pack(1, e.created_ms, e.device, e.record))
             keys.append(self._session_key(user, e.session_id))
-            spec["c"] = [len(records) + 1, e.session_id, e.device, str(e.created_ms), collect_at_ms]
+            spec["c"] = [len(records) + 1, e.session_id, str(e.created_ms), collect_at_ms]
             # The pointer first: a request can find the session as soon as it exists; a
             # pointer whose commit then fails points at nothing and is collected with its TTL.
             pointer = self._pointer_key(e.session_id)

@@ -94,8 +94,9 @@ class WireConfig:
     holding it instead (e.g. ``"Inactivity-Session"``); `session_id`: the app's callable, which
     takes precedence over both. `machine`: the app's callable marking machine traffic (polls,
     silent refreshes); the header ``Inactivity-Machine: 1`` marks it too. `prefix`: where the
-    session API lives. `exempt`: path prefixes (or a callable on the path) that no decision
-    guards: the sign-in page, its static files. `verify_credential(user, credential) -> bool`:
+    session API lives. `exempt`: the paths no decision guards (the sign-in page, its static
+    files): each one an exact path, or a prefix when it ends with ``/`` (``"/static/"``); or a
+    callable on the path. `verify_credential(user, credential) -> bool`:
     the app's server-side check for ``POST {prefix}/unlock`` (no callable: unlock is 501).
     `sign_in(request) -> (user, device) or None`: for ``POST {prefix}/sign-in`` (no callable: 404;
     for tests and demos, an app signs its users in itself with SessionManager.sign_in).
@@ -270,7 +271,12 @@ def _route(manager: SessionManager, config: WireConfig, request: WireRequest) ->
 
     if config.auth_endpoint and (path == "/auth" or path.startswith("/auth/")):
         # nginx auth_request and Envoy ext_authz: any method, the original request's headers.
-        outcome, refused = decide_request(manager, dataclasses.replace(config, exempt=()), request)
+        # The gateway's subrequest is always decided: exemptions are the proxy's to configure.
+        try:
+            outcome = manager.request(config.session_of(request), machine=config.is_machine(request))
+        except StoreUnavailable as e:
+            return unavailable(config, str(e))
+        refused = None if outcome.allowed else refusal(outcome)
         if refused is not None:
             return refused
         assert outcome is not None
