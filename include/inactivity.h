@@ -1187,6 +1187,9 @@ INACT_EXPORT int32_t inact_get_policy(inact_engine engine, inact_policy *policy)
 /** Writes the ms from now until the engine next needs inact_poll, or INACT_NEVER when nothing
  *  is scheduled. Like every call it first delivers what is already due, so the delay is > 0
  *  when it returns. Arm one timer for it; re-ask after every call that may move deadlines.
+ *  With policy.keepalive_interval_ms an activity call may bring it earlier (the first activity
+ *  after a quiet interval starts an interval whose end is a deadline): re-ask after activity
+ *  too, or never wait longer than the interval.
  *  Returns INACT_OK or INACT_E_NULL_POINTER.
  *  Ownership: *out_delay_ms is written only on success.
  *  Thread: any; delivers the events it causes before it returns (see Threading). */
