@@ -147,7 +147,8 @@
  * An engine is named by an inact_engine, a 64-bit id with a generation. 0 is never a
  * valid handle. A destroyed, stale or forged handle is rejected with
  * INACT_E_INVALID_HANDLE and never touches freed memory, so a garbage-collected binding
- * may double-close or close after finalize without harm.
+ * may double-close or close after finalize without harm. The message for the handle of a
+ * destroyed engine is "the engine is closed", the words of every binding's closed engine.
  */
 #ifndef INACTIVITY_H
 #define INACTIVITY_H
@@ -569,6 +570,50 @@ INACT_EXPORT const char *inact_version_string(void);
 INACT_EXPORT const char *inact_status_string(INACT_ENUM(inact_status) int32_t status);
 
 /**
+ * Names: every binding prints and reads states, reasons, presets and activity kinds through these
+ * functions, so they spell them alike. A name is the enumerator without its prefix
+ * (INACT_REASON_IDLE_TIMEOUT -> "IDLE_TIMEOUT", INACT_ACTIVITY_TOUCH_DOWN -> "TOUCH_DOWN").
+ * The *_string functions return the name of `state` (`reason`, `preset`, `kind`), or "unknown"
+ * for a value outside the enum (an activity kind must be exactly one bit); never NULL.
+ * Thread: any. Ownership: a static string; never free it.
+ */
+INACT_EXPORT const char *inact_state_string(int32_t state);
+
+/** The name of `reason` ("IDLE_TIMEOUT"), or "unknown"; see inact_state_string.
+ *  Thread: any. Ownership: a static string; never free it. */
+INACT_EXPORT const char *inact_reason_string(int32_t reason);
+
+/** The name of `preset` ("BANKING"), or "unknown"; see inact_state_string.
+ *  Thread: any. Ownership: a static string; never free it. */
+INACT_EXPORT const char *inact_preset_string(int32_t preset);
+
+/** The name of the activity kind `kind` ("KEY"), or "unknown"; see inact_state_string.
+ *  Thread: any. Ownership: a static string; never free it. */
+INACT_EXPORT const char *inact_activity_kind_string(uint32_t kind);
+
+/**
+ * Reads a state's name into `*out_state`. Accepted: the names of inact_state_string in any
+ * ASCII case, with '-' and '_' alike ("LOCKED", "locked"; "IDLE_TIMEOUT", "idle-timeout").
+ * Returns INACT_OK; INACT_E_NULL_POINTER for a NULL `name` or `out_state`;
+ * INACT_E_INVALID_ARGUMENT for any other text (inact_last_error names it and lists the
+ * accepted names: `state ("LOCK") must be one of LOADING, ACTIVE, ...`), writing nothing.
+ * Thread: any. Ownership: nothing is kept.
+ */
+INACT_EXPORT int32_t inact_state_from_string(const char *name, INACT_OUT int32_t *out_state);
+
+/** Reads a reason's name into `*out_reason`, as inact_state_from_string does.
+ *  Thread: any. Ownership: nothing is kept. */
+INACT_EXPORT int32_t inact_reason_from_string(const char *name, INACT_OUT int32_t *out_reason);
+
+/** Reads a preset's name ("BANKING", "banking", "pci-dss") into `*out_preset`, as
+ *  inact_state_from_string does. Thread: any. Ownership: nothing is kept. */
+INACT_EXPORT int32_t inact_preset_from_string(const char *name, INACT_OUT int32_t *out_preset);
+
+/** Reads an activity kind's name ("KEY", "touch-down") into `*out_kind` (one bit), as
+ *  inact_state_from_string does. Thread: any. Ownership: nothing is kept. */
+INACT_EXPORT int32_t inact_activity_kind_from_string(const char *name, INACT_OUT uint32_t *out_kind);
+
+/**
  * Returns the message of the most recent failed call on the calling thread, naming the
  * argument and the rule ("policy.warning_ms (60000) must be shorter than
  * policy.idle_timeout_ms (30000)"); "" if no call failed yet on this thread.
@@ -772,8 +817,8 @@ INACT_EXPORT int32_t inact_scheduler_faults(INACT_OUT INACT_NULLABLE INACT_BOOL 
  * does not allow returns INACT_E_INVALID_STATE and changes nothing; an input refused for
  * its argument still delivers the catch-up first. Every input returns
  * INACT_E_INVALID_HANDLE for a bad handle. The transition table (which input does what in
- * which state) is Input.cell(in:) in Sources/InactivityCore/SessionRules.swift and the
- * README's state diagram. Unless a block says otherwise: Ownership: nothing is kept. Thread: any;
+ * which state) is Input.cell(in:) in Sources/InactivityCore/SessionRules.swift and the README's
+ * state diagram. Unless a block says otherwise: Ownership: nothing is kept. Thread: any;
  * the events a call causes are delivered on the calling thread before it returns, unless
  * another thread is delivering this engine's events (then that thread delivers them).
  * ------------------------------------------------------------------------------- */
@@ -1382,11 +1427,13 @@ INACT_EXPORT int32_t inact_decision_init_sized(INACT_OUT inact_decision *decisio
  *   unlock failures run as on a device. An unlock needs no server contact (the server is it).
  * - REQUEST is counted activity (the first person-made kind policy.activity_kinds counts; a
  *   policy counting none counts no request); in WARNING it returns to ACTIVE only with
- *   policy.activity_dismisses_warning, as on a device. HOLDER_ACTIVITY counts activity at
- *   now - arg, clamped to [the later of the session start and the stored last activity, now].
- *   MACHINE changes nothing but what came due. LOCK locks an ACTIVE or WARNING session (a
- *   LOCKED or EXPIRED one stays as it is); END expires any session not yet EXPIRED with the
- *   reason given; UNLOCK (a credential) returns a LOCKED session to ACTIVE (UNLOCKED);
+ *   policy.activity_dismisses_warning, as on a device. HOLDER_ACTIVITY, LOCK and END with a
+ *   reason other than an ending one are what another holder reports, as inact_holder_report
+ *   with an age of arg (activity) or 0 (a lock, an expiry): activity counts at now - arg,
+ *   clamped to [the later of the session start and the stored last activity, now]; LOCK locks
+ *   an ACTIVE or WARNING session with the reason given (a LOCKED or EXPIRED one stays as it
+ *   is); END expires any session not yet EXPIRED with the reason given (an ending reason:
+ *   as inact_end). MACHINE changes nothing but what came due; UNLOCK (a credential) returns a LOCKED session to ACTIVE (UNLOCKED);
  *   UNLOCK_FAILED counts a failure, and the policy's max_unlock_failures-th expires it
  *   (UNLOCK_FAILURES). An input the state does not take (UNLOCK of a session that is not
  *   LOCKED) changes nothing and is not an error: the decision gives the state.
@@ -1403,8 +1450,8 @@ INACT_EXPORT int32_t inact_decision_init_sized(INACT_OUT inact_decision *decisio
  *   ignored. length: any size_t; at most 105 bytes are read.
  * now_ms: the server's wall clock, ms since 1970, 0 .. 1000 years.
  * input: an inact_server_input. arg: 0 for SIGN_IN, REQUEST, MACHINE, UNLOCK, UNLOCK_FAILED;
- *   the activity's age (>= 0, any) for HOLDER_ACTIVITY; a LOCKED reason but RESTORED for LOCK
- *   (this build: INACT_REASON_MANUAL_LOCK); an EXPIRED reason but RESTORED for END.
+ *   the activity's age (>= 0, any) for HOLDER_ACTIVITY; a LOCKED reason but RESTORED for LOCK;
+ *   an EXPIRED reason but RESTORED for END.
  * precision_ms: >= 0 and shorter than policy.idle_timeout_ms - policy.warning_ms.
  * decision: decision->size set by the caller (inact_decision_init), as inact_get_info.
  * out_record/capacity: at least INACT_SNAPSHOT_MAX_SIZE bytes, whatever the decision.
@@ -1415,7 +1462,8 @@ INACT_EXPORT int32_t inact_decision_init_sized(INACT_OUT inact_decision *decisio
  * it and its rule); INACT_E_BUFFER_TOO_SMALL (capacity). On any error nothing is written.
  * Ownership: nothing is kept; the caller's decision and out_record are written on success
  * only, out_record only when decision->write = 1.
- * Thread: any; touches no shared state (a pure function of its arguments).
+ * Thread: any; a function of its arguments alone: it touches no engine and takes no lock (on
+ * an error, the message is the calling thread's inact_last_error).
  */
 INACT_EXPORT int32_t inact_server_decide(const inact_policy *policy,
                                          INACT_NULLABLE const uint8_t *record, size_t length,

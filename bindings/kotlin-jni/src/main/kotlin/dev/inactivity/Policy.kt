@@ -115,6 +115,15 @@ data class Policy(
             NativeBridge.policyPreset(preset.code, v)
             return policyFromWire(v)
         }
+
+        /** A preset by name ("BANKING", "banking", "pci-dss"), read by the library as in every
+         *  binding; [InvalidArgumentException] listing the names for any other text. */
+        @JvmStatic
+        fun preset(name: String): Policy {
+            val v = LongArray(WireLayout.POLICY_FIELDS)
+            NativeBridge.policyPreset(NativeBridge.parseName(2, name), v)
+            return policyFromWire(v)
+        }
     }
 }
 
