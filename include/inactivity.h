@@ -573,21 +573,21 @@ INACT_EXPORT const char *inact_status_string(INACT_ENUM(inact_status) int32_t st
  * Names: every binding prints and reads states, reasons, presets and activity kinds through these
  * functions, so they spell them alike. A name is the enumerator without its prefix
  * (INACT_REASON_IDLE_TIMEOUT -> "IDLE_TIMEOUT", INACT_ACTIVITY_TOUCH_DOWN -> "TOUCH_DOWN").
- * The *_string functions return the name of `state` (`reason`, `preset`, `kind`), or "unknown"
- * for a value outside the enum (an activity kind must be exactly one bit); never NULL.
+ * Returns the name of `state` (each *_string function: of `reason`, `preset`, `kind`), or
+ * "unknown" for a value outside the enum (an activity kind must be exactly one bit); never NULL.
  * Thread: any. Ownership: a static string; never free it.
  */
 INACT_EXPORT const char *inact_state_string(int32_t state);
 
-/** The name of `reason` ("IDLE_TIMEOUT"), or "unknown"; see inact_state_string.
+/** Returns the name of `reason` ("IDLE_TIMEOUT"), or "unknown"; see inact_state_string.
  *  Thread: any. Ownership: a static string; never free it. */
 INACT_EXPORT const char *inact_reason_string(int32_t reason);
 
-/** The name of `preset` ("BANKING"), or "unknown"; see inact_state_string.
+/** Returns the name of `preset` ("BANKING"), or "unknown"; see inact_state_string.
  *  Thread: any. Ownership: a static string; never free it. */
 INACT_EXPORT const char *inact_preset_string(int32_t preset);
 
-/** The name of the activity kind `kind` ("KEY"), or "unknown"; see inact_state_string.
+/** Returns the name of the activity kind `kind` ("KEY"), or "unknown"; see inact_state_string.
  *  Thread: any. Ownership: a static string; never free it. */
 INACT_EXPORT const char *inact_activity_kind_string(uint32_t kind);
 
@@ -602,15 +602,15 @@ INACT_EXPORT const char *inact_activity_kind_string(uint32_t kind);
 INACT_EXPORT int32_t inact_state_from_string(const char *name, INACT_OUT int32_t *out_state);
 
 /** Reads a reason's name into `*out_reason`, as inact_state_from_string does.
- *  Thread: any. Ownership: nothing is kept. */
+ *  Returns as inact_state_from_string. Thread: any. Ownership: nothing is kept. */
 INACT_EXPORT int32_t inact_reason_from_string(const char *name, INACT_OUT int32_t *out_reason);
 
 /** Reads a preset's name ("BANKING", "banking", "pci-dss") into `*out_preset`, as
- *  inact_state_from_string does. Thread: any. Ownership: nothing is kept. */
+ *  inact_state_from_string does. Returns as inact_state_from_string. Thread: any. Ownership: nothing is kept. */
 INACT_EXPORT int32_t inact_preset_from_string(const char *name, INACT_OUT int32_t *out_preset);
 
 /** Reads an activity kind's name ("KEY", "touch-down") into `*out_kind` (one bit), as
- *  inact_state_from_string does. Thread: any. Ownership: nothing is kept. */
+ *  inact_state_from_string does. Returns as inact_state_from_string. Thread: any. Ownership: nothing is kept. */
 INACT_EXPORT int32_t inact_activity_kind_from_string(const char *name, INACT_OUT uint32_t *out_kind);
 
 /**

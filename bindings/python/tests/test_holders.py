@@ -110,5 +110,5 @@ def test_keepalive_events_from_real_activity(manual_engine: ManualFactory, recor
     engine.advance(3)
     pings = [e for e in recorder.events if e.kind is EventKind.KEEPALIVE]
     assert [(p.now, p.time, p.now - p.time) for p in pings] == [(ms(5_000), ms(2_000), ms(3_000))]
-    with pytest.raises(InvalidArgumentError, match="keepalive_interval_ms"):
+    with pytest.raises(InvalidArgumentError, match="keepalive_interval"):
         engine.set_policy(TEST_POLICY.replace(keepalive_interval=0.5))
