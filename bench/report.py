@@ -186,7 +186,7 @@ def main() -> int:
         if "floorJni" in b:
             t.row("static native doing the C floor (clock + store)", fmt_ns(b["floorJni"]["ns"]),
                   f"{b['floorJni']['ns'] / b['emptyJni']['ns']:.2f}x empty JNI: the least a clock read costs here")
-        t.row("NativeBridge.activity (glue only)", fmt_ns(b["glue"]["ns"]),
+        t.row("NativeCalls.activity (glue only)", fmt_ns(b["glue"]["ns"]),
               f"{b['glue']['ns'] / b['emptyJni']['ns']:.2f}x empty JNI")
         t.row("InactivityEngine.activity(TOUCH_MOVE)", fmt_ns(b["binding"]["ns"]),
               f"{r:.2f}x empty JNI (goal <= 1.5x)"
