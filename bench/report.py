@@ -491,6 +491,25 @@ def main() -> int:
             lookup_out[v] = fig
         out["lookup"] = lookup_out
 
+    # ---- server ----------------------------------------------------------------------------
+    server_path = os.path.join(results, "server.json")
+    if os.path.exists(server_path) or skipped(results, "server"):
+        t.section("A server's decision (bench/c/bench_server.c; inact_server_decide; median of runs)")
+        if not os.path.exists(server_path):
+            t.row("not measured", skipped(results, "server") or "no output")
+        else:
+            server = load(server_path)
+            n = server["ns_per_call"]
+            floor, engine = n["floor_checksum"], n["engine_restore"]
+            for key, name in (("decide_read", "decide, read path (MACHINE, nothing written)"),
+                              ("decide_coalesced", "decide, a request within the precision (nothing written)"),
+                              ("decide_write", "decide, write path (a request, a record written)")):
+                t.row(name, f"{n[key]:,.1f} ns",
+                      f"{n[key] / floor:.1f}x the checked record's floor; {n[key] / engine:.2f}x an engine per request")
+            t.row("floor: checksum verified, copied, checksum written", f"{floor:,.1f} ns", "plain C")
+            t.row("an engine per request: create, restore, snapshot, destroy", f"{engine:,.1f} ns", "")
+            out["server"] = server
+
     # ---- Targets ---------------------------------------------------------------------------
     t.section("Targets")
     for x in t.targets:

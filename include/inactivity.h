@@ -40,7 +40,7 @@
  *   against a newer header fails clearly on an older library. A struct grows only at its end;
  *   each published layout is a prefix of the next. Published sizes: inact_policy 80 (1.0) and
  *   120 (1.1); inact_info 104 (1.0) and 152 (1.1); inact_config 40 (1.0); inact_ceilings 80
- *   (1.1); inact_event 56 (1.0; written by the library, see inact_event).
+ *   (1.1); inact_event 56 (1.0; written by the library, see inact_event); inact_decision 72 (1.3).
  *   A size S is accepted from the struct's first layout up to 65536, and is read as the
  *   largest published layout L <= S (this version's when S is larger). The bytes from L to S
  *   are the tail and must all be zero, else INACT_E_STRUCT_SIZE naming the first non-zero
@@ -250,7 +250,8 @@ typedef enum inact_reason {
     INACT_REASON_DEVICE_LOCKED = 19,     /* LOCKED: the device locked (policy.lock_on_device_lock) */
     INACT_REASON_OFFLINE_TIMEOUT = 20,   /* LOCKED: no server contact for policy.offline_timeout_ms */
     INACT_REASON_OFFLINE_EXPIRY = 21,    /* EXPIRED: no server contact for policy.offline_expiry_ms */
-    INACT_REASON_RESTART = 22            /* LOCKED: a cold start with policy.lock_on_restart */
+    INACT_REASON_RESTART = 22,           /* LOCKED: a cold start with policy.lock_on_restart */
+    INACT_REASON_DEVICE_LIMIT = 23       /* EXPIRED: pushed out by a newer sign-in on another device */
 } inact_reason;
 
 /** Kinds of user activity; bits, combined in inact_policy.activity_kinds. */
@@ -326,6 +327,18 @@ typedef enum inact_auth {
     INACT_AUTH_BIOMETRIC = 1,  /* a biometric is enough (or the credential) */
     INACT_AUTH_CREDENTIAL = 2  /* the credential (PIN, password) is required */
 } inact_auth;
+
+/** What a server decides on (inact_server_decide); `arg` is what each one says it is. */
+typedef enum inact_server_input {
+    INACT_SERVER_SIGN_IN = 1,         /* a new session starts at now_ms; the record is ignored (may be NULL) */
+    INACT_SERVER_REQUEST = 2,         /* a request of the user's: counted activity; arg 0 */
+    INACT_SERVER_MACHINE = 3,         /* machine traffic or a status read: decided, never extends; arg 0 */
+    INACT_SERVER_HOLDER_ACTIVITY = 4, /* a keepalive: arg = the age in ms (>= 0) of the user's activity it saw */
+    INACT_SERVER_LOCK = 5,            /* a holder locked the session: arg = its LOCKED reason */
+    INACT_SERVER_END = 6,             /* the session ends: arg = an EXPIRED reason (LOGOUT, DEVICE_LIMIT, ...) */
+    INACT_SERVER_UNLOCK = 7,          /* a credential the server itself verified; arg 0 */
+    INACT_SERVER_UNLOCK_FAILED = 8    /* a credential the server refused; arg 0 */
+} inact_server_input;
 
 /* ---------------------------------------------------------------------------------
  * Structs
@@ -445,6 +458,26 @@ typedef struct inact_info {
     uint64_t token_generation;         /* newest rotated refresh-token generation; 0 if none */
     int64_t interruption_until_ms;     /* end of an announced expected interruption; INACT_NEVER */
 } inact_info;
+
+/**
+ * A server's decision over a stored session record (inact_server_decide). Written by the
+ * library; `size` is set by the caller (inact_decision_init) and kept as given, as for
+ * inact_info. All times are the fleet's wall clock, ms since 1970.
+ */
+typedef struct inact_decision {
+    uint32_t size;                 /* sizeof(inact_decision); set by the caller */
+    int32_t state;                 /* inact_state after the input */
+    int32_t reason;                /* inact_reason */
+    int32_t required_auth;         /* inact_auth an unlock needs (NONE unless LOCKED) */
+    int32_t write;                 /* 0/1: the record changed and must be stored */
+    uint32_t unlock_failures;      /* failed unlocks in a row */
+    int64_t now_ms;                /* the instant decided at: the later of now_ms given and the record's */
+    int64_t remaining_ms;          /* to the next lock or expiry; INACT_NEVER if none */
+    int64_t idle_deadline_ms;      /* instant of the idle action; INACT_NEVER if none */
+    int64_t absolute_deadline_ms;  /* instant of the absolute expiry; INACT_NEVER if none */
+    int64_t started_at_ms;         /* session start; INACT_NEVER if none */
+    int64_t last_activity_ms;      /* as stored (coalesced), ACTIVE and WARNING; INACT_NEVER otherwise */
+} inact_decision;
 
 /* ---------------------------------------------------------------------------------
  * Callbacks
@@ -1185,6 +1218,80 @@ INACT_EXPORT int32_t inact_snapshot_write(inact_engine engine, uint8_t *buffer, 
                                           size_t *out_written);
 
 /* ---------------------------------------------------------------------------------
+ * Server. A server decides for one session per request over the session's stored record,
+ * in one call with no engine, no registry, no lock and no thread (docs/design.md, "The
+ * server"). The record is a snapshot (format 3, INACT_SNAPSHOT_MAX_SIZE bytes) on the
+ * fleet's wall clock: its times are ms since 1970 on the servers' clocks, its instant is
+ * the instant of its last write, and a device's snapshot is not a record (nor the reverse).
+ * ------------------------------------------------------------------------------- */
+
+/** Fills `decision` for inact_server_decide: sets `size`, state LOADING, reason NONE, every
+ *  count 0 and every time INACT_NEVER.
+ *  Returns INACT_OK or INACT_E_NULL_POINTER. Ownership: the caller's struct; nothing is kept.
+ *  Thread: any.
+ *  A macro calls inact_decision_init_sized(decision, sizeof(inact_decision)); the exported
+ *  symbol of this name fills the 72-byte 1.3 layout only and sets size 72 (Conventions). */
+INACT_EXPORT int32_t inact_decision_init(inact_decision *decision);
+
+/** inact_decision_init for a struct of `size` bytes (72 .. 65536), as inact_info_init_sized.
+ *  Returns INACT_OK, INACT_E_NULL_POINTER or INACT_E_STRUCT_SIZE (nothing written).
+ *  Thread: any. Ownership: the caller's struct, only its first `size` bytes. */
+INACT_EXPORT int32_t inact_decision_init_sized(inact_decision *decision, size_t size);
+
+/**
+ * Decides `input` over a session's stored record at `now_ms`, under `policy`, and gives the
+ * record to store when it changed. The session machine decides, with the rules of an engine
+ * (the same tables, deadlines and policy), on the fleet's clock:
+ * - The instant decided at is the later of `now_ms` and the record's own instant: a server
+ *   whose clock is behind a record judges it at the record's time (it never undoes a lock or
+ *   an expiry, never moves a time back, never sees more time left than the record shows); a
+ *   server ahead by e decides e later, so each deadline it applies falls at most e early.
+ * - The time between two requests is not background: no background, window, device-lock or
+ *   offline deadline runs on a server. Idle, warning, locked timeout, absolute lifetime and
+ *   unlock failures run as on a device. An unlock needs no server contact (the server is it).
+ * - REQUEST is counted activity (the first person-made kind policy.activity_kinds counts; a
+ *   policy counting none counts no request); in WARNING it returns to ACTIVE only with
+ *   policy.activity_dismisses_warning, as on a device. HOLDER_ACTIVITY counts activity at
+ *   now - arg, clamped to [the later of the session start and the stored last activity, now].
+ *   MACHINE changes nothing but what came due. LOCK locks an ACTIVE or WARNING session (a
+ *   LOCKED or EXPIRED one stays as it is); END expires any session not yet EXPIRED with the
+ *   reason given; UNLOCK (a credential) returns a LOCKED session to ACTIVE (UNLOCKED);
+ *   UNLOCK_FAILED counts a failure, and the policy's max_unlock_failures-th expires it
+ *   (UNLOCK_FAILURES). An input the state does not take (UNLOCK of a session that is not
+ *   LOCKED) changes nothing and is not an error: the decision gives the state.
+ * - Coalescing: activity moves the stored last activity only when it is at least
+ *   `precision_ms` newer than the stored one; otherwise nothing is written for it. The
+ *   stored value then lags the user's last activity by less than precision_ms, so the idle
+ *   deadline falls up to that much earlier, never later.
+ * - A record from another policy is judged under `policy` (a failure limit at or below the
+ *   failures counted expires a LOCKED record, UNLOCK_FAILURES). A corrupt record, or bytes that
+ *   are not a server record, is decided EXPIRED (RESTORE_FAILED), with write = 1 and that
+ *   record to store: a session that cannot be trusted needs a sign-in.
+ * policy: a valid policy (as inact_engine_create).
+ * record/length: the stored record (read, never kept); NULL only for SIGN_IN, whose record is
+ *   ignored. length: any size_t; at most 105 bytes are read.
+ * now_ms: the server's wall clock, ms since 1970, 0 .. 1000 years.
+ * input: an inact_server_input. arg: 0 for SIGN_IN, REQUEST, MACHINE, UNLOCK, UNLOCK_FAILED;
+ *   the activity's age (>= 0, any) for HOLDER_ACTIVITY; a LOCKED reason but RESTORED for LOCK
+ *   (this build: INACT_REASON_MANUAL_LOCK); an EXPIRED reason but RESTORED for END.
+ * precision_ms: >= 0 and shorter than policy.idle_timeout_ms - policy.warning_ms.
+ * decision: decision->size set by the caller (inact_decision_init), as inact_get_info.
+ * out_record/capacity: at least INACT_SNAPSHOT_MAX_SIZE bytes, whatever the decision.
+ * out_length: INACT_SNAPSHOT_MAX_SIZE when a record was written (decision->write = 1), else 0.
+ * Returns INACT_OK; INACT_E_NULL_POINTER (policy, decision, out_record, out_length, or record
+ * for an input other than SIGN_IN); INACT_E_STRUCT_SIZE (policy->size or decision->size);
+ * INACT_E_INVALID_ARGUMENT (the policy, input, now_ms, arg or precision_ms, the message naming
+ * it and its rule); INACT_E_BUFFER_TOO_SMALL (capacity). On any error nothing is written.
+ * Ownership: nothing is kept; the caller's decision and out_record are written on success
+ * only, out_record only when decision->write = 1.
+ * Thread: any; touches no shared state (a pure function of its arguments).
+ */
+INACT_EXPORT int32_t inact_server_decide(const inact_policy *policy, const uint8_t *record, size_t length,
+                                         int64_t now_ms, int32_t input, int64_t arg, int64_t precision_ms,
+                                         inact_decision *decision, uint8_t *out_record, size_t capacity,
+                                         size_t *out_length);
+
+/* ---------------------------------------------------------------------------------
  * Sized init calls. A program compiled against this header passes the size of its own
  * structs (Conventions): these macros are defined after every declaration, so the plain
  * symbols above stay declared (and reachable as (inact_policy_init)(p) or by address) with
@@ -1196,6 +1303,7 @@ INACT_EXPORT int32_t inact_snapshot_write(inact_engine engine, uint8_t *buffer, 
 #define inact_ceilings_init(ceilings) inact_ceilings_init_sized((ceilings), sizeof(inact_ceilings))
 #define inact_config_init(config) inact_config_init_sized((config), sizeof(inact_config))
 #define inact_info_init(info) inact_info_init_sized((info), sizeof(inact_info))
+#define inact_decision_init(decision) inact_decision_init_sized((decision), sizeof(inact_decision))
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -54,6 +54,7 @@ private let policyLayouts = layouts([80, 120], of: inact_policy.self)     // 1.0
 private let infoLayouts = layouts([104, 152], of: inact_info.self)        // 1.0, 1.1
 private let configLayouts = layouts([40], of: inact_config.self)          // 1.0
 private let ceilingsLayouts = layouts([80], of: inact_ceilings.self)      // 1.1
+private let decisionLayouts = layouts([72], of: inact_decision.self)      // 1.3
 
 /// What the plain exported init symbols fill, for ever: the layout of the release that added
 /// each one. Never this version's size (that grows): a program that reaches the plain symbol
@@ -62,6 +63,7 @@ private let policyInitSize: UInt = 80      // inact_policy_init, inact_policy_pr
 private let configInitSize: UInt = 40      // inact_config_init: 1.0
 private let ceilingsInitSize: UInt = 80    // inact_ceilings_init: 1.1
 private let infoInitSize: UInt = 152       // inact_info_init: 1.1
+private let decisionInitSize: UInt = 72    // inact_decision_init: 1.3
 
 /// A caller's struct size as this library reads it: `size` bytes are the caller's, `layout`
 /// (the largest published layout not above `size`) are the fields; the bytes between are the
@@ -724,5 +726,62 @@ public func inact_snapshot_write(_ engine: inact_engine, _ buffer: UnsafeMutable
         }
         buffer.update(from: bytes, count: bytes.count)
         outWritten.pointee = bytes.count
+    }
+}
+
+// MARK: - Server
+
+private func cDecisionDefaults() -> inact_decision {
+    let never = SessionPolicy.never
+    return inact_decision(
+        size: UInt32(MemoryLayout<inact_decision>.size), state: SessionState.loading.rawValue, reason: Reason.none.rawValue,
+        required_auth: 0, write: 0, unlock_failures: 0, now_ms: never, remaining_ms: never, idle_deadline_ms: never,
+        absolute_deadline_ms: never, started_at_ms: never, last_activity_ms: never)
+}
+
+@c @implementation
+public func inact_decision_init(_ decision: UnsafeMutablePointer<inact_decision>?) -> Int32 {
+    status { () throws(InactivityError) in
+        try initStruct(decision, size: decisionInitSize, layouts: decisionLayouts, name: "decision", cDecisionDefaults())
+    }
+}
+
+@c @implementation
+public func inact_decision_init_sized(_ decision: UnsafeMutablePointer<inact_decision>?, _ size: Int) -> Int32 {
+    status { () throws(InactivityError) in
+        try initStruct(decision, size: cSize(size), layouts: decisionLayouts, name: "decision", cDecisionDefaults())
+    }
+}
+
+@c @implementation
+public func inact_server_decide(_ policy: UnsafePointer<inact_policy>?, _ record: UnsafePointer<UInt8>?, _ length: Int,
+                                _ nowMs: Int64, _ input: Int32, _ arg: Int64, _ precisionMs: Int64,
+                                _ decision: UnsafeMutablePointer<inact_decision>?, _ outRecord: UnsafeMutablePointer<UInt8>?,
+                                _ capacity: Int, _ outLength: UnsafeMutablePointer<Int>?) -> Int32 {
+    status { () throws(InactivityError) in
+        let p = try readPolicy(policy)
+        guard let decision else { throw nullPointer("decision") }
+        guard let outRecord else { throw nullPointer("out_record") }
+        guard let outLength else { throw nullPointer("out_length") }
+        let size = try checkSize(UnsafeRawPointer(decision), layouts: decisionLayouts, name: "inact_decision")
+        let capacity = cSize(capacity)
+        guard capacity >= UInt(Snapshot.byteCount) else {
+            throw InactivityError(.bufferTooSmall, "capacity (\(capacity)) must be at least INACT_SNAPSHOT_MAX_SIZE (\(Snapshot.byteCount))")
+        }
+        // As inact_restore: one byte more than the longest format read shows a longer record
+        // is too long, and no more of the caller's buffer is read. SIGN_IN ignores the record.
+        let length = cSize(length)
+        let bytes = input == ServerInput.signIn.rawValue ? nil : record.map {
+            Array(UnsafeBufferPointer(start: $0, count: Int(min(length, UInt(Snapshot.longestReadable) + 1))))
+        }
+        let d = try ServerRecord.decide(policy: p, record: bytes, length: UInt64(length), nowMs: nowMs, input: input,
+                                        arg: arg, precisionMs: precisionMs)
+        writeStruct(inact_decision(
+            size: UInt32(size.size), state: d.state.rawValue, reason: d.reason.rawValue, required_auth: d.requiredAuth.rawValue,
+            write: d.record == nil ? 0 : 1, unlock_failures: d.unlockFailures, now_ms: d.nowMs, remaining_ms: d.remainingMs,
+            idle_deadline_ms: d.idleDeadlineMs, absolute_deadline_ms: d.absoluteDeadlineMs, started_at_ms: d.startedAtMs,
+            last_activity_ms: d.lastActivityMs), to: decision, size)
+        if let r = d.record { outRecord.update(from: r, count: r.count) }
+        outLength.pointee = d.record?.count ?? 0
     }
 }

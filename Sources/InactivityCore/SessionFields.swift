@@ -138,8 +138,18 @@ struct SessionMachine {
 
     /// `policy` must be valid (the engine checks it).
     init(policy: SessionPolicy, now: Int64) {
-        assertValid(policy)
-        self.sharedPolicy = Interned.policy(policy)
+        self.init(policy: Interned.policy(policy), now: now)
+    }
+
+    /// With a box of its own, interned nowhere: a server decision (ServerDecision.swift) is a
+    /// value computed from its arguments, and takes no lock that another call shares.
+    init(unsharedPolicy policy: SessionPolicy, now: Int64) {
+        self.init(policy: Shared(policy), now: now)
+    }
+
+    private init(policy: Shared<SessionPolicy>, now: Int64) {
+        assertValid(policy.value)
+        self.sharedPolicy = policy
         self.cursor = now
         self.changedAt = now
     }

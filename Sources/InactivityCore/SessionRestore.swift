@@ -190,7 +190,7 @@ extension SessionMachine {
     /// `RestoreRule.failuresSpent`: the restoring engine's failure limit at or below the
     /// failures counted expires the session, taking effect at the restore. Returns true when
     /// it decided the outcome.
-    private mutating func expireIfFailuresSpent(at now: Int64) -> Bool {
+    mutating func expireIfFailuresSpent(at now: Int64) -> Bool {
         let rule = RestoreRule.failuresSpent
         guard rule.from.contains(state), holds(.failuresAtLimit, kind: nil) else { return false }
         transition(to: rule.state, rule.reason, at: now)

@@ -54,6 +54,8 @@ public enum Reason: Int32, Sendable, CaseIterable, CustomStringConvertible {
     case offlineExpiry = 21
     /// LOCKED: a cold start with a policy that locks on every restart.
     case restart = 22
+    /// EXPIRED: pushed out by a newer sign-in on another device (the user's device limit).
+    case deviceLimit = 23
 
     public var description: String {
         switch self {
@@ -80,6 +82,7 @@ public enum Reason: Int32, Sendable, CaseIterable, CustomStringConvertible {
         case .offlineTimeout: "offline-timeout"
         case .offlineExpiry: "offline-expiry"
         case .restart: "restart"
+        case .deviceLimit: "device-limit"
         }
     }
 
@@ -97,20 +100,20 @@ public enum Reason: Int32, Sendable, CaseIterable, CustomStringConvertible {
              .offlineTimeout, .restart]
         case .expired:
             [.idleTimeout, .absoluteTimeout, .lockedTimeout, .unlockFailures, .logout, .revoked,
-             .passwordChanged, .restoreFailed, .restored, .untrustedClock, .offlineExpiry]
+             .passwordChanged, .restoreFailed, .restored, .untrustedClock, .offlineExpiry, .deviceLimit]
         }
     }
 }
 
 extension Reason {
-    /// LOGOUT, REVOKED or PASSWORD_CHANGED: the reasons `end` accepts.
-    public var isEnding: Bool { self == .logout || self == .revoked || self == .passwordChanged }
+    /// LOGOUT, REVOKED, PASSWORD_CHANGED or DEVICE_LIMIT: the reasons `end` accepts.
+    public var isEnding: Bool { self == .logout || self == .revoked || self == .passwordChanged || self == .deviceLimit }
 
     /// The ending reason with this raw value (an `end` argument); `invalidArgument` naming the
     /// rule for any other value.
     public static func ending(rawValue: Int32) throws(InactivityError) -> Reason {
         guard let reason = Reason(rawValue: rawValue), reason.isEnding else {
-            throw InactivityError(.invalidArgument, "reason (\(rawValue)) must be LOGOUT, REVOKED or PASSWORD_CHANGED")
+            throw InactivityError(.invalidArgument, "reason (\(rawValue)) must be LOGOUT, REVOKED, PASSWORD_CHANGED or DEVICE_LIMIT")
         }
         return reason
     }

@@ -400,6 +400,7 @@ TEST(every_input_in_every_state_makes_only_the_diagram_edges) {
                 drive_cell(&cells[i], on, INACT_REASON_LOGOUT);
                 drive_cell(&cells[i], on, INACT_REASON_REVOKED);
                 drive_cell(&cells[i], on, INACT_REASON_PASSWORD_CHANGED);
+                drive_cell(&cells[i], on, INACT_REASON_DEVICE_LIMIT);
             } else {
                 drive_cell(&cells[i], on, 0);
             }

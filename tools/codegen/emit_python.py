@@ -16,6 +16,7 @@ _STRUCT_CLASSES = {
     "inact_config": "CConfig",
     "inact_event": "CEvent",
     "inact_info": "CInfo",
+    "inact_decision": "CDecision",
 }
 _SCALARS = {
     "int32_t": "c_int32",

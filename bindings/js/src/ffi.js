@@ -68,6 +68,9 @@ export const functions = {
     inact_clock_now: { result: 'status', args: [['engine', 'u64'], ['out_monotonic_ms', 'ptr'], ['out_wall_ms', 'ptr'], ['out_boot_id', 'ptr']] },
     inact_snapshot_size: { result: 'status', args: [['engine', 'u64'], ['out_size', 'ptr']] },
     inact_snapshot_write: { result: 'status', args: [['engine', 'u64'], ['buffer', 'ptr'], ['capacity', 'size'], ['out_written', 'ptr']] },
+    inact_decision_init: { result: 'status', args: [['decision', 'ptr']] },
+    inact_decision_init_sized: { result: 'status', args: [['decision', 'ptr'], ['size', 'size']] },
+    inact_server_decide: { result: 'status', args: [['policy', 'ptr'], ['record', 'ptr'], ['length', 'size'], ['now_ms', 'i64'], ['input', 'i32'], ['arg', 'i64'], ['precision_ms', 'i64'], ['decision', 'ptr'], ['out_record', 'ptr'], ['capacity', 'size'], ['out_length', 'ptr']] },
 };
 
 export const structs = {
@@ -154,13 +157,27 @@ export const structs = {
         token_generation: [136, 'u64'],
         interruption_until_ms: [144, 'i64'],
     } },
+    inact_decision: { size: 72, fields: {
+        size: [0, 'u32'],
+        state: [4, 'i32'],
+        reason: [8, 'i32'],
+        required_auth: [12, 'i32'],
+        write: [16, 'i32'],
+        unlock_failures: [20, 'u32'],
+        now_ms: [24, 'i64'],
+        remaining_ms: [32, 'i64'],
+        idle_deadline_ms: [40, 'i64'],
+        absolute_deadline_ms: [48, 'i64'],
+        started_at_ms: [56, 'i64'],
+        last_activity_ms: [64, 'i64'],
+    } },
 };
 
 // The header's enumerations (values as named there, without the INACT_<ENUM>_ prefix) and the
 // status table (name, code, message).
 export const enums = {
     inact_state: { LOADING: 0, ACTIVE: 1, WARNING: 2, LOCKED: 3, EXPIRED: 4 },
-    inact_reason: { NONE: 0, STARTED: 1, RESTORED: 2, CONTINUED: 3, ACTIVITY: 4, UNLOCKED: 5, EXTENDED: 6, IDLE: 7, IDLE_TIMEOUT: 8, BACKGROUND_TIMEOUT: 9, MANUAL_LOCK: 10, UNTRUSTED_CLOCK: 11, ABSOLUTE_TIMEOUT: 12, LOCKED_TIMEOUT: 13, UNLOCK_FAILURES: 14, LOGOUT: 15, REVOKED: 16, PASSWORD_CHANGED: 17, RESTORE_FAILED: 18, DEVICE_LOCKED: 19, OFFLINE_TIMEOUT: 20, OFFLINE_EXPIRY: 21, RESTART: 22 },
+    inact_reason: { NONE: 0, STARTED: 1, RESTORED: 2, CONTINUED: 3, ACTIVITY: 4, UNLOCKED: 5, EXTENDED: 6, IDLE: 7, IDLE_TIMEOUT: 8, BACKGROUND_TIMEOUT: 9, MANUAL_LOCK: 10, UNTRUSTED_CLOCK: 11, ABSOLUTE_TIMEOUT: 12, LOCKED_TIMEOUT: 13, UNLOCK_FAILURES: 14, LOGOUT: 15, REVOKED: 16, PASSWORD_CHANGED: 17, RESTORE_FAILED: 18, DEVICE_LOCKED: 19, OFFLINE_TIMEOUT: 20, OFFLINE_EXPIRY: 21, RESTART: 22, DEVICE_LIMIT: 23 },
     inact_activity_kind: { TOUCH_DOWN: 1, TOUCH_UP: 2, TOUCH_MOVE: 4, KEY: 8, SCROLL: 16, POINTER: 32, PROGRAMMATIC: 64 },
     inact_idle_action: { LOCK: 0, EXPIRE: 1 },
     inact_preset: { DEFAULT: 0, NIST_AAL2: 1, NIST_AAL3: 2, PCI_DSS: 3, BANKING: 4, PSD2: 5, ENTERPRISE: 6 },
@@ -169,6 +186,7 @@ export const enums = {
     inact_clock_kind: { SYSTEM: 0, MANUAL: 1 },
     inact_refresh_outcome: { OK: 0, RETRY: 1, REVOKED: 2, FAILED: 3, STALE: 4 },
     inact_auth: { NONE: 0, BIOMETRIC: 1, CREDENTIAL: 2 },
+    inact_server_input: { SIGN_IN: 1, REQUEST: 2, MACHINE: 3, HOLDER_ACTIVITY: 4, LOCK: 5, END: 6, UNLOCK: 7, UNLOCK_FAILED: 8 },
 };
 
 export const statuses = [

@@ -125,6 +125,25 @@ class CInfo(Structure):
     ]
 
 
+class CDecision(Structure):
+    """inact_decision."""
+
+    _fields_ = [
+        ("size", c_uint32),
+        ("state", c_int32),
+        ("reason", c_int32),
+        ("required_auth", c_int32),
+        ("write", c_int32),
+        ("unlock_failures", c_uint32),
+        ("now_ms", c_int64),
+        ("remaining_ms", c_int64),
+        ("idle_deadline_ms", c_int64),
+        ("absolute_deadline_ms", c_int64),
+        ("started_at_ms", c_int64),
+        ("last_activity_ms", c_int64),
+    ]
+
+
 #: (name, argtypes, restype) of every function the header declares, in its order.
 FUNCTIONS: Sequence[Tuple[str, Tuple[Any, ...], Any]] = (
     # library
@@ -196,6 +215,10 @@ FUNCTIONS: Sequence[Tuple[str, Tuple[Any, ...], Any]] = (
     # snapshot
     ("inact_snapshot_size", (c_uint64, POINTER(c_size_t)), STATUS),
     ("inact_snapshot_write", (c_uint64, c_void_p, c_size_t, POINTER(c_size_t)), STATUS),
+    # server
+    ("inact_decision_init", (POINTER(CDecision),), STATUS),
+    ("inact_decision_init_sized", (POINTER(CDecision), c_size_t), STATUS),
+    ("inact_server_decide", (POINTER(CPolicy), c_char_p, c_size_t, c_int64, c_int32, c_int64, c_int64, POINTER(CDecision), c_void_p, c_size_t, POINTER(c_size_t)), STATUS),
 )
 
 

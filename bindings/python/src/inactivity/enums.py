@@ -82,6 +82,7 @@ class Reason(enum.IntEnum):
     OFFLINE_TIMEOUT = 20
     OFFLINE_EXPIRY = 21
     RESTART = 22
+    DEVICE_LIMIT = 23  #: EXPIRED: pushed out by a newer sign-in on another device
 
 
 class ActivityKind(enum.IntFlag):

@@ -55,6 +55,7 @@ enum class Reason(val code: Int) {
     OFFLINE_TIMEOUT(20),
     OFFLINE_EXPIRY(21),
     RESTART(22),
+    DEVICE_LIMIT(23),
 
     /** A reason of a newer library. */
     UNKNOWN(Int.MIN_VALUE);

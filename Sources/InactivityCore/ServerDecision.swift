@@ -1,0 +1,303 @@
+// A server's decision over a stored session record, at a given instant (docs/design.md, "The
+// server"): one pure function of (policy, record, now, input), with no engine, no registry, no
+// lock and no thread. The record is put into a SessionMachine value, the machine catches up to
+// the instant, takes the input through its own methods (so the transition and deadline tables
+// decide, as on a device), and is written back as a record when it changed.
+//
+// The record is the snapshot format (Snapshot.swift, version 3, 96 bytes) on the fleet's wall
+// clock: every time in it is milliseconds since 1970 on the clocks of the servers that wrote it,
+// the boot id is `ServerRecord.fleetClock` (so a device snapshot is never taken for a record, nor
+// a record for a device snapshot: restored into an engine it is another boot, LOCKED at least),
+// the monotonic and wall slots both hold the record's own instant (the instant of its last
+// write), and there is never a background. The slots a server does not use keep what a snapshot
+// keeps there (the last server contact reads as the session start).
+//
+// Time on a server:
+// - No background: the time between two requests is the user's idle time, not background; no
+//   background, window, device-lock or offline deadline runs (a server is the server contact).
+// - The instant decided at is the later of the caller's `now` and the record's own instant: a
+//   server whose clock is behind a record judges it at the record's time, so it never undoes a
+//   lock or an expiry another server wrote, never moves a stamp back and never sees more time
+//   left than the record's own instant shows. A server ahead by e decides at most e later, so
+//   every deadline it applies falls at most e early (stricter by e at most), and its record then
+//   carries its instant: the fleet judges that record no earlier.
+// - Coalescing: counted activity moves the stored last activity only when it is at least
+//   `precisionMs` newer, so a request within the precision of the last stored one writes
+//   nothing; the stored value lags the truth by less than the precision, which makes every idle
+//   deadline earlier (stricter), never later.
+
+/// What a server is deciding on (include/inactivity.h, inact_server_input).
+public enum ServerInput: Int32, Sendable, CaseIterable {
+    /// A new session starts at now; the record is ignored.
+    case signIn = 1
+    /// A request of the user's: counted activity.
+    case request = 2
+    /// Machine traffic or a status read: decided, never extends.
+    case machine = 3
+    /// Another holder (a keepalive) saw the user's activity `arg` ms ago.
+    case holderActivity = 4
+    /// A holder locked the session: `arg` is its LOCKED reason.
+    case lock = 5
+    /// The session ends: `arg` is an EXPIRED reason.
+    case end = 6
+    /// A credential the server itself verified.
+    case unlock = 7
+    /// A credential the server refused.
+    case unlockFailed = 8
+}
+
+/// The outcome of `ServerRecord.decide`. Times are the fleet's wall clock; `SessionPolicy.never`
+/// where there is none.
+public struct ServerDecision: Sendable, Equatable {
+    public var state: SessionState
+    public var reason: Reason
+    /// What an unlock needs (`.none` unless LOCKED).
+    public var requiredAuth: AuthStrength
+    public var unlockFailures: UInt32
+    /// The instant decided at: the later of the caller's now and the record's instant.
+    public var nowMs: Int64
+    /// To the next lock or expiry.
+    public var remainingMs: Int64
+    /// The idle action's instant (ACTIVE and WARNING).
+    public var idleDeadlineMs: Int64
+    /// The absolute expiry's instant (ACTIVE, WARNING and LOCKED).
+    public var absoluteDeadlineMs: Int64
+    public var startedAtMs: Int64
+    /// The stored (coalesced) last activity, while the session runs (ACTIVE, WARNING): a record
+    /// keeps none in LOCKED and EXPIRED (format 3's slot holds the locked-at time there).
+    public var lastActivityMs: Int64
+    /// The record to store when it changed (then it must be stored); nil when nothing changed.
+    public var record: [UInt8]?
+}
+
+/// A session record on the fleet's wall clock, and the decision over it.
+public enum ServerRecord {
+    /// The boot id of every record: "INACTSRV" as little-endian bytes. A device's boot id is the
+    /// FNV-1a hash of its boot's id text (Clock.swift), so the two meet only by a 2^-64 chance.
+    public static let fleetClock: UInt64 = 0x5652_5354_4341_4E49
+    /// The latest instant accepted as now: 1000 years after 1970, as the manual clock's range.
+    public static let maxNowMs: Int64 = 10 * SessionPolicy.maxFiniteMs
+
+    /// Decides `input` over `record` (nil only for `.signIn`) at `nowMs` under `policy`.
+    /// Arguments are checked first, each error naming the argument and the rule, and nothing is
+    /// decided then. A corrupt record, or one that is not a server record, is decided EXPIRED
+    /// (RESTORE_FAILED) with that record to store: a session that cannot be trusted needs a
+    /// sign-in. An input the state refuses (an unlock of a session that is not LOCKED) or makes
+    /// a no-op (a lock of a LOCKED one) changes nothing: the decision is the state at the instant.
+    public static func decide(policy: SessionPolicy, record: [UInt8]?, length: UInt64? = nil, nowMs: Int64,
+                              input rawInput: Int32, arg: Int64, precisionMs: Int64) throws(InactivityError) -> ServerDecision {
+        try policy.validate()
+        guard let input = ServerInput(rawValue: rawInput) else {
+            throw InactivityError(.invalidArgument, "input (\(rawInput)) must be an inact_server_input (1..8)")
+        }
+        guard nowMs >= 0 && nowMs <= maxNowMs else {
+            throw InactivityError(.invalidArgument, "now_ms (\(nowMs)) must be >= 0 (ms since 1970 on the fleet's clock) and at most 1000 years")
+        }
+        try checkPrecision(precisionMs, policy)
+        let named = try checkArg(arg, of: input)
+        guard input == .signIn || record != nil else {
+            throw InactivityError(.nullPointer, "record must not be NULL (only INACT_SERVER_SIGN_IN ignores it)")
+        }
+        var machine = SessionMachine(unsharedPolicy: policy, now: nowMs)
+        if input == .signIn {
+            try machine.start(now: nowMs)
+            return decision(machine, at: nowMs, stored: nil)
+        }
+        let stored: Snapshot
+        do throws(InactivityError) {
+            stored = try read(record!, length: length)
+        } catch {
+            machine.failRestore(at: nowMs)
+            return decision(machine, at: nowMs, stored: nil)
+        }
+        let now = max(nowMs, stored.monotonicMs)
+        try machine.restoreServerRecord(stored, now: now)
+        try machine.apply(input, named: named, arg: arg, now: now, precisionMs: precisionMs)
+        return decision(machine, at: now, stored: stored)
+    }
+
+    /// Decodes a record: a valid snapshot on the fleet's clock, without a background.
+    static func read(_ bytes: [UInt8], length: UInt64?) throws(InactivityError) -> Snapshot {
+        let s = try Snapshot.decode(bytes, length: length)
+        guard s.bootID == fleetClock, s.monotonicMs == s.wallMs, s.backgroundSince == nil else {
+            throw InactivityError(.snapshotInvalid, "record is not a server record (a device's snapshot, or another clock)")
+        }
+        return s
+    }
+
+    /// The precision: from 0 to below the time an idle session has before the warning (or the
+    /// idle action), so that a user active within it is never warned for the lag alone.
+    static func checkPrecision(_ precisionMs: Int64, _ policy: SessionPolicy) throws(InactivityError) {
+        let window = policy.idleTimeoutMs == SessionPolicy.never ? SessionPolicy.maxFiniteMs + 1 : policy.idleTimeoutMs - policy.warningMs
+        guard precisionMs >= 0 && precisionMs < window else {
+            throw InactivityError(.invalidArgument,
+                                  "precision_ms (\(precisionMs)) must be >= 0 and shorter than policy.idle_timeout_ms - policy.warning_ms (\(window)): the stored last activity lags by up to it")
+        }
+    }
+
+    /// `arg`'s rule for each input; returns the reason it names (LOCK, END).
+    static func checkArg(_ arg: Int64, of input: ServerInput) throws(InactivityError) -> Reason? {
+        switch input {
+        case .signIn, .request, .machine, .unlock, .unlockFailed:
+            guard arg == 0 else { throw InactivityError(.invalidArgument, "arg (\(arg)) must be 0 for \(input.cName)") }
+            return nil
+        case .holderActivity:
+            guard arg >= 0 else {
+                throw InactivityError(.invalidArgument, "arg (\(arg)) must be >= 0 for INACT_SERVER_HOLDER_ACTIVITY (the activity's age in ms)")
+            }
+            return nil
+        case .lock:
+            guard let r = reason(arg), r != .restored, Reason.allowed(in: .locked).contains(r) else {
+                throw InactivityError(.invalidArgument, "arg (\(arg)) must be a LOCKED reason (not RESTORED) for INACT_SERVER_LOCK")
+            }
+            guard r == .manualLock else {
+                throw InactivityError(.invalidArgument, "arg (\(arg)) must be INACT_REASON_MANUAL_LOCK for INACT_SERVER_LOCK in this build")
+            }
+            return r
+        case .end:
+            guard let r = reason(arg), r != .restored, Reason.allowed(in: .expired).contains(r) else {
+                throw InactivityError(.invalidArgument, "arg (\(arg)) must be an EXPIRED reason (not RESTORED) for INACT_SERVER_END")
+            }
+            return r
+        }
+    }
+
+    private static func reason(_ arg: Int64) -> Reason? {
+        guard let raw = Int32(exactly: arg) else { return nil }
+        return Reason(rawValue: raw)
+    }
+
+    private static func decision(_ m: SessionMachine, at now: Int64, stored: Snapshot?) -> ServerDecision {
+        let written = m.snapshot(serverAt: now)
+        let changed = stored.map { !$0.sameSession(as: written) } ?? true
+        let never = SessionPolicy.never
+        let live = m.state == .active || m.state == .warning
+        return ServerDecision(
+            state: m.state, reason: m.reason, requiredAuth: m.requiredAuth(at: now), unlockFailures: m.unlockFailures,
+            nowMs: now, remainingMs: m.remaining(at: now), idleDeadlineMs: m.idleDeadline ?? never,
+            absoluteDeadlineMs: m.absoluteDeadline ?? never, startedAtMs: m.startedAt ?? never,
+            lastActivityMs: live ? m.lastActivity : never, record: changed ? written.encode() : nil)
+    }
+}
+
+extension ServerInput {
+    var cName: String {
+        switch self {
+        case .signIn: "INACT_SERVER_SIGN_IN"
+        case .request: "INACT_SERVER_REQUEST"
+        case .machine: "INACT_SERVER_MACHINE"
+        case .holderActivity: "INACT_SERVER_HOLDER_ACTIVITY"
+        case .lock: "INACT_SERVER_LOCK"
+        case .end: "INACT_SERVER_END"
+        case .unlock: "INACT_SERVER_UNLOCK"
+        case .unlockFailed: "INACT_SERVER_UNLOCK_FAILED"
+        }
+    }
+}
+
+extension Snapshot {
+    /// The same session as `other`: every field a server reads, the record's instant (and the
+    /// unread last server contact) aside. A decision that leaves them all as stored writes nothing.
+    func sameSession(as other: Snapshot) -> Bool {
+        // A session that never started has its start at the record's instant: no other time.
+        if neverStarted && other.neverStarted { return state == other.state && reason == other.reason }
+        return state == other.state && reason == other.reason && unlockFailures == other.unlockFailures
+            && startedAt == other.startedAt && lastActivity == other.lastActivity && lockedAt == other.lockedAt
+            && lastCredentialAt == other.lastCredentialAt && credentialRequired == other.credentialRequired
+            && newestGeneration == other.newestGeneration
+    }
+}
+
+extension SessionMachine {
+    /// The machine's record at `now` on the fleet's clock.
+    func snapshot(serverAt now: Int64) -> Snapshot {
+        // Never refused: a decision always has a session (LOADING only before a sign-in or a
+        // record is put in place, and both leave it).
+        (try? snapshot(clock: ClockReading(monotonicMs: now, wallMs: now, bootID: ServerRecord.fleetClock)))!
+    }
+
+    /// A corrupt record: `RestoreRule.corrupt`, as a restore of corrupt bytes.
+    mutating func failRestore(at now: Int64) {
+        transition(to: RestoreRule.corrupt.state, RestoreRule.corrupt.reason, at: now)
+    }
+
+    /// Puts a server record in place (the restore's cell) and catches up to `now` (at or after
+    /// its instant). Its times are on this clock as they are; no background, and no server
+    /// contact to miss (a server is the contact: no offline deadline runs). A failure limit of
+    /// `policy` at or below the failures counted expires a LOCKED record, as a restore does.
+    mutating func restoreServerRecord(_ s: Snapshot, now: Int64) throws(InactivityError) {
+        guard try admits(.restore) else { return }
+        startedAt = s.neverStarted ? nil : s.startedAt
+        lastActivity = s.lastActivity
+        unlockFailures = s.unlockFailures
+        lastCredentialAt = s.neverStarted ? nil : s.lastCredentialAt
+        credentialRequired = s.credentialRequired
+        lastContactAt = nil
+        newestGeneration = s.newestGeneration
+        state = s.state
+        reason = s.reason
+        seenState = s.state
+        changedAt = s.monotonicMs
+        lockedAt = s.lockedAt
+        cursor = s.monotonicMs
+        if state == .warning, policy.tickMs > 0, let d = idleDeadline {
+            tickIndex = ceilDiv(d - cursor, policy.tickMs)
+        }
+        evaluate(now: now)
+        _ = expireIfFailuresSpent(at: now)
+        checkInvariants()
+    }
+
+    /// Applies a server input at `now` (the machine caught up to it) through the machine's own
+    /// input methods. A refusal by the state changes nothing and is not an error here: the
+    /// decision reports the state.
+    mutating func apply(_ input: ServerInput, named: Reason?, arg: Int64, now: Int64, precisionMs: Int64) throws(InactivityError) {
+        let stamp = lastActivity
+        let before = (state, reason)
+        do throws(InactivityError) {
+            switch input {
+            case .signIn: assertionFailure("a sign-in ignores the record")
+            case .machine: break
+            case .request: try activity(serverActivityKind, at: now, now: now)
+            case .holderActivity:
+                // The activity's instant: now less its age, never before the session's start or
+                // the stored last activity, never after now.
+                let floor = max(startedAt ?? now, lastActivity)
+                let (at, overflow) = now.subtractingReportingOverflow(arg)
+                try activity(serverActivityKind, at: min(max(overflow ? floor : at, floor), now), now: now)
+            case .lock: try lock(now: now)
+            case .end: try end(named!, now: now)
+            case .unlock: try unlock(method: .credential, now: now)
+            case .unlockFailed: _ = try unlockFailed(method: .credential, now: now)
+            }
+        } catch where error.code == .invalidState {
+            return
+        }
+        coalesce(stored: stamp, before: before, precisionMs: precisionMs, now: now)
+    }
+
+    /// A request counts as the user's activity: of the first kind a person produces that the
+    /// policy counts (none counted: the request counts no more than the device's input would).
+    var serverActivityKind: ActivityKind {
+        let counted = policy.activityKinds.rawValue & ActivityKind.user.rawValue
+        return counted == 0 ? .touchDown : ActivityKind(rawValue: counted & (~counted &+ 1))
+    }
+
+    /// Counted activity of `kind` seen at `t` (at most `now`, at least the stored last activity),
+    /// applied at `now`: the activity row of the table, as `activity` at `t` would be.
+    mutating func activity(_ kind: ActivityKind, at t: Int64, now: Int64) throws(InactivityError) {
+        guard try admits(.activity, kind: kind) else { return }
+        lastActivity = max(lastActivity, t)
+        move(by: .activity, at: now)
+        evaluate(now: now)
+    }
+
+    /// Keeps the stored last activity when an input moved only it, and by less than the
+    /// precision: the lag makes the idle deadline earlier, never later. The input did not change
+    /// the state, so no deadline of the stored value is due (the machine was caught up with it).
+    mutating func coalesce(stored: Int64, before: (SessionState, Reason), precisionMs: Int64, now: Int64) {
+        guard state == before.0, reason == before.1, lastActivity > stored, lastActivity - stored < precisionMs else { return }
+        lastActivity = stored
+        evaluate(now: now)
+    }
+}

@@ -1,0 +1,148 @@
+"""A server's decision over a stored session record: ``inact_server_decide`` through ctypes.
+
+Pure ctypes and the standard library: the client binding keeps no runtime dependency, and the
+server package (``inactivity.server``) re-exports these names. Nothing here decides anything:
+the library's session machine does (include/inactivity.h, ``inact_server_decide``;
+docs/design.md, "The server"), and this module converts arguments and results.
+
+    decision, record = decide(policy, stored, now_ms, ServerInput.REQUEST)
+    if record is not None:
+        store(record)          # the record changed: write it (compare-and-set)
+    if decision.state in (State.LOCKED, State.EXPIRED):
+        refuse(decision)       # 403 / 401
+
+Times are milliseconds since 1970 on the fleet's wall clock (``time.time_ns() // 1_000_000``).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import dataclasses
+import enum
+import functools
+from ctypes import byref, c_size_t
+from typing import Optional, Tuple, Union
+
+from . import _lib
+from ._ffi import CDecision
+from .enums import Auth, Reason, State
+from .policy import Policy
+
+__all__ = ["DEFAULT_PRECISION_MS", "RECORD_SIZE", "Decision", "ServerInput", "decide"]
+
+#: The size of every record (INACT_SNAPSHOT_MAX_SIZE): the snapshot format on the fleet's clock.
+RECORD_SIZE = 96
+
+#: The coalescing precision ``decide`` uses unless told: a session's stored last activity is
+#: written at most about once a second per session, and lags the user's by less than a second
+#: (so the idle deadline falls up to a second early, never late). It must be shorter than the
+#: policy's idle timeout less its warning.
+DEFAULT_PRECISION_MS = 1000
+
+_NEVER = 2**63 - 1
+
+
+class ServerInput(enum.IntEnum):
+    """What a server decides on (``inact_server_input``); ``arg`` is what each one says it is."""
+
+    SIGN_IN = 1  #: a new session starts at now_ms; the record is ignored (may be None)
+    REQUEST = 2  #: a request of the user's: counted activity; arg 0
+    MACHINE = 3  #: machine traffic or a status read: decided, never extends; arg 0
+    HOLDER_ACTIVITY = 4  #: a keepalive: arg = the age in ms (>= 0) of the user's activity it saw
+    LOCK = 5  #: a holder locked the session: arg = its LOCKED reason (a Reason)
+    END = 6  #: the session ends: arg = an EXPIRED reason (LOGOUT, REVOKED, DEVICE_LIMIT, ...)
+    UNLOCK = 7  #: a credential the server itself verified; arg 0
+    UNLOCK_FAILED = 8  #: a credential the server refused; arg 0
+
+
+@dataclasses.dataclass(frozen=True)
+class Decision:
+    """The outcome of ``decide`` (``inact_decision``). Times are ms since 1970 on the fleet's
+    clock; None where the library says INACT_NEVER (no such deadline, or not kept)."""
+
+    state: State
+    reason: Reason
+    #: What an unlock needs (``Auth.NONE`` unless LOCKED).
+    required_auth: Auth
+    #: The record changed and must be stored (``decide`` returns it).
+    write: bool
+    unlock_failures: int
+    #: The instant decided at: the later of the now_ms given and the record's own instant.
+    now_ms: int
+    #: To the next lock or expiry.
+    remaining_ms: Optional[int]
+    #: The instant of the idle action (ACTIVE and WARNING).
+    idle_deadline_ms: Optional[int]
+    #: The instant of the absolute expiry (ACTIVE, WARNING and LOCKED).
+    absolute_deadline_ms: Optional[int]
+    started_at_ms: Optional[int]
+    #: The stored (coalesced) last activity, while the session runs (ACTIVE, WARNING).
+    last_activity_ms: Optional[int]
+
+    @property
+    def allowed(self) -> bool:
+        """True when the session runs (ACTIVE or WARNING): the request may proceed."""
+        return self.state in (State.ACTIVE, State.WARNING)
+
+    @property
+    def idle_remaining_ms(self) -> Optional[int]:
+        """Milliseconds from ``now_ms`` to the idle action (the ``Inactivity-Idle-Remaining-Ms``
+        header); None when none runs."""
+        return None if self.idle_deadline_ms is None else max(0, self.idle_deadline_ms - self.now_ms)
+
+    @property
+    def absolute_remaining_ms(self) -> Optional[int]:
+        """Milliseconds from ``now_ms`` to the absolute expiry (``Inactivity-Absolute-Remaining-Ms``);
+        None when none runs."""
+        return None if self.absolute_deadline_ms is None else max(0, self.absolute_deadline_ms - self.now_ms)
+
+
+def _ms(value: int) -> Optional[int]:
+    return None if value == _NEVER else int(value)
+
+
+@functools.lru_cache(maxsize=64)
+def _c_policy(policy: Policy) -> _lib.CPolicy:
+    # A Policy is a frozen value: its C struct is made once per distinct policy and only read.
+    return policy._to_c()
+
+
+def decide(
+    policy: Policy,
+    record: Union[bytes, bytearray, memoryview, None],
+    now_ms: int,
+    input: Union[ServerInput, int],
+    arg: int = 0,
+    precision_ms: int = DEFAULT_PRECISION_MS,
+) -> Tuple[Decision, Optional[bytes]]:
+    """Decides ``input`` over the stored ``record`` at ``now_ms`` under ``policy``.
+
+    Returns the decision and the record to store when it changed (``decision.write``), else
+    None. ``record`` may be None only for ``ServerInput.SIGN_IN``. A corrupt record is decided
+    EXPIRED (RESTORE_FAILED) with a record to store. Bad arguments raise the binding's
+    ``InvalidArgumentError`` (or ``NullPointerError``-like ``InactivityError``) naming the
+    argument and the rule, and nothing is decided.
+    """
+    data = None if record is None else bytes(record)
+    decision = CDecision()
+    decision.size = ctypes.sizeof(CDecision)
+    out = ctypes.create_string_buffer(RECORD_SIZE)
+    written = c_size_t(0)
+    _lib.LIB.inact_server_decide(
+        byref(_c_policy(policy)), data, 0 if data is None else len(data), int(now_ms), int(input), int(arg),
+        int(precision_ms), byref(decision), out, RECORD_SIZE, byref(written),
+    )
+    result = Decision(
+        state=State(decision.state),
+        reason=Reason(decision.reason),
+        required_auth=Auth(decision.required_auth),
+        write=bool(decision.write),
+        unlock_failures=int(decision.unlock_failures),
+        now_ms=int(decision.now_ms),
+        remaining_ms=_ms(decision.remaining_ms),
+        idle_deadline_ms=_ms(decision.idle_deadline_ms),
+        absolute_deadline_ms=_ms(decision.absolute_deadline_ms),
+        started_at_ms=_ms(decision.started_at_ms),
+        last_activity_ms=_ms(decision.last_activity_ms),
+    )
+    return result, (out.raw[: written.value] if decision.write else None)

@@ -1,0 +1,106 @@
+"""inactivity._server_core: a server's decision over a stored record (inact_server_decide).
+
+The rules are the library's (its C and Swift suites test them); these tests check the
+conversions both ways, and the rules a server leans on, through the Python API.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from inactivity import Auth, InvalidArgumentError, Policy, Reason, State
+from inactivity._server_core import DEFAULT_PRECISION_MS, RECORD_SIZE, Decision, ServerInput, decide
+
+T0 = 1_700_000_000_000
+POLICY = Policy(idle_timeout=60, warning=10, absolute_timeout=3600, max_unlock_failures=3)
+
+
+def signed_in(at: int = T0) -> bytes:
+    decision, record = decide(POLICY, None, at, ServerInput.SIGN_IN)
+    assert record is not None
+    return record
+
+
+def test_sign_in_starts_a_session_and_gives_its_record() -> None:
+    decision, record = decide(POLICY, None, T0, ServerInput.SIGN_IN)
+    assert record is not None and len(record) == RECORD_SIZE
+    assert decision == Decision(
+        state=State.ACTIVE, reason=Reason.STARTED, required_auth=Auth.NONE, write=True, unlock_failures=0,
+        now_ms=T0, remaining_ms=60_000, idle_deadline_ms=T0 + 60_000, absolute_deadline_ms=T0 + 3_600_000,
+        started_at_ms=T0, last_activity_ms=T0,
+    )
+    assert decision.allowed
+    assert (decision.idle_remaining_ms, decision.absolute_remaining_ms) == (60_000, 3_600_000)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        decision.state = State.EXPIRED  # type: ignore[misc]
+
+
+def test_requests_within_the_precision_write_nothing_and_later_ones_move_the_deadline() -> None:
+    record = signed_in()
+    quiet, none = decide(POLICY, record, T0 + DEFAULT_PRECISION_MS - 1, ServerInput.REQUEST)
+    assert none is None and not quiet.write
+    assert quiet.last_activity_ms == T0 and quiet.idle_deadline_ms == T0 + 60_000
+    moved, newer = decide(POLICY, record, T0 + DEFAULT_PRECISION_MS, ServerInput.REQUEST)
+    assert newer is not None and moved.write
+    assert moved.idle_deadline_ms == T0 + DEFAULT_PRECISION_MS + 60_000
+
+
+def test_machine_traffic_never_extends_and_the_idle_lock_is_decided() -> None:
+    record = signed_in()
+    polled, _ = decide(POLICY, record, T0 + 30_000, ServerInput.MACHINE)
+    assert polled.state is State.ACTIVE and polled.idle_deadline_ms == T0 + 60_000
+    warned, _ = decide(POLICY, record, T0 + 50_000, ServerInput.MACHINE)
+    assert (warned.state, warned.reason) == (State.WARNING, Reason.IDLE)
+    locked, stored = decide(POLICY, record, T0 + 60_000, ServerInput.REQUEST)
+    assert (locked.state, locked.reason, locked.required_auth) == (State.LOCKED, Reason.IDLE_TIMEOUT, Auth.BIOMETRIC)
+    assert stored is not None and not locked.allowed
+    assert locked.idle_remaining_ms is None and locked.absolute_remaining_ms == 3_600_000 - 60_000
+    # The lock sticks: the record says LOCKED, a later request changes nothing.
+    again, none = decide(POLICY, stored, T0 + 61_000, ServerInput.REQUEST)
+    assert again.state is State.LOCKED and none is None
+
+
+def test_unlock_failures_count_to_the_policy_limit() -> None:
+    _, record = decide(POLICY, signed_in(), T0 + 1000, ServerInput.LOCK, Reason.MANUAL_LOCK)
+    assert record is not None
+    for n in (1, 2):
+        d, record = decide(POLICY, record, T0 + 2000, ServerInput.UNLOCK_FAILED)
+        assert (d.state, d.unlock_failures) == (State.LOCKED, n) and record is not None
+    d, record = decide(POLICY, record, T0 + 2000, ServerInput.UNLOCK_FAILED)
+    assert (d.state, d.reason) == (State.EXPIRED, Reason.UNLOCK_FAILURES)
+
+
+def test_end_takes_the_device_limit_and_a_corrupt_record_is_expired() -> None:
+    d, record = decide(POLICY, signed_in(), T0 + 1000, ServerInput.END, Reason.DEVICE_LIMIT)
+    assert (d.state, d.reason) == (State.EXPIRED, Reason.DEVICE_LIMIT) and record is not None
+    forged = bytearray(signed_in())
+    forged[30] ^= 1
+    d, record = decide(POLICY, bytes(forged), T0 + 1000, ServerInput.REQUEST)
+    assert (d.state, d.reason, d.write) == (State.EXPIRED, Reason.RESTORE_FAILED, True) and record is not None
+    assert len(record) == RECORD_SIZE
+
+
+def test_a_server_behind_the_record_decides_at_the_records_instant() -> None:
+    _, record = decide(POLICY, signed_in(), T0 + 20_000, ServerInput.REQUEST)
+    assert record is not None
+    behind, _ = decide(POLICY, record, T0 + 5_000, ServerInput.MACHINE)
+    assert behind.now_ms == T0 + 20_000 and behind.remaining_ms == 60_000
+
+
+@pytest.mark.parametrize(
+    ("input", "arg", "precision", "words"),
+    [
+        (ServerInput.REQUEST, 1, DEFAULT_PRECISION_MS, "arg (1) must be 0"),
+        (ServerInput.LOCK, int(Reason.LOGOUT), DEFAULT_PRECISION_MS, "LOCKED reason"),
+        (ServerInput.END, int(Reason.MANUAL_LOCK), DEFAULT_PRECISION_MS, "EXPIRED reason"),
+        (ServerInput.HOLDER_ACTIVITY, -1, DEFAULT_PRECISION_MS, "must be >= 0"),
+        (99, 0, DEFAULT_PRECISION_MS, "input (99)"),
+        (ServerInput.REQUEST, 0, 50_000, "precision_ms (50000)"),
+    ],
+)
+def test_bad_arguments_name_the_argument_and_decide_nothing(input: int, arg: int, precision: int, words: str) -> None:
+    with pytest.raises(InvalidArgumentError) as caught:
+        decide(POLICY, signed_in(), T0 + 1000, input, arg, precision)
+    assert words in str(caught.value)
