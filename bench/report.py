@@ -515,6 +515,46 @@ def main() -> int:
             t.row("an engine per request: create, restore, snapshot, destroy", f"{engine:,.1f} ns", "")
             out["server"] = server
 
+    # ---- server-store ----------------------------------------------------------------------
+    store_path = os.path.join(results, "server_store.json")
+    if os.path.exists(store_path) or skipped(results, "server-store"):
+        t.section("The server half's decision path (bench/python/bench_server_store.py; median of runs)")
+        if not os.path.exists(store_path):
+            t.row("not measured", skipped(results, "server-store") or "no output")
+        else:
+            st = load(store_path)
+            for store, floor_read, floor_write, goal in (("redis", "one GET", "GET + SET", 1.15),
+                                                         ("sqlite", "a point read by key", "a read + an UPDATE", 1.5)):
+                for path, floor in (("read", floor_read), ("write", floor_write)):
+                    f = st[store][path]
+                    status = t.target(f"{store} {path} path / its floor", f"<= {goal}x", f["ratio"], f["ratio"] <= goal,
+                                      f"{f['ratio']:.2f}x")
+                    t.row(f"{store}: a request, {path} path", fmt_ns(f["path_ns"]),
+                          f"{f['ratio']:.2f}x {floor} ({fmt_ns(f['floor_ns'])}), same connection", status)
+            growth = st["scale"]["growth"]
+            for g in growth:
+                t.row(f"{g['sessions']:,} sessions", f"Redis {g['redis_bytes_per_session']:.0f} B, SQLite "
+                      f"{g['sqlite_bytes_per_session']:.0f} B per session",
+                      f"a request: Redis {fmt_ns(g['redis_request_ns'])}, SQLite {fmt_ns(g['sqlite_request_ns'])}")
+            last = growth[-1]
+            t.target("Redis used_memory per session", "<= 256 B", last["redis_bytes_per_session"],
+                     last["redis_bytes_per_session"] <= 256, f"{last['redis_bytes_per_session']:.0f} B")
+            t.target("SQLite file per session", "<= 300 B", last["sqlite_bytes_per_session"],
+                     last["sqlite_bytes_per_session"] <= 300, f"{last['sqlite_bytes_per_session']:.0f} B")
+            t.row("the list of a user with 50 sessions", f"Redis {fmt_ns(st['scale']['list_50_redis_ns'])}",
+                  f"SQLite {fmt_ns(st['scale']['list_50_sqlite_ns'])}")
+            out["server_store"] = st
+        nginx_path = os.path.join(results, "server_nginx.json")
+        if os.path.exists(nginx_path):
+            ng = load(nginx_path)
+            status = t.target("through nginx: the gateway / a no-op auth endpoint", ">= 0.8x", ng["ratio"],
+                              ng["ratio"] >= 0.8, f"{ng['ratio']:.2f}x")
+            t.row("through nginx: requests per second", f"{ng['gateway']['rps']:,.0f}",
+                  f"{ng['ratio']:.2f}x a no-op auth endpoint ({ng['noop']['rps']:,.0f}); ab -k -c {ng['concurrency']}", status)
+            t.row("through nginx: p99 added by the gateway", f"{ng['p99_added_ms']:.0f} ms",
+                  f"p99 {ng['gateway']['p99_ms']:.0f} ms against {ng['noop']['p99_ms']:.0f} ms")
+            out["server_nginx"] = ng
+
     # ---- Targets ---------------------------------------------------------------------------
     t.section("Targets")
     for x in t.targets:

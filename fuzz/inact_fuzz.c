@@ -1041,8 +1041,67 @@ enum {
 #define FUZZ_OP_ENUM(name) OP_GEN_##name,
     FUZZ_GENERATED_OPS(FUZZ_OP_ENUM)
 #undef FUZZ_OP_ENUM
+    OP_SERVER_DECIDE,
     OP_COUNT
 };
+
+/* ---- a server's decision over a stored record (inact_server_decide) -------------------------- */
+
+static uint8_t g_record[INACT_SNAPSHOT_MAX_SIZE];
+static size_t g_record_len;
+
+/* One decision over the record kept between steps (a sign-in makes one; bytes may be flipped
+ * or cut), with fuzzed input, argument, clock and precision. No model: the checks are the
+ * call's own promises. An error writes nothing; a success writes exactly the record it says;
+ * a record written is stable (decided again at the decision's instant, machine traffic changes
+ * nothing) and the instant is never before the clock given. */
+static void op_server_decide(reader *r) {
+    inact_policy p;
+    rd_policy(r, &p);
+    uint8_t b = rd8(r);
+    int32_t input = b < 200 ? 1 + b % 8 : rd_wide32(r);
+    int64_t arg = (b >> 3) % 4 == 0 ? rd_wide64(r) : input == INACT_SERVER_HOLDER_ACTIVITY ? rd_duration(r)
+                : input == INACT_SERVER_LOCK || input == INACT_SERVER_END ? (int64_t)(rd8(r) % 26) : 0;
+    int64_t now = rd8(r) < 250 ? 1700000000000LL + (int64_t)rd32(r) : rd_wide64(r);
+    int64_t precision = rd8(r) < 240 ? (int64_t)(rd16(r) % 2000) : rd_duration(r);
+    uint8_t bytes[INACT_SNAPSHOT_MAX_SIZE + 8];
+    size_t len = g_record_len;
+    memcpy(bytes, g_record, sizeof g_record);
+    uint8_t m = rd8(r);
+    if (m >= 240 && len > 0) bytes[rd8(r) % len] ^= (uint8_t)(1 + rd8(r) % 255);
+    if (m == 239 && len > 0) len = rd8(r) % len;
+    inact_decision d;
+    inact_decision_init(&d);
+    d.now_ms = -7;
+    uint8_t out[INACT_SNAPSHOT_MAX_SIZE];
+    memset(out, 0xA5, sizeof out);
+    size_t out_len = 12345;
+    int32_t rc = inact_server_decide(&p, len || input == INACT_SERVER_SIGN_IN ? bytes : NULL, len, now, input, arg,
+                                     precision, &d, out, sizeof out, &out_len);
+    trace("server decide input %d arg %" PRId64 " now %" PRId64 " precision %" PRId64 " (record %zu bytes) -> %d",
+          input, arg, now, precision, len, rc);
+    if (rc != INACT_OK) {
+        if (rc != INACT_E_INVALID_ARGUMENT && rc != INACT_E_NULL_POINTER && rc != INACT_E_STRUCT_SIZE)
+            fail("server decide returned %d (only an argument or the policy's size is refused here)", rc);
+        if (out_len != 12345 || d.now_ms != -7 || out[0] != 0xA5) fail("a refused server decision wrote");
+        return;
+    }
+    if (out_len != (d.write ? INACT_SNAPSHOT_MAX_SIZE : 0u)) fail("out_length %zu with write %d", out_len, d.write);
+    if (d.now_ms < now) fail("decided at %" PRId64 ", before the clock given %" PRId64, d.now_ms, now);
+    if (d.state < INACT_STATE_ACTIVE || d.state > INACT_STATE_EXPIRED) fail("decided state %d", d.state);
+    if (!d.write) return;
+    inact_decision again;
+    inact_decision_init(&again);
+    uint8_t out2[INACT_SNAPSHOT_MAX_SIZE];
+    size_t out2_len = 0;
+    if (inact_server_decide(&p, out, out_len, d.now_ms, INACT_SERVER_MACHINE, 0, 0, &again, out2, sizeof out2, &out2_len) != INACT_OK)
+        fail("the record written is refused: %s", inact_last_error());
+    if (again.write || again.state != d.state || again.reason != d.reason || again.unlock_failures != d.unlock_failures)
+        fail("the record written is not stable: %d/%d -> %d/%d write %d", d.state, d.reason, again.state, again.reason,
+             again.write);
+    memcpy(g_record, out, sizeof g_record);
+    g_record_len = out_len;
+}
 
 /* ---- unlock strength and expected interruption (issue 13 sections 1 and 2) ------------------ */
 
@@ -1939,6 +1998,7 @@ static void run(const uint8_t *data, size_t size) {
     g_n_stale = 0;
     memset(g_slots, 0, sizeof g_slots);
     memset(g_snaps, 0, sizeof g_snaps);
+    g_record_len = 0;
     for (int n = 0; n < MAX_OPS && r.n > 0; n++) {
         uint8_t op = rd8(&r) % OP_COUNT;
         switch (op) {
@@ -1977,6 +2037,7 @@ static void run(const uint8_t *data, size_t size) {
         case OP_BAD_ARGS: op_bad_args(&r); break;
         case OP_DESTROY_IN_CALLBACK: op_in_callback(&r, 1); break;
         case OP_LOCK_IN_CALLBACK: op_in_callback(&r, 0); break;
+        case OP_SERVER_DECIDE: op_server_decide(&r); break;
         default: op_on_live(&r, op); break;
         }
     }

@@ -260,11 +260,9 @@ extension SessionMachine {
             case .machine: break
             case .request: try activity(serverActivityKind, at: now, now: now)
             case .holderActivity:
-                // The activity's instant: now less its age, never before the session's start or
-                // the stored last activity, never after now.
-                let floor = max(startedAt ?? now, lastActivity)
-                let (at, overflow) = now.subtractingReportingOverflow(arg)
-                try activity(serverActivityKind, at: min(max(overflow ? floor : at, floor), now), now: now)
+                // Now less its age (both >= 0: no overflow), never after now; `activity` keeps
+                // the stored last activity when it is later (and so the session's start).
+                try activity(serverActivityKind, at: now - arg, now: now)
             case .lock: try lock(now: now)
             case .end: try end(named!, now: now)
             case .unlock: try unlock(method: .credential, now: now)

@@ -136,6 +136,16 @@ publishing {
             pom {
                 name.set("Inactivity")
                 description.set("Session-inactivity engine for Android: decides when a session warns, locks or expires")
+                // The project's one licence: LICENSE, also inside the AAR (its classes.jar takes
+                // src/main/resources/META-INF/inactivity/LICENSE, a copy the packaging suite
+                // compares; not META-INF/LICENSE, which the Android plugin's default packaging
+                // excludes drop).
+                licenses {
+                    license {
+                        name.set("Apache-2.0")
+                        url.set("https://www.apache.org/licenses/LICENSE-2.0.txt")
+                    }
+                }
             }
         }
     }

@@ -18,7 +18,19 @@ const demo = {
 const storageKey = 'inactivity.demo';
 const presetKey = 'inactivity.demo.preset';
 
-const inactivity = await load({ wasm: new URL('../../bindings/js/inactivity.wasm', import.meta.url) });
+const inactivity = await load({ wasm: new URL('../../bindings/js/inactivity.wasm', import.meta.url) })
+    .catch((error) => {
+        // Without the engine nothing below can run: say so on the page, not only in the
+        // console (load() names what is missing and how to build it).
+        const alert = document.createElement('p');
+        alert.id = 'load-error';
+        alert.setAttribute('role', 'alert');
+        alert.className = 'load-error';
+        alert.textContent = `The engine did not load. ${error.message}`;
+        document.querySelector('main').prepend(alert);
+        $('state').textContent = 'NOT LOADED';
+        throw error;
+    });
 const { Engine, Policy } = inactivity;
 
 function demoPolicy(preset) {

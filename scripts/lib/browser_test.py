@@ -20,6 +20,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 URL, SHOTS = sys.argv[1], sys.argv[2]
+NO_WASM_URL = sys.argv[3] if len(sys.argv) > 3 else None   # the page served without its module
 os.makedirs(SHOTS, exist_ok=True)
 
 options = webdriver.ChromeOptions()
@@ -277,6 +278,23 @@ def _():
         wait_for(lambda: driver.execute_script("return document.body.dataset.ready || null"), 15, "cold start")
         assert engine_state() == ["EXPIRED", "RESTORE_FAILED"], f"{value!r}: {engine_state()}"
         wait_for(lambda: state() == "EXPIRED", 3, "EXPIRED shown")
+    close_extra_windows()
+
+
+@check("missing_module_is_shown_on_the_page")
+def _():
+    assert NO_WASM_URL, "no URL of the page without its module (argv[3])"
+    collect_console()   # the checks' console so far, for no_console_error
+    driver.switch_to.new_window("tab")
+    driver.get(NO_WASM_URL)
+    wait_for(lambda: driver.find_elements(By.ID, "load-error"), 10, "the load error on the page")
+    text = driver.find_element(By.ID, "load-error").text
+    assert driver.find_element(By.ID, "load-error").is_displayed(), "the error is not visible"
+    for words in ("The engine did not load", "HTTP 404", "scripts/build-wasm", "npm install"):
+        assert words in text, f"{words!r} not in {text!r}"
+    assert state() == "NOT LOADED", state()
+    driver.save_screenshot(os.path.join(SHOTS, "no-module.png"))
+    driver.get_log("browser")   # its 404 and uncaught error are this check's, not a defect
     close_extra_windows()
 
 

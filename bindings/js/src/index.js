@@ -132,6 +132,38 @@ const defaultClock = {
     wallMs: () => Date.now(),
 };
 
+// What load() says when the module is missing or is not a module: what is missing, and how
+// to get it (a bare ENOENT or "expected magic word 00 61 73 6d" says neither).
+const HOW_TO_GET_THE_MODULE = 'The npm package of a release carries it ' +
+    '(npm install ./inactivity-<version>.tgz from the release folder); in a clone of the ' +
+    'repository, scripts/build-wasm builds it into bindings/js/inactivity.wasm (it needs the ' +
+    'Swift toolchain); or pass load({ wasm }) where the module is.';
+
+function moduleError(what, cause) {
+    return new Error(`inactivity: ${what}. ${HOW_TO_GET_THE_MODULE}`, cause ? { cause } : undefined);
+}
+
+async function readModuleFile(path, where) {
+    const { readFile } = await import('node:fs/promises');
+    try {
+        return await readFile(path);
+    } catch (error) {
+        if (error?.code === 'ENOENT') throw moduleError(`the engine module inactivity.wasm is missing: ${where} does not exist`, error);
+        throw moduleError(`the engine module ${where} cannot be read (${error?.code ?? error?.message})`, error);
+    }
+}
+
+async function fetchModule(url) {
+    let response;
+    try {
+        response = await fetch(url);
+    } catch (error) {
+        throw moduleError(`the engine module ${url} cannot be fetched (${error?.message})`, error);
+    }
+    if (!response.ok) throw moduleError(`the engine module ${url} is missing: HTTP ${response.status} ${response.statusText}`.trimEnd());
+    return response;
+}
+
 async function moduleBytes(source) {
     if (source === undefined) source = new URL('../inactivity.wasm', import.meta.url);
     if (source instanceof WebAssembly.Module) return source;
@@ -140,16 +172,22 @@ async function moduleBytes(source) {
     const inNode = typeof process !== 'undefined' && Boolean(process.versions?.node);
     if (typeof source === 'string' && !/^[a-z]+:/i.test(source)) {
         // A path: a file in Node; in a browser, relative to the page.
-        if (!inNode) return fetch(new URL(source, globalThis.location?.href));
-        const { readFile } = await import('node:fs/promises');
-        return readFile(source);
+        if (!inNode) return fetchModule(new URL(source, globalThis.location?.href));
+        return readModuleFile(source, source);
     }
     const url = source instanceof URL ? source : new URL(String(source));
-    if (url.protocol === 'file:') {
-        const { readFile } = await import('node:fs/promises');
-        return readFile(url);
-    }
-    return fetch(url);
+    if (url.protocol === 'file:') return readModuleFile(url, decodeURIComponent(url.pathname));
+    return fetchModule(url);
+}
+
+// Bytes that are not a WebAssembly module (an HTML error page, a Git LFS pointer, an empty
+// file): named with what they start with, before the compiler's "expected magic word".
+function checkMagic(bytes, where) {
+    const head = new Uint8Array(bytes instanceof ArrayBuffer ? bytes : bytes.buffer, bytes.byteOffset ?? 0,
+        Math.min(bytes.byteLength, 16));
+    if (head.length >= 4 && head[0] === 0x00 && head[1] === 0x61 && head[2] === 0x73 && head[3] === 0x6d) return;
+    const start = head.length ? JSON.stringify(new TextDecoder().decode(head)) : 'nothing: it is empty';
+    throw moduleError(`${where} is not a WebAssembly module (it starts with ${start})`);
 }
 
 /**
@@ -172,15 +210,19 @@ export async function load(options = {}) {
             release: (userData) => listeners.delete(userData),
         },
     };
+    const where = options.wasm === undefined ? 'inactivity.wasm (next to the package)'
+        : options.wasm instanceof URL || typeof options.wasm === 'string' ? String(options.wasm) : 'the module given';
     let source = await moduleBytes(options.wasm);
     let instance;
     if (typeof Response !== 'undefined' && source instanceof Response) {
+        if (!source.ok) throw moduleError(`fetching the engine module ${source.url || '(a Response)'} failed: HTTP ${source.status}`);
         if (WebAssembly.instantiateStreaming && source.headers.get('content-type') === 'application/wasm') {
             instance = (await WebAssembly.instantiateStreaming(source, imports)).instance;
         } else {
             source = await source.arrayBuffer();
         }
     }
+    if (!instance && !(source instanceof WebAssembly.Module)) checkMagic(source, where);
     if (!instance) {
         if (source instanceof WebAssembly.Module) instance = await WebAssembly.instantiate(source, imports);
         else instance = (await WebAssembly.instantiate(source, imports)).instance;

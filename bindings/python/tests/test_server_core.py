@@ -104,3 +104,31 @@ def test_bad_arguments_name_the_argument_and_decide_nothing(input: int, arg: int
     with pytest.raises(InvalidArgumentError) as caught:
         decide(POLICY, signed_in(), T0 + 1000, input, arg, precision)
     assert words in str(caught.value)
+
+
+def test_threads_and_policies_do_not_share_a_decision() -> None:
+    """Each thread has its own out-buffers, and a policy object changing between calls is read
+    anew (the binding caches the C struct of the last one per thread)."""
+    import threading
+
+    strict = POLICY.replace(idle_timeout=20)
+    record = signed_in()
+    expected = {
+        id(policy): decide(policy, record, T0 + 30_000, ServerInput.MACHINE)[0].state for policy in (POLICY, strict)
+    }
+    assert expected == {id(POLICY): State.ACTIVE, id(strict): State.LOCKED}
+    failures: list[str] = []
+
+    def work(n: int) -> None:
+        for i in range(300):
+            policy = POLICY if (i + n) % 2 else strict
+            d, _ = decide(policy, record, T0 + 30_000, ServerInput.MACHINE)
+            if d.state != expected[id(policy)]:
+                failures.append(f"thread {n} call {i}: {d.state}")
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert failures == []

@@ -20,8 +20,9 @@ import ctypes
 import dataclasses
 import enum
 import functools
+import threading
 from ctypes import byref, c_size_t
-from typing import Optional, Tuple, Union
+from typing import Any, Optional, Tuple, Union
 
 from . import _lib
 from ._ffi import CDecision
@@ -102,9 +103,28 @@ def _ms(value: int) -> Optional[int]:
 
 
 @functools.lru_cache(maxsize=64)
-def _c_policy(policy: Policy) -> _lib.CPolicy:
+def _c_policy_of(policy: Policy) -> _lib.CPolicy:
     # A Policy is a frozen value: its C struct is made once per distinct policy and only read.
     return policy._to_c()
+
+
+class _Buffers(threading.local):
+    """Each thread's out-structs, made once: a decision is a call a server makes per request."""
+
+    def __init__(self) -> None:
+        self.decision = CDecision()
+        self.out = ctypes.create_string_buffer(RECORD_SIZE)
+        self.written = c_size_t(0)
+        self.decision_ref = byref(self.decision)
+        self.written_ref = byref(self.written)
+        self.policy: Optional[Policy] = None
+        self.policy_ref: Any = None
+
+
+_buffers = _Buffers()
+_STATES = tuple(State(i) for i in range(len(State)))
+_REASONS = {int(r): r for r in Reason}
+_AUTHS = tuple(Auth(i) for i in range(len(Auth)))
 
 
 def decide(
@@ -120,29 +140,23 @@ def decide(
     Returns the decision and the record to store when it changed (``decision.write``), else
     None. ``record`` may be None only for ``ServerInput.SIGN_IN``. A corrupt record is decided
     EXPIRED (RESTORE_FAILED) with a record to store. Bad arguments raise the binding's
-    ``InvalidArgumentError`` (or ``NullPointerError``-like ``InactivityError``) naming the
-    argument and the rule, and nothing is decided.
+    ``InvalidArgumentError`` (``InactivityError`` for a missing record) naming the argument and
+    the rule, and nothing is decided. Any thread may call it.
     """
-    data = None if record is None else bytes(record)
-    decision = CDecision()
-    decision.size = ctypes.sizeof(CDecision)
-    out = ctypes.create_string_buffer(RECORD_SIZE)
-    written = c_size_t(0)
+    b = _buffers
+    if policy is not b.policy:
+        b.policy_ref = byref(_c_policy_of(policy))
+        b.policy = policy
+    data = record if record is None or type(record) is bytes else bytes(record)
+    d = b.decision
+    d.size = ctypes.sizeof(CDecision)
     _lib.LIB.inact_server_decide(
-        byref(_c_policy(policy)), data, 0 if data is None else len(data), int(now_ms), int(input), int(arg),
-        int(precision_ms), byref(decision), out, RECORD_SIZE, byref(written),
+        b.policy_ref, data, 0 if data is None else len(data), now_ms, input, arg, precision_ms,
+        b.decision_ref, b.out, RECORD_SIZE, b.written_ref,
     )
     result = Decision(
-        state=State(decision.state),
-        reason=Reason(decision.reason),
-        required_auth=Auth(decision.required_auth),
-        write=bool(decision.write),
-        unlock_failures=int(decision.unlock_failures),
-        now_ms=int(decision.now_ms),
-        remaining_ms=_ms(decision.remaining_ms),
-        idle_deadline_ms=_ms(decision.idle_deadline_ms),
-        absolute_deadline_ms=_ms(decision.absolute_deadline_ms),
-        started_at_ms=_ms(decision.started_at_ms),
-        last_activity_ms=_ms(decision.last_activity_ms),
+        _STATES[d.state], _REASONS[d.reason], _AUTHS[d.required_auth], d.write == 1, d.unlock_failures, d.now_ms,
+        _ms(d.remaining_ms), _ms(d.idle_deadline_ms), _ms(d.absolute_deadline_ms), _ms(d.started_at_ms),
+        _ms(d.last_activity_ms),
     )
-    return result, (out.raw[: written.value] if decision.write else None)
+    return result, (b.out.raw[: b.written.value] if d.write else None)

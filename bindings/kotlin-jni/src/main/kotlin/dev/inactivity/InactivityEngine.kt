@@ -4,6 +4,7 @@ import java.util.concurrent.CopyOnWriteArrayList
 import java.util.concurrent.Executor
 import java.util.concurrent.atomic.AtomicBoolean
 import kotlin.time.Duration
+import kotlin.time.toKotlinDuration
 
 /**
  * One session-inactivity engine: the Kotlin face of an `inact_engine` of libinactivity.
@@ -66,6 +67,9 @@ class InactivityEngine private constructor(
             handle.attach(NativeBridge.create(config.toWire(), policy.toWire(), dispatcher))
             return InactivityEngine(handle, dispatcher)
         }
+
+        /** "Never" / "none" in a milliseconds value (INACT_NEVER): Long.MAX_VALUE. */
+        const val NEVER: Long = NativeBridge.NEVER
 
         /** The library's version string ("1.2.0"). */
         @JvmStatic
@@ -159,7 +163,9 @@ class InactivityEngine private constructor(
      * A re-verification with [method] failed (LOCKED only); returns the failures in a row after
      * this call. A method the lock does not accept throws [WeakAuthException] and is not counted.
      */
-    @JvmOverloads
+    // Java: unlockFailed(AuthStrength) returns an int holding the uint32_t (Integer.toUnsignedLong);
+    // no @JvmOverloads (Kotlin 1.9 refuses it with UInt), so Java passes the method.
+    @JvmName("unlockFailed")
     fun unlockFailed(method: AuthStrength = AuthStrength.CREDENTIAL): UInt =
         call { NativeCalls.unlockFailedWith(it, method.code) }.toUInt()
 
@@ -176,6 +182,9 @@ class InactivityEngine private constructor(
      */
     fun expectInterruption(maxDuration: Duration) = call { NativeCalls.expectInterruption(it, maxDuration.toWireMs()) }
 
+    /** [expectInterruption] with a `java.time.Duration` (for Java). */
+    fun expectInterruption(maxDuration: java.time.Duration) = expectInterruption(maxDuration.toKotlinDuration())
+
     /** The device locked (screen off, keyguard): background starts, and with the policy's lockOnDeviceLock LOCKED at once. */
     fun deviceLocked() = call { NativeCalls.deviceLocked(it) }
 
@@ -188,6 +197,7 @@ class InactivityEngine private constructor(
      * The host stored a new refresh token of [generation] (any uint64_t, compared unsigned); an
      * invalid_grant for an older one is then STALE.
      */
+    @JvmName("tokenRotated") // Java: a long holding the uint64_t's bits
     fun tokenRotated(generation: ULong) = call { NativeCalls.tokenRotated(it, generation.toLong()) }
 
     /**
@@ -215,7 +225,9 @@ class InactivityEngine private constructor(
      * not tracked). Only [RefreshOutcome.REVOKED] changes the engine; a revoked answer for an
      * older generation than the newest seen is [RefreshOutcome.STALE]; a 2xx is a server contact.
      */
-    @JvmOverloads
+    // Java: refreshResult(int, String, long), generation a long holding the uint64_t's bits (no
+    // @JvmOverloads: Kotlin 1.9 refuses it with ULong).
+    @JvmName("refreshResult")
     fun refreshResult(httpStatus: Int, oauthError: String? = null, generation: ULong = 0u): RefreshOutcome {
         require(oauthError == null || oauthError.indexOf('\u0000') < 0) { "oauthError must not contain NUL" }
         val utf8 = oauthError?.toByteArray(Charsets.UTF_8)
@@ -239,6 +251,9 @@ class InactivityEngine private constructor(
         val id = call { NativeCalls.scopePush(it, idleTimeout.toWireMs()) }
         return Scope(this, id)
     }
+
+    /** [pushScope] with a `java.time.Duration` (for Java). */
+    fun pushScope(idleTimeout: java.time.Duration): Scope = pushScope(idleTimeout.toKotlinDuration())
 
     /** Pops a scope by id, in any order. */
     fun popScope(scopeId: Long) = call { NativeCalls.scopePop(it, scopeId) }
@@ -273,6 +288,9 @@ class InactivityEngine private constructor(
     /** Time to the next lock or expiry; [Duration.INFINITE] if none is scheduled. */
     val remaining: Duration get() = call { NativeCalls.getRemaining(it) }.wireMsToDuration()
 
+    /** [remaining] in milliseconds; [NEVER] if none is scheduled (for Java). */
+    val remainingMillis: Long get() = call { NativeCalls.getRemaining(it) }
+
     /** A full view of the engine. */
     fun info(): EngineInfo {
         val v = LongArray(WireLayout.INFO_FIELDS)
@@ -284,6 +302,9 @@ class InactivityEngine private constructor(
 
     /** Time until the engine next needs [poll]: zero when due, INFINITE when nothing is scheduled. */
     fun nextDeadline(): Duration = call { NativeCalls.nextDeadline(it) }.wireMsToDuration()
+
+    /** [nextDeadline] in milliseconds; [NEVER] when nothing is scheduled (for Java). */
+    fun nextDeadlineMillis(): Long = call { NativeCalls.nextDeadline(it) }
 
     /** Evaluates deadlines now and delivers due events on this thread. Early or late is harmless. */
     fun poll() = call { NativeCalls.poll(it) }
@@ -304,6 +325,13 @@ class InactivityEngine private constructor(
 
     /** Simulates a reboot: new boot id, monotonic clock at 0, wall clock forward by [downtime]. */
     fun rebootClock(downtime: Duration) = call { NativeCalls.clockReboot(it, downtime.toWireMs()) }
+
+    // The same four with a java.time.Duration, for Java (Kotlin's Duration is a value class:
+    // Java sees the methods above only under mangled names it cannot call).
+    fun advanceClock(by: java.time.Duration) = advanceClock(by.toKotlinDuration())
+    fun freezeClock(by: java.time.Duration) = freezeClock(by.toKotlinDuration())
+    fun jumpWallClock(by: java.time.Duration) = jumpWallClock(by.toKotlinDuration())
+    fun rebootClock(downtime: java.time.Duration) = rebootClock(downtime.toKotlinDuration())
 
     /** Reads the engine's clock (any clock kind). */
     fun clockNow(): ClockReading {
@@ -375,7 +403,11 @@ data class ClockReading(val monotonicMs: Long, val wallMs: Long, val bootId: Lon
  * engines may fire up to 1 s late, never early; [failures] counts the failed attempts since the
  * process started; [lastErrno] is the latest one's errno, 0 if none.
  */
-data class SchedulerFaults(val degraded: Boolean, val failures: ULong, val lastErrno: Int)
+data class SchedulerFaults(
+    val degraded: Boolean,
+    @get:JvmName("getFailures") val failures: ULong, // Java: a long holding the uint64_t's bits
+    val lastErrno: Int,
+)
 
 /**
  * A full view of an engine (inact_info). Instants are engine-clock ms, null when none;
@@ -390,7 +422,7 @@ data class EngineInfo(
     val visibleWindows: Int,
     val openScopes: Int,
     val openHolds: Int,
-    val unlockFailures: UInt,
+    @get:JvmName("getUnlockFailures") val unlockFailures: UInt, // Java: an int holding the uint32_t
     val nowMs: Long,
     val remaining: Duration,
     /** The next engine-clock instant the engine must be evaluated at; null if none. */
@@ -409,10 +441,16 @@ data class EngineInfo(
     val strongAuthDeadlineMs: Long?,
     val lastServerContactMs: Long?,
     /** The newest refresh-token generation seen; 0 if none. */
-    val tokenGeneration: ULong,
+    @get:JvmName("getTokenGeneration") val tokenGeneration: ULong, // Java: a long holding the bits
     /** The end of an announced expected interruption; null if none. */
     val interruptionUntilMs: Long?,
 ) {
+    /** [remaining] in milliseconds; [InactivityEngine.NEVER] if none (for Java). */
+    val remainingMillis: Long get() = remaining.toWireMs()
+
+    /** [effectiveIdleTimeout] in milliseconds; [InactivityEngine.NEVER] if none (for Java). */
+    val effectiveIdleTimeoutMillis: Long get() = effectiveIdleTimeout.toWireMs()
+
     internal companion object {
         fun fromWire(v: LongArray) = EngineInfo(
             state = SessionState.of(v[WireLayout.I_STATE].toInt()),

@@ -104,10 +104,18 @@ interface SessionUi {
     fun onSessionActive(reason: Reason) {}
 
     /** WARNING entered: show "Still there?" with Continue and Log out. */
-    fun onSessionWarning(remaining: kotlin.time.Duration) {}
+    fun onSessionWarning(remaining: kotlin.time.Duration) = onSessionWarningMillis(remaining.toWireMs())
 
     /** A countdown tick in WARNING. */
-    fun onSessionCountdown(remaining: kotlin.time.Duration) {}
+    fun onSessionCountdown(remaining: kotlin.time.Duration) = onSessionCountdownMillis(remaining.toWireMs())
+
+    /**
+     * The two hooks above in milliseconds, for Java ([InactivityEngine.NEVER]: none), which
+     * cannot override a method taking Kotlin's Duration: a Kotlin screen overrides the two
+     * above, a Java screen these two (the Duration ones call them by default).
+     */
+    fun onSessionWarningMillis(remainingMs: Long) {}
+    fun onSessionCountdownMillis(remainingMs: Long) {}
 
     /** LOCKED: show the lock screen (PIN, biometrics). */
     fun onSessionLocked(reason: Reason) {}

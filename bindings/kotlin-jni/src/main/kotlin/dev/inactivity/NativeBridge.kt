@@ -10,10 +10,18 @@ import kotlin.time.Duration.Companion.milliseconds
  * policy, ceilings and info arrays are laid out by [WireLayout] (both generated from the header);
  * the config array by the C_ constants below, which mirror the CONFIG_ enum of the C file.
  *
- * Loading: the system property `inactivity.jni.library` (an absolute path to
- * libinactivity_jni.so) wins; otherwise `System.loadLibrary("inactivity_jni")` (on Android,
- * the APK's lib/<abi>/ directory; libinactivity.so must sit beside it). After loading, the
- * glue's header version, the library's version and this binding must share a major version.
+ * Loading, the first that applies:
+ * 1. the system property `inactivity.jni.library`: an absolute path to libinactivity_jni.so
+ *    (libinactivity.so.1 found by the dynamic linker: its rpath, LD_LIBRARY_PATH);
+ * 2. the desktop jar's own copy for this OS and CPU (`dev/inactivity/native/<os>-<cpu>/`,
+ *    [NativeLoader]): the engine and the glue are extracted into a new private directory
+ *    (mode 0700) under `inactivity.native.tmpdir` (default `java.io.tmpdir`), loaded, and
+ *    deleted at once (a loaded library stays mapped);
+ * 3. `System.loadLibrary("inactivity_jni")`: on Android, the APK's lib/<abi>/ directory
+ *    (libinactivity.so beside it); elsewhere java.library.path.
+ * When none loads, the error names the OS and CPU, what the jar holds and the property.
+ * After loading, the glue's header version, the library's version and this binding must share
+ * a major version.
  */
 internal object NativeBridge {
     /** The C ABI major version this Kotlin code was written for. */
@@ -48,17 +56,20 @@ internal object NativeBridge {
 
     init {
         val path = System.getProperty(LIBRARY_PROPERTY)
-        try {
-            if (!path.isNullOrEmpty()) System.load(path) else System.loadLibrary("inactivity_jni")
-        } catch (e: UnsatisfiedLinkError) {
-            val tried = if (!path.isNullOrEmpty()) {
-                "$path (system property $LIBRARY_PROPERTY)"
-            } else {
-                "libinactivity_jni on java.library.path=${System.getProperty("java.library.path")}" +
-                    " (set the system property $LIBRARY_PROPERTY to an absolute path to override)"
+        if (!path.isNullOrEmpty()) {
+            try {
+                System.load(path)
+            } catch (e: UnsatisfiedLinkError) {
+                throw UnsatisfiedLinkError(
+                    "inactivity: cannot load the JNI glue from $path (system property $LIBRARY_PROPERTY): ${e.message}",
+                ).apply { initCause(e) }
             }
-            throw UnsatisfiedLinkError("inactivity: cannot load the JNI glue from $tried: ${e.message}")
-                .apply { initCause(e) }
+        } else if (!NativeLoader.loadFromJar()) {
+            try {
+                System.loadLibrary("inactivity_jni")
+            } catch (e: UnsatisfiedLinkError) {
+                throw UnsatisfiedLinkError(NativeLoader.noLibraryMessage(e.message)).apply { initCause(e) }
+            }
         }
         val header = headerVersionNumber()
         val library = libraryVersionNumber()

@@ -29,7 +29,7 @@ data class Policy(
     /** LOCKED this long -> EXPIRED; INFINITE = off. */
     val lockedTimeout: Duration,
     /** This many failed unlocks in a row -> EXPIRED; 0 = unlimited; up to [UInt.MAX_VALUE]. */
-    val maxUnlockFailures: UInt,
+    @get:JvmName("getMaxUnlockFailures") val maxUnlockFailures: UInt, // Java: an int holding the uint32_t
     /** Countdown tick period while in WARNING; zero = no ticks. */
     val tick: Duration,
     /** All windows hidden this long -> background (activity transitions, rotation). */
@@ -53,6 +53,43 @@ data class Policy(
     /** No server contact this long -> EXPIRED (OFFLINE_EXPIRY); INFINITE = off. */
     val offlineExpiry: Duration,
 ) {
+    // ----- for Java ------------------------------------------------------------------------
+    // Java cannot call the constructor, `copy` or the Duration getters (Kotlin's Duration is a
+    // value class, so their JVM names are mangled). Java reads every duration in milliseconds
+    // (xMillis, [InactivityEngine.NEVER] = never) and changes a field with its wither:
+    // `Policy.preset(Preset.BANKING).withIdleTimeoutMillis(300_000).withWarningMillis(30_000)`.
+    val idleTimeoutMillis: Long get() = idleTimeout.toWireMs()
+    val warningMillis: Long get() = warning.toWireMs()
+    val backgroundTimeoutMillis: Long get() = backgroundTimeout.toWireMs()
+    val absoluteTimeoutMillis: Long get() = absoluteTimeout.toWireMs()
+    val lockedTimeoutMillis: Long get() = lockedTimeout.toWireMs()
+    val tickMillis: Long get() = tick.toWireMs()
+    val backgroundGraceMillis: Long get() = backgroundGrace.toWireMs()
+    val strongAuthTimeoutMillis: Long get() = strongAuthTimeout.toWireMs()
+    val expectedInterruptionMaxMillis: Long get() = expectedInterruptionMax.toWireMs()
+    val offlineTimeoutMillis: Long get() = offlineTimeout.toWireMs()
+    val offlineExpiryMillis: Long get() = offlineExpiry.toWireMs()
+
+    fun withIdleTimeoutMillis(ms: Long) = copy(idleTimeout = ms.wireMsToDuration())
+    fun withWarningMillis(ms: Long) = copy(warning = ms.wireMsToDuration())
+    fun withIdleAction(action: IdleAction) = copy(idleAction = action)
+    fun withBackgroundTimeoutMillis(ms: Long) = copy(backgroundTimeout = ms.wireMsToDuration())
+    fun withAbsoluteTimeoutMillis(ms: Long) = copy(absoluteTimeout = ms.wireMsToDuration())
+    fun withLockedTimeoutMillis(ms: Long) = copy(lockedTimeout = ms.wireMsToDuration())
+    /** [maxUnlockFailures] from an int holding the uint32_t (Java). */
+    fun withMaxUnlockFailures(count: Int) = copy(maxUnlockFailures = count.toUInt())
+    fun withTickMillis(ms: Long) = copy(tick = ms.wireMsToDuration())
+    fun withBackgroundGraceMillis(ms: Long) = copy(backgroundGrace = ms.wireMsToDuration())
+    fun withActivityKinds(kinds: Set<ActivityKind>) = copy(activityKinds = kinds)
+    fun withActivityDismissesWarning(on: Boolean) = copy(activityDismissesWarning = on)
+    fun withPauseIdleInBackground(on: Boolean) = copy(pauseIdleInBackground = on)
+    fun withLockOnDeviceLock(on: Boolean) = copy(lockOnDeviceLock = on)
+    fun withLockOnRestart(on: Boolean) = copy(lockOnRestart = on)
+    fun withStrongAuthTimeoutMillis(ms: Long) = copy(strongAuthTimeout = ms.wireMsToDuration())
+    fun withExpectedInterruptionMaxMillis(ms: Long) = copy(expectedInterruptionMax = ms.wireMsToDuration())
+    fun withOfflineTimeoutMillis(ms: Long) = copy(offlineTimeout = ms.wireMsToDuration())
+    fun withOfflineExpiryMillis(ms: Long) = copy(offlineExpiry = ms.wireMsToDuration())
+
     /** Asks the library to check this policy; throws [InvalidArgumentException] naming the field. */
     fun validate(): Policy {
         NativeBridge.policyValidate(toWire())
@@ -134,10 +171,33 @@ data class Ceilings(
     val expectedInterruptionMax: Duration = Duration.INFINITE,
     val offlineTimeout: Duration = Duration.INFINITE,
     val offlineExpiry: Duration = Duration.INFINITE,
-    val maxUnlockFailures: UInt = 0u,
+    @get:JvmName("getMaxUnlockFailures") val maxUnlockFailures: UInt = 0u, // Java: an int holding the uint32_t
     val lockOnDeviceLock: Boolean = false,
     val lockOnRestart: Boolean = false,
 ) {
+    // ----- for Java (see Policy): durations in milliseconds, NEVER = no limit; start from [none].
+    val idleTimeoutMillis: Long get() = idleTimeout.toWireMs()
+    val backgroundTimeoutMillis: Long get() = backgroundTimeout.toWireMs()
+    val absoluteTimeoutMillis: Long get() = absoluteTimeout.toWireMs()
+    val lockedTimeoutMillis: Long get() = lockedTimeout.toWireMs()
+    val strongAuthTimeoutMillis: Long get() = strongAuthTimeout.toWireMs()
+    val expectedInterruptionMaxMillis: Long get() = expectedInterruptionMax.toWireMs()
+    val offlineTimeoutMillis: Long get() = offlineTimeout.toWireMs()
+    val offlineExpiryMillis: Long get() = offlineExpiry.toWireMs()
+
+    fun withIdleTimeoutMillis(ms: Long) = copy(idleTimeout = ms.wireMsToDuration())
+    fun withBackgroundTimeoutMillis(ms: Long) = copy(backgroundTimeout = ms.wireMsToDuration())
+    fun withAbsoluteTimeoutMillis(ms: Long) = copy(absoluteTimeout = ms.wireMsToDuration())
+    fun withLockedTimeoutMillis(ms: Long) = copy(lockedTimeout = ms.wireMsToDuration())
+    fun withStrongAuthTimeoutMillis(ms: Long) = copy(strongAuthTimeout = ms.wireMsToDuration())
+    fun withExpectedInterruptionMaxMillis(ms: Long) = copy(expectedInterruptionMax = ms.wireMsToDuration())
+    fun withOfflineTimeoutMillis(ms: Long) = copy(offlineTimeout = ms.wireMsToDuration())
+    fun withOfflineExpiryMillis(ms: Long) = copy(offlineExpiry = ms.wireMsToDuration())
+    /** [maxUnlockFailures] from an int holding the uint32_t (Java). */
+    fun withMaxUnlockFailures(count: Int) = copy(maxUnlockFailures = count.toUInt())
+    fun withLockOnDeviceLock(on: Boolean) = copy(lockOnDeviceLock = on)
+    fun withLockOnRestart(on: Boolean) = copy(lockOnRestart = on)
+
     internal fun toWire(): LongArray {
         val v = LongArray(WireLayout.CEILING_FIELDS)
         v[WireLayout.L_IDLE_TIMEOUT_MS] = idleTimeout.toWireMs()

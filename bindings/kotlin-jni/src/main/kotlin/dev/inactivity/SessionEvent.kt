@@ -16,6 +16,9 @@ sealed class SessionEvent {
     abstract val timeMs: Long
     abstract val nowMs: Long
 
+    /** [remaining] in milliseconds; [InactivityEngine.NEVER] if none is scheduled (for Java). */
+    val remainingMillis: Long get() = remaining.toWireMs()
+
     /** The state changed; catch-up is folded into one change from what the host last saw. */
     data class StateChanged(
         val previous: SessionState,

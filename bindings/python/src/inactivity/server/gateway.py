@@ -1,0 +1,145 @@
+"""``inactivity-server``: the gateway, so that a backend in any language gets enforcement.
+
+An HTTP service on uvicorn that answers nginx's ``auth_request`` and Envoy's HTTP ``ext_authz``
+at ``/inactivity/auth`` (any method, any path below it): 204 (allowed, with the Inactivity-*
+headers), 401 (expired or unknown), 403 (locked), 503 + Retry-After (the store did not decide in
+time). It reads the request headers ``Cookie`` (the session cookie, ``inactivity_session`` by
+default) or the header named by ``--session-header``, and ``Inactivity-Machine``; nothing else,
+and no body. It also serves the session API under ``/inactivity`` (keepalive, status, report,
+unlock, sign-out, sessions). docs/server.md has the nginx configuration the tests run.
+
+    inactivity-server                                   # SQLite file ./inactivity-sessions.sqlite3
+    inactivity-server --store redis://127.0.0.1:6379/0 --policy banking.toml --port 8250
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from typing import Any, List, Optional, Sequence
+
+from ..errors import InactivityError
+from .manager import SessionManager
+from .wire import WireConfig, WireRequest
+
+__all__ = ["build_app", "main", "parse_args"]
+
+_ENV = "INACTIVITY_GATEWAY_ARGS"
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="inactivity-server",
+        description="Session decisions for nginx auth_request / Envoy ext_authz, and the session API.",
+        allow_abbrev=False,
+    )
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8250, help="port to listen on (default 8250)")
+    p.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    p.add_argument("--store", default="sqlite:inactivity-sessions.sqlite3",
+                   help="sqlite:PATH (default sqlite:inactivity-sessions.sqlite3), redis://HOST:PORT/DB, "
+                        "redis-cluster://HOST:PORT[,HOST:PORT...]")
+    p.add_argument("--policy", default="default",
+                   help="a preset (default, nist-aal2, nist-aal3, pci-dss, banking, psd2, enterprise) "
+                        "or a .json/.toml policy file (the client's own file; its [server] table too)")
+    p.add_argument("--precision", help='activity-write coalescing, e.g. "1s" (default: the file\'s, else 1s)')
+    p.add_argument("--timeout", type=float, help="seconds a decision may take before 503 (default 1)")
+    p.add_argument("--device-limit", type=int, help="live sessions per user (0: none; default 0)")
+    p.add_argument("--on-device-limit", choices=("evict-oldest", "refuse"), help="at the limit (default evict-oldest)")
+    p.add_argument("--retention", help='how long an ended session is kept to tell its device why (default "1d")')
+    p.add_argument("--prefix", default="/inactivity", help="the session API's path (default /inactivity)")
+    p.add_argument("--cookie", default="inactivity_session", help="the session cookie (default inactivity_session)")
+    p.add_argument("--session-header", help="a request header holding the session id (instead of the cookie)")
+    p.add_argument("--retry-after", type=int, default=1, help="Retry-After of a 503, seconds (default 1)")
+    p.add_argument("--insecure-cookie", action="store_true", help="set the cookie without Secure (plain-HTTP tests)")
+    p.add_argument("--demo-sign-in", action="store_true",
+                   help='FOR TESTS AND DEMOS: POST /inactivity/sign-in {"user", "device"} signs anyone in')
+    p.add_argument("--demo-credential", help="FOR TESTS AND DEMOS: the credential that unlocks any session")
+    p.add_argument("--clock-offset-ms", type=int, default=0,
+                   help="FOR TESTS: this server's clock error in ms (the fleet-clock tests)")
+    p.add_argument("--log-level", default="warning", choices=("critical", "error", "warning", "info", "debug"))
+    return p
+
+
+def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
+    """The options; an unknown option or a bad value exits with status 2 and says which."""
+    return _parser().parse_args(argv)
+
+
+def build_app(args: argparse.Namespace) -> Any:
+    """The gateway's ASGI app for parsed options."""
+    from .asgi import InactivityMiddleware
+
+    overrides: dict[str, Any] = {}
+    if args.precision is not None:
+        overrides["precision"] = args.precision
+    if args.timeout is not None:
+        overrides["timeout"] = args.timeout
+    if args.device_limit is not None:
+        overrides["device_limit"] = args.device_limit
+    if args.on_device_limit is not None:
+        overrides["on_device_limit"] = args.on_device_limit
+    if args.retention is not None:
+        overrides["retention"] = args.retention
+    offset = args.clock_offset_ms
+    if offset:
+        overrides["clock"] = lambda: time.time_ns() // 1_000_000 + offset
+    # The store is opened (a SQLite file created) only once every option was accepted.
+    manager = SessionManager.from_policy_file(args.policy, args.store, **overrides)
+    demo_credential = args.demo_credential
+
+    def sign_in(request: WireRequest) -> Optional[tuple[str, str]]:
+        try:
+            body = json.loads(request.body or b"{}")
+        except ValueError:
+            return None
+        user, device = body.get("user"), body.get("device", "")
+        return (user, device) if isinstance(user, str) and isinstance(device, str) else None
+
+    config = WireConfig(
+        cookie=args.cookie if args.session_header is None else None,
+        header=args.session_header,
+        prefix=args.prefix,
+        auth_endpoint=True,
+        retry_after=args.retry_after,
+        cookie_secure=not args.insecure_cookie,
+        sign_in=sign_in if args.demo_sign_in else None,
+        verify_credential=(lambda user, credential: credential == demo_credential) if demo_credential else None,
+    )
+    return InactivityMiddleware(None, manager, config=config)
+
+
+def app_from_environment() -> Any:
+    """For uvicorn's worker processes (``--workers``): the options travel in the environment."""
+    return build_app(parse_args(json.loads(os.environ[_ENV])))
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = parse_args(argv)
+    if args.workers < 1:
+        _parser().error(f"--workers ({args.workers}) must be at least 1")
+    if not 0 < args.port < 65536:
+        _parser().error(f"--port ({args.port}) must be in 1..65535")
+    try:
+        app = build_app(args)  # also checks the policy and the store's address before serving
+    except (InactivityError, ValueError, TypeError) as e:
+        print(f"inactivity-server: {e}", file=sys.stderr)
+        return 2
+    import uvicorn
+
+    if args.workers == 1:
+        uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, access_log=False)
+    else:
+        app.manager.close()
+        os.environ[_ENV] = json.dumps(argv)
+        uvicorn.run("inactivity.server.gateway:app_from_environment", factory=True, host=args.host, port=args.port,
+                    workers=args.workers, log_level=args.log_level, access_log=False)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,400 @@
+"""The wire protocol, framework-free: what a request carries and what each answer looks like.
+
+The ASGI and WSGI middlewares and the gateway translate their framework's request into a
+``WireRequest`` and send back the ``WireResponse`` made here, so the three speak exactly one
+protocol (docs/server.md, "The wire"):
+
+- The session id: the cookie ``inactivity_session`` (or a header, or the app's callable).
+- Machine traffic: the request header ``Inactivity-Machine: 1`` (or the app's callable).
+- Every decided answer carries ``Inactivity-State``, ``Inactivity-Reason``,
+  ``Inactivity-Idle-Remaining-Ms`` and ``Inactivity-Absolute-Remaining-Ms`` (the last two only
+  when there is such a deadline), exposed to CORS.
+- Refusals: 401 (EXPIRED, unknown or missing id) and 403 (LOCKED), with the JSON body
+  ``{"state", "reason", "code"}``; 503 + Retry-After when the store cannot decide in time.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from http.cookies import CookieError, SimpleCookie
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+
+from ..enums import Status
+from ..errors import InactivityError, InvalidArgumentError, InvalidStateError
+from .manager import DeviceLimitError, Outcome, SessionManager
+from .stores import StoreUnavailable
+
+__all__ = [
+    "ABSOLUTE_REMAINING_HEADER",
+    "DEFAULT_COOKIE",
+    "EXPOSED_HEADERS",
+    "IDLE_REMAINING_HEADER",
+    "MACHINE_HEADER",
+    "REASON_HEADER",
+    "STATE_HEADER",
+    "WireConfig",
+    "WireRequest",
+    "WireResponse",
+]
+
+STATE_HEADER = "Inactivity-State"
+REASON_HEADER = "Inactivity-Reason"
+IDLE_REMAINING_HEADER = "Inactivity-Idle-Remaining-Ms"
+ABSOLUTE_REMAINING_HEADER = "Inactivity-Absolute-Remaining-Ms"
+MACHINE_HEADER = "Inactivity-Machine"
+DEFAULT_COOKIE = "inactivity_session"
+#: The headers a browser page may read across origins (Access-Control-Expose-Headers).
+EXPOSED_HEADERS = (STATE_HEADER, REASON_HEADER, IDLE_REMAINING_HEADER, ABSOLUTE_REMAINING_HEADER, "Retry-After")
+_EXPOSE = ", ".join(EXPOSED_HEADERS)
+#: The largest request body the session API reads.
+MAX_BODY = 16 * 1024
+
+
+@dataclasses.dataclass
+class WireRequest:
+    """A request as the protocol sees it; `headers` has lower-case names."""
+
+    method: str
+    path: str
+    headers: Dict[str, str]
+    body: bytes = b""
+    #: the framework's own request object (scope or environ), for the app's callables
+    raw: Any = None
+
+    def cookie(self, name: str) -> Optional[str]:
+        text = self.headers.get("cookie")
+        if not text:
+            return None
+        jar: SimpleCookie = SimpleCookie()
+        try:
+            jar.load(text)
+        except CookieError:
+            return None
+        morsel = jar.get(name)
+        return None if morsel is None else morsel.value
+
+
+@dataclasses.dataclass
+class WireResponse:
+    status: int
+    headers: List[Tuple[str, str]]
+    body: bytes = b""
+
+
+SessionIdSource = Callable[[WireRequest], Optional[str]]
+MachineTest = Callable[[WireRequest], bool]
+
+
+@dataclasses.dataclass
+class WireConfig:
+    """How an app's requests carry the session, and the session API's options.
+
+    `cookie`: the cookie holding the session id (None: no cookie); `header`: a request header
+    holding it instead (e.g. ``"Inactivity-Session"``); `session_id`: the app's callable, which
+    takes precedence over both. `machine`: the app's callable marking machine traffic (polls,
+    silent refreshes); the header ``Inactivity-Machine: 1`` marks it too. `prefix`: where the
+    session API lives. `exempt`: the paths no decision guards (the sign-in page, its static
+    files): each one an exact path, or a prefix when it ends with ``/`` (``"/static/"``); or a
+    callable on the path. `verify_credential(user, credential) -> bool`:
+    the app's server-side check for ``POST {prefix}/unlock`` (no callable: unlock is 501).
+    `sign_in(request) -> (user, device) or None`: for ``POST {prefix}/sign-in`` (no callable: 404;
+    for tests and demos, an app signs its users in itself with SessionManager.sign_in).
+    `auth_endpoint`: answer ``{prefix}/auth`` (nginx auth_request, Envoy ext_authz)."""
+
+    cookie: Optional[str] = DEFAULT_COOKIE
+    header: Optional[str] = None
+    session_id: Optional[SessionIdSource] = None
+    machine: Optional[MachineTest] = None
+    prefix: str = "/inactivity"
+    exempt: Union[Sequence[str], Callable[[str], bool]] = ()
+    verify_credential: Optional[Callable[[str, str], bool]] = None
+    sign_in: Optional[Callable[[WireRequest], Optional[Tuple[str, str]]]] = None
+    auth_endpoint: bool = False
+    retry_after: int = 1
+    cookie_secure: bool = True
+    cookie_samesite: str = "Lax"
+
+    def __post_init__(self) -> None:
+        if not self.prefix.startswith("/") or self.prefix.endswith("/"):
+            raise ValueError(f"prefix ({self.prefix!r}) must start with / and not end with /")
+        if self.cookie is None and self.header is None and self.session_id is None:
+            raise ValueError("the session id needs a source: cookie, header or session_id")
+        if self.cookie_samesite not in ("Strict", "Lax", "None"):
+            raise ValueError(f"cookie_samesite ({self.cookie_samesite!r}) must be Strict, Lax or None")
+        if isinstance(self.retry_after, bool) or not isinstance(self.retry_after, int) or self.retry_after < 1:
+            raise ValueError(f"retry_after ({self.retry_after!r}) must be an int >= 1 (seconds)")
+
+    # -- reading a request -----------------------------------------------------------------------
+
+    def session_of(self, request: WireRequest) -> Optional[str]:
+        if self.session_id is not None:
+            return self.session_id(request)
+        if self.header is not None:
+            value = request.headers.get(self.header.lower())
+            if value is not None:
+                return value
+        return request.cookie(self.cookie) if self.cookie is not None else None
+
+    def is_machine(self, request: WireRequest) -> bool:
+        if request.headers.get(MACHINE_HEADER.lower()) == "1":
+            return True
+        return bool(self.machine(request)) if self.machine is not None else False
+
+    def is_exempt(self, path: str) -> bool:
+        if callable(self.exempt):
+            return bool(self.exempt(path))
+        return any(path == p or (p.endswith("/") and path.startswith(p)) for p in self.exempt)
+
+    def is_api(self, path: str) -> bool:
+        return path == self.prefix or path.startswith(self.prefix + "/")
+
+
+def config_of(config: Optional[WireConfig], options: Dict[str, Any]) -> WireConfig:
+    """`config`, or a WireConfig of `options`; both at once is an error (which one wins?)."""
+    if config is None:
+        return WireConfig(**options)
+    defaults = {f.name: f.default for f in dataclasses.fields(WireConfig)}
+    given = [name for name, value in options.items() if value != defaults[name]]
+    if given:
+        raise TypeError(f"give either config or its options, not both (also given: {', '.join(given)})")
+    return config
+
+
+# ----- answers ---------------------------------------------------------------------------------
+
+
+def outcome_headers(outcome: Outcome) -> List[Tuple[str, str]]:
+    headers = [(STATE_HEADER, outcome.state), (REASON_HEADER, outcome.reason)]
+    if outcome.idle_remaining_ms is not None:
+        headers.append((IDLE_REMAINING_HEADER, str(outcome.idle_remaining_ms)))
+    if outcome.absolute_remaining_ms is not None:
+        headers.append((ABSOLUTE_REMAINING_HEADER, str(outcome.absolute_remaining_ms)))
+    headers.append(("Access-Control-Expose-Headers", _EXPOSE))
+    return headers
+
+
+def _json(status: int, value: Any, headers: Optional[List[Tuple[str, str]]] = None) -> WireResponse:
+    body = json.dumps(value, separators=(",", ":")).encode()
+    return WireResponse(status, (headers or []) + [("Content-Type", "application/json"), ("Cache-Control", "no-store")], body)
+
+
+def refusal(outcome: Outcome) -> WireResponse:
+    """401 (EXPIRED or unknown) or 403 (LOCKED), with the state, reason and code."""
+    return _json(outcome.http_status, {"state": outcome.state, "reason": outcome.reason, "code": outcome.code}, outcome_headers(outcome))
+
+
+def unavailable(config: WireConfig, detail: str = "") -> WireResponse:
+    """503: the store did not decide in time. Never an allow."""
+    return _json(
+        503,
+        {"code": "inactivity.unavailable", "error": detail or "the session store did not answer in time"},
+        [("Retry-After", str(config.retry_after)), ("Access-Control-Expose-Headers", _EXPOSE)],
+    )
+
+
+def _error(status: int, message: str, code: str = "inactivity.bad_request") -> WireResponse:
+    return _json(status, {"code": code, "error": message})
+
+
+def _outcome_response(outcome: Outcome, ok_status: int = 204, body: Any = None) -> WireResponse:
+    if not outcome.allowed:
+        return refusal(outcome)
+    if body is None:
+        return WireResponse(ok_status, outcome_headers(outcome))
+    return _json(ok_status, body, outcome_headers(outcome))
+
+
+def _body(request: WireRequest) -> Dict[str, Any]:
+    if not request.body:
+        return {}
+    try:
+        value = json.loads(request.body.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError):
+        raise InvalidArgumentError(Status.E_INVALID_ARGUMENT, "the body must be a JSON object") from None
+    if not isinstance(value, dict):
+        raise InvalidArgumentError(Status.E_INVALID_ARGUMENT, "the body must be a JSON object")
+    return value
+
+
+def _cookie(config: WireConfig, value: str, max_age: Optional[int] = None) -> Tuple[str, str]:
+    assert config.cookie is not None
+    parts = [f"{config.cookie}={value}", "Path=/", "HttpOnly", f"SameSite={config.cookie_samesite}"]
+    if config.cookie_secure:
+        parts.append("Secure")
+    if max_age is not None:
+        parts.append(f"Max-Age={max_age}")
+    return ("Set-Cookie", "; ".join(parts))
+
+
+# ----- the decision of an app's request --------------------------------------------------------
+
+
+def decide_request(manager: SessionManager, config: WireConfig, request: WireRequest) -> Tuple[Optional[Outcome], Optional[WireResponse]]:
+    """For a request of the app: (outcome, None) when it may proceed (add the outcome's headers
+    to the app's answer), (None, response) when refused or undecided, (None, None) when exempt."""
+    if config.is_exempt(request.path):
+        return None, None
+    try:
+        outcome = manager.request(config.session_of(request), machine=config.is_machine(request))
+    except StoreUnavailable as e:
+        return None, unavailable(config, str(e))
+    if not outcome.allowed:
+        return None, refusal(outcome)
+    return outcome, None
+
+
+# ----- the session API -------------------------------------------------------------------------
+
+
+def handle_api(manager: SessionManager, config: WireConfig, request: WireRequest) -> WireResponse:
+    """Answers a request under the API prefix (see docs/server.md for each endpoint)."""
+    try:
+        return _route(manager, config, request)
+    except StoreUnavailable as e:
+        return unavailable(config, str(e))
+    except DeviceLimitError as e:
+        return _error(409, str(e), "inactivity.device_limit")
+    except InvalidStateError as e:
+        return _error(409, str(e), "inactivity.invalid_state")
+    except (InvalidArgumentError, TypeError) as e:
+        return _error(400, str(e))
+    except InactivityError as e:
+        return _error(400, str(e))
+
+
+def _route(manager: SessionManager, config: WireConfig, request: WireRequest) -> WireResponse:
+    path = request.path[len(config.prefix):]
+    method = request.method.upper()
+    if len(request.body) > MAX_BODY:
+        return _error(413, f"the body must be at most {MAX_BODY} bytes", "inactivity.too_large")
+
+    if config.auth_endpoint and (path == "/auth" or path.startswith("/auth/")):
+        # nginx auth_request and Envoy ext_authz: any method, the original request's headers.
+        # The gateway's subrequest is always decided: exemptions are the proxy's to configure.
+        try:
+            outcome = manager.request(config.session_of(request), machine=config.is_machine(request))
+        except StoreUnavailable as e:
+            return unavailable(config, str(e))
+        refused = None if outcome.allowed else refusal(outcome)
+        if refused is not None:
+            return refused
+        assert outcome is not None
+        return WireResponse(204 if method != "HEAD" else 200, outcome_headers(outcome))
+
+    def expect(*methods: str) -> Optional[WireResponse]:
+        if method in methods:
+            return None
+        return WireResponse(405, [("Allow", ", ".join(methods))], b"")
+
+    session_id = config.session_of(request)
+
+    if path == "/sign-in":
+        if config.sign_in is None:
+            return _error(404, "sign-in is the app's (SessionManager.sign_in)", "inactivity.not_found")
+        wrong = expect("POST")
+        if wrong:
+            return wrong
+        who = config.sign_in(request)
+        if who is None:
+            return _error(401, "sign-in refused", "inactivity.sign_in_refused")
+        user, device = who
+        signed = manager.sign_in(user, device)
+        headers = outcome_headers(signed.outcome)
+        if config.cookie is not None:
+            headers.append(_cookie(config, signed.session_id))
+        return _json(200, {"session_id": signed.session_id, "state": signed.outcome.state, "reason": signed.outcome.reason}, headers)
+
+    if path == "/keepalive":
+        wrong = expect("POST")
+        if wrong:
+            return wrong
+        age = _body(request).get("activity_age_ms")
+        return _outcome_response(manager.keepalive(session_id, age))  # type: ignore[arg-type]
+
+    if path == "/status":
+        wrong = expect("GET", "HEAD")
+        if wrong:
+            return wrong
+        o = manager.status(session_id)
+        return _outcome_response(o, 200, {
+            "state": o.state, "reason": o.reason,
+            "idle_remaining_ms": o.idle_remaining_ms, "absolute_remaining_ms": o.absolute_remaining_ms,
+        })
+
+    if path == "/report":
+        wrong = expect("POST")
+        if wrong:
+            return wrong
+        body = _body(request)
+        state, reason = body.get("state"), body.get("reason")
+        if not isinstance(state, str) or not isinstance(reason, str):
+            return _error(400, 'the body must be {"state": "LOCKED" | "EXPIRED", "reason": "<reason name>"}')
+        o = manager.report(session_id, state, reason)
+        # Applied: the headers tell the new state. An unknown session is refused as always.
+        return WireResponse(204, outcome_headers(o)) if o.session_id is not None else refusal(o)
+
+    if path == "/unlock":
+        wrong = expect("POST")
+        if wrong:
+            return wrong
+        if config.verify_credential is None:
+            return _error(501, "this server verifies no credential (verify_credential)", "inactivity.unlock_unavailable")
+        credential = _body(request).get("credential")
+        if not isinstance(credential, str) or not credential or len(credential) > 1024:
+            return _error(400, 'the body must be {"credential": "<1 to 1024 characters>"}')
+        current = manager.status(session_id)
+        if current.user is None or current.state == "EXPIRED":
+            return refusal(current)
+        ok = bool(config.verify_credential(current.user, credential))
+        return _outcome_response(manager.unlock(session_id, ok), 200, {"unlocked": ok})
+
+    if path == "/sign-out":
+        wrong = expect("POST")
+        if wrong:
+            return wrong
+        o = manager.sign_out(session_id)
+        if o.session_id is None:
+            return refusal(o)
+        headers = outcome_headers(o)
+        if config.cookie is not None:
+            headers.append(_cookie(config, "", max_age=0))
+        return WireResponse(204, headers)
+
+    if path == "/sessions" or path.startswith("/sessions/"):
+        # The sessions list and revocations: a request of the user's, decided like any other.
+        current = manager.request(session_id, machine=config.is_machine(request))
+        if not current.allowed:
+            return refusal(current)
+        assert current.user is not None and session_id is not None
+        rest = path[len("/sessions"):]
+        if rest == "":
+            wrong = expect("GET")
+            if wrong:
+                return wrong
+            rows = manager.sessions(current.user, session_id)
+            return _json(200, {"sessions": [r.to_json() for r in rows]}, outcome_headers(current))
+        if rest == "/revoke-others":
+            wrong = expect("POST")
+            if wrong:
+                return wrong
+            return _json(200, {"revoked": manager.revoke_others(session_id)}, outcome_headers(current))
+        if rest == "/revoke-all":
+            wrong = expect("POST")
+            if wrong:
+                return wrong
+            n = manager.revoke_all(current.user)
+            after = manager.status(session_id)
+            headers = outcome_headers(after)
+            if config.cookie is not None:
+                headers.append(_cookie(config, "", max_age=0))
+            return _json(200, {"revoked": n}, headers)
+        handle = rest[1:]
+        wrong = expect("DELETE")
+        if wrong:
+            return wrong
+        if not manager.revoke_handle(current.user, handle):
+            return _error(404, "no such session of this user", "inactivity.not_found")
+        return WireResponse(204, outcome_headers(manager.status(session_id)))
+
+    return _error(404, f"no such endpoint: {request.path}", "inactivity.not_found")

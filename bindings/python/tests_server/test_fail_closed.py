@@ -1,0 +1,138 @@
+"""A store that is down or slow fails closed: 503 + Retry-After within the timeout, never 200;
+and the same app recovers when the store does, without a restart."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import signal
+import socket
+import sqlite3
+import subprocess
+import time
+from typing import Any, Callable
+import pytest
+from starlette.testclient import TestClient
+
+from conftest import POLICY, redis_url
+from inactivity.server import InactivityWSGIMiddleware, RedisStore, SessionManager, SQLiteStore, StoreUnavailable
+from test_http import asgi_client, ck, wsgi_app, wsgi_call
+
+#: These tests run on the real clock for seconds: an idle timeout that cannot pass meanwhile.
+LONG = POLICY.replace(idle_timeout=600, absolute_timeout=3600)
+TIMEOUT = 0.5
+SLACK = 1.0  # scheduling on a loaded 2-core machine: the bound checked is TIMEOUT + SLACK
+
+
+def _recovered(request: Callable[[], Any]) -> Any:
+    """The first answer that is not 503, within 5 s: on a loaded machine the first calls after
+    a store comes back may still miss the 0.5 s timeout (and are 503, never allowed)."""
+    for _ in range(25):
+        r = request()
+        if r.status_code != 503:
+            return r
+        time.sleep(0.2)
+    raise AssertionError("still 503 five seconds after the store came back")
+
+
+def _requests_are_refused(client: TestClient, manager: SessionManager, session_id: str) -> None:
+    wsgi = InactivityWSGIMiddleware(wsgi_app, manager)
+    for _ in range(3):
+        for method, path, body in (("GET", "/hello", None), ("GET", "/inactivity/status", None),
+                                   ("POST", "/inactivity/keepalive", {"activity_age_ms": 0}),
+                                   ("POST", "/inactivity/report", {"state": "LOCKED", "reason": "MANUAL_LOCK"})):
+            start = time.monotonic()
+            r = client.request(method, path, headers=ck(session_id), json=body)
+            elapsed = time.monotonic() - start
+            assert r.status_code == 503, (path, r.status_code, r.text)
+            assert r.headers["Retry-After"] == "1" and r.json()["code"] == "inactivity.unavailable"
+            assert elapsed < TIMEOUT + SLACK, (path, elapsed)
+        start = time.monotonic()
+        status, headers, _ = wsgi_call(wsgi, "/hello", headers=ck(session_id))
+        assert (status, headers["Retry-After"]) == (503, "1")
+        assert time.monotonic() - start < TIMEOUT + SLACK
+    start = time.monotonic()
+    with pytest.raises(StoreUnavailable):
+        manager.sign_in("alice", "another")
+    assert time.monotonic() - start < TIMEOUT + SLACK
+
+
+def test_redis_paused_is_503_in_time_and_recovers_without_a_restart() -> None:
+    pid = int(os.environ["INACT_TEST_REDIS_PID"])
+    manager = SessionManager(RedisStore.from_url(redis_url(), timeout=TIMEOUT, prefix="f" + secrets.token_hex(4)),
+                             LONG, precision=0, timeout=TIMEOUT)
+    s = manager.sign_in("alice").session_id
+    client = asgi_client(manager)
+    assert client.get("/hello", headers=ck(s)).status_code == 200
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        _requests_are_refused(client, manager, s)
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    r = _recovered(lambda: client.get("/hello", headers=ck(s)))   # the same app and manager
+    assert r.status_code == 200 and r.headers["Inactivity-State"] == "ACTIVE"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_redis_killed_is_503_and_restarted_with_appendonly_keeps_the_sessions(tmp_path: object) -> None:
+    port = _free_port()
+    directory = str(tmp_path)
+    argv = ["redis-server", "--bind", "127.0.0.1", "--port", str(port), "--dir", directory,
+            "--save", "", "--appendonly", "yes", "--appendfsync", "always"]
+
+    def start() -> subprocess.Popen[bytes]:
+        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL)
+        for _ in range(100):
+            try:
+                socket.create_connection(("127.0.0.1", port), 0.1).close()
+                return proc
+            except OSError:
+                time.sleep(0.05)
+        proc.kill()
+        raise AssertionError("redis-server did not start")
+
+    proc = start()
+    try:
+        manager = SessionManager(RedisStore.from_url(f"redis://127.0.0.1:{port}/0", timeout=TIMEOUT), LONG,
+                                 precision=0, timeout=TIMEOUT)
+        s = manager.sign_in("alice").session_id
+        manager.report(s, "LOCKED", "MANUAL_LOCK")
+        other = manager.sign_in("alice").session_id
+        client = asgi_client(manager)
+        assert client.get("/hello", headers=ck(other)).status_code == 200
+        proc.kill()
+        proc.wait()
+        _requests_are_refused(client, manager, other)
+        proc = start()   # the script cache is empty now: EVALSHA answers NOSCRIPT, EVAL reloads
+        assert _recovered(lambda: client.get("/hello", headers=ck(other))).status_code == 200
+        assert client.get("/hello", headers=ck(s)).json()["reason"] == "MANUAL_LOCK"   # the lock survived
+        assert manager.request(s).state == "LOCKED"
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_sqlite_write_lock_held_too_long_is_503(tmp_path: object) -> None:
+    path = os.path.join(str(tmp_path), "s.sqlite3")
+    manager = SessionManager(SQLiteStore(path, timeout=TIMEOUT), LONG, precision=0, timeout=TIMEOUT)
+    s = manager.sign_in("alice").session_id
+    client = asgi_client(manager)
+    assert client.get("/hello", headers=ck(s)).status_code == 200
+    blocker = sqlite3.connect(path, isolation_level=None)
+    blocker.execute("BEGIN IMMEDIATE")   # another process holding the write lock
+    try:
+        start = time.monotonic()
+        r = client.get("/hello", headers=ck(s))   # precision 0: this request must write
+        assert r.status_code == 503 and r.headers["Retry-After"] == "1"
+        assert time.monotonic() - start < TIMEOUT + SLACK
+        with pytest.raises(StoreUnavailable):
+            manager.sign_in("bob")
+    finally:
+        blocker.execute("ROLLBACK")
+        blocker.close()
+    assert _recovered(lambda: client.get("/hello", headers=ck(s))).status_code == 200

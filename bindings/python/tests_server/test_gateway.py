@@ -1,0 +1,287 @@
+"""The gateway `inactivity-server` (uvicorn, processes of its own), alone and behind Debian's
+nginx (auth_request) in front of a plain backend (Python's http.server), with the nginx
+configuration docs/server.md prints."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+from datetime import timedelta
+import urllib.error
+import urllib.request
+from email.message import Message
+from typing import Dict, Iterator, List, Optional, Tuple
+
+import pytest
+
+from conftest import redis_url
+from inactivity import Engine, ManualClock
+from inactivity.policy_file import load_policy
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DOCS = os.path.join(HERE, "..", "..", "..", "docs", "server.md")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_for_port(port: int, proc: Optional[subprocess.Popen[bytes]] = None, what: str = "") -> None:
+    for _ in range(300):
+        if proc is not None and proc.poll() is not None:
+            raise AssertionError(f"{what} exited with {proc.returncode}: {proc.stderr.read().decode() if proc.stderr else ''}")
+        try:
+            socket.create_connection(("127.0.0.1", port), 0.2).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise AssertionError(f"{what} did not listen on {port}")
+
+
+class Http:
+    """Plain HTTP with one cookie kept by hand (no cookie jar: the test sees every header)."""
+
+    def __init__(self, base: str) -> None:
+        self.base = base
+        self.cookie: Optional[str] = None
+
+    def __call__(self, method: str, path: str, body: Optional[dict[str, object]] = None,
+                 headers: Optional[Dict[str, str]] = None) -> Tuple[int, Message, bytes]:
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.base + path, data=data, method=method)
+        if data is not None:
+            request.add_header("Content-Type", "application/json")
+        if self.cookie:
+            request.add_header("Cookie", f"inactivity_session={self.cookie}")
+        for k, v in (headers or {}).items():
+            request.add_header(k, v)
+        try:
+            with urllib.request.urlopen(request, timeout=10) as r:
+                status, hs, out = r.status, r.headers, r.read()
+        except urllib.error.HTTPError as e:
+            status, hs, out = e.code, e.headers, e.read()
+        cookie = hs.get("Set-Cookie", "")  # a Message: header names in any case
+        m = re.match(r"inactivity_session=([^;]*)", cookie)
+        if m:
+            self.cookie = m.group(1) or None
+        return status, hs, out
+
+
+@pytest.fixture
+def processes() -> Iterator[List[subprocess.Popen[bytes]]]:
+    procs: List[subprocess.Popen[bytes]] = []
+    yield procs
+    for p in procs:
+        if p.poll() is None:
+            p.terminate()
+    for p in procs:
+        try:
+            p.wait(5)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+        if p.stderr is not None:
+            p.stderr.close()
+
+
+def start_gateway(procs: List[subprocess.Popen[bytes]], cwd: str, *args: str) -> int:
+    port = free_port()
+    proc = subprocess.Popen(["inactivity-server", "--port", str(port), *args], cwd=cwd,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    procs.append(proc)
+    wait_for_port(port, proc, "inactivity-server")
+    return port
+
+
+def start_backend(procs: List[subprocess.Popen[bytes]], directory: str) -> int:
+    with open(os.path.join(directory, "index.html"), "w") as f:
+        f.write("the backend's page\n")
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1",
+                             "--directory", directory], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    procs.append(proc)
+    wait_for_port(port, proc, "http.server")
+    return port
+
+
+def nginx_snippet() -> str:
+    with open(DOCS) as f:
+        text = f.read()
+    m = re.search(r"<!-- nginx-config -->\n```nginx\n(.*?)```\n<!-- end nginx-config -->", text, re.S)
+    assert m, "docs/server.md has no nginx-config block"
+    return m.group(1)
+
+
+def start_nginx(procs: List[subprocess.Popen[bytes]], directory: str, gateway: int, backend: int) -> int:
+    port = free_port()
+    snippet = nginx_snippet().replace("127.0.0.1:8250", f"127.0.0.1:{gateway}").replace("127.0.0.1:8080", f"127.0.0.1:{backend}")
+    conf = os.path.join(directory, "nginx.conf")
+    with open(conf, "w") as f:
+        f.write(f"""
+daemon off;
+worker_processes 1;
+pid {directory}/nginx.pid;
+error_log {directory}/error.log warn;
+events {{ worker_connections 64; }}
+http {{
+    access_log off;
+    client_body_temp_path {directory}/body;
+    proxy_temp_path {directory}/proxy;
+    fastcgi_temp_path {directory}/fastcgi;
+    uwsgi_temp_path {directory}/uwsgi;
+    scgi_temp_path {directory}/scgi;
+    server {{
+        listen 127.0.0.1:{port};
+{snippet}
+    }}
+}}
+""")
+    check = subprocess.run(["nginx", "-t", "-c", conf, "-p", directory], capture_output=True, text=True)
+    assert check.returncode == 0, check.stderr
+    proc = subprocess.Popen(["nginx", "-c", conf, "-p", directory], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    procs.append(proc)
+    wait_for_port(port, proc, "nginx")
+    return port
+
+
+def write_policy(directory: str, text: str, name: str = "policy.toml") -> str:
+    path = os.path.join(directory, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def test_unknown_options_and_bad_policies_are_refused(tmp_path: object) -> None:
+    for argv, said in ((["--bogus"], "unrecognized arguments: --bogus"),
+                       (["--por", "1"], "unrecognized arguments: --por"),
+                       (["--policy", "bankng"], "must be a preset"),
+                       (["--store", "mysql://x"], "store ('mysql://x') must be"),
+                       (["--precision", "5"], "precision"),
+                       (["--workers", "0"], "--workers (0) must be at least 1")):
+        r = subprocess.run(["inactivity-server", *argv], cwd=str(tmp_path), capture_output=True, text=True, timeout=30)
+        assert r.returncode == 2, (argv, r.returncode, r.stderr)
+        assert said in r.stderr, (argv, r.stderr)
+    assert os.listdir(str(tmp_path)) == []   # nothing created by a refused start
+
+
+def test_nginx_auth_request_in_front_of_a_plain_backend(tmp_path: object, processes: List[subprocess.Popen[bytes]]) -> None:
+    work = str(tmp_path)
+    site = os.path.join(work, "site")
+    os.mkdir(site)
+    policy = write_policy(work, 'preset = "banking"\nidle-timeout = "1m"\n')
+    # No --store: the default SQLite file in the working directory, shared by two worker processes.
+    gateway = start_gateway(processes, work, "--policy", policy, "--demo-sign-in", "--demo-credential", "1234",
+                            "--insecure-cookie", "--workers", "2")
+    assert os.path.exists(os.path.join(work, "inactivity-sessions.sqlite3"))
+    nginx = start_nginx(processes, work, gateway, start_backend(processes, site))
+    http = Http(f"http://127.0.0.1:{nginx}")
+
+    status, headers, body = http("GET", "/")
+    assert status == 401
+    assert json.loads(body) == {"state": "EXPIRED", "reason": "NONE", "code": "inactivity.expired"}
+    assert headers["Inactivity-State"] == "EXPIRED"
+
+    status, headers, body = http("POST", "/inactivity/sign-in", {"user": "alice", "device": "curl"})
+    assert status == 200 and http.cookie == json.loads(body)["session_id"]
+    status, headers, body = http("GET", "/")
+    assert (status, body) == (200, b"the backend's page\n")
+    assert headers["Inactivity-State"] == "ACTIVE" and headers["Inactivity-Reason"] == "STARTED"
+    assert 59_000 <= int(headers["Inactivity-Idle-Remaining-Ms"]) <= 60_000
+    assert int(headers["Inactivity-Absolute-Remaining-Ms"]) > 8 * 3_600_000 - 60_000
+    assert "Inactivity-Idle-Remaining-Ms" in headers["Access-Control-Expose-Headers"]
+    assert http("GET", "/", headers={"Inactivity-Machine": "1"})[0] == 200
+
+    status, headers, _ = http("POST", "/inactivity/report", {"state": "LOCKED", "reason": "MANUAL_LOCK"})
+    assert status == 204 and headers["Inactivity-State"] == "LOCKED"
+    status, headers, body = http("GET", "/")
+    assert status == 403
+    assert json.loads(body) == {"state": "LOCKED", "reason": "MANUAL_LOCK", "code": "inactivity.locked"}
+    assert headers["Inactivity-State"] == "LOCKED" and "Inactivity-Idle-Remaining-Ms" not in headers
+    assert http("GET", "/", headers={"Inactivity-Machine": "1"})[0] == 403
+
+    assert http("POST", "/inactivity/unlock", {"credential": "4321"})[0] == 403
+    assert http("POST", "/inactivity/unlock", {"credential": "1234"})[0] == 200
+    assert http("GET", "/")[0] == 200
+
+    mine = http.cookie
+    status, _, body = http("POST", "/inactivity/sign-in", {"user": "alice", "device": "phone"})
+    phone = http.cookie
+    http.cookie = mine
+    rows = json.loads(http("GET", "/inactivity/sessions")[2])["sessions"]
+    assert [(r["device"], r["is_current"]) for r in rows] == [("curl", True), ("phone", False)]
+    assert http("POST", "/inactivity/sessions/revoke-others")[0] == 200
+    http.cookie = phone
+    status, headers, body = http("GET", "/")
+    assert status == 401 and json.loads(body)["reason"] == "REVOKED" and headers["Inactivity-Reason"] == "REVOKED"
+
+    http.cookie = mine
+    status, headers, _ = http("POST", "/inactivity/sign-out")
+    assert status == 204 and http.cookie is None
+    http.cookie = mine
+    status, _, body = http("GET", "/")
+    assert status == 401 and json.loads(body)["reason"] == "LOGOUT"
+
+
+def test_nginx_answers_503_when_the_store_is_down(tmp_path: object, processes: List[subprocess.Popen[bytes]]) -> None:
+    work = str(tmp_path)
+    dead = free_port()   # nothing listens there
+    gateway = start_gateway(processes, work, "--store", f"redis://127.0.0.1:{dead}/0", "--timeout", "0.5")
+    nginx = start_nginx(processes, work, gateway, free_port())
+    http = Http(f"http://127.0.0.1:{nginx}")
+    http.cookie = "A" * 43   # of the right form: it reaches the store
+    for _ in range(3):
+        status, headers, body = http("GET", "/")
+        assert status == 503 and headers["Retry-After"] == "1"
+        assert json.loads(body) == {"code": "inactivity.unavailable"}
+    status, headers, body = http("GET", "/inactivity/status")   # the API itself, through nginx
+    assert status == 503 and headers["Retry-After"] == "1"
+
+
+def test_two_gateways_with_clock_offsets_on_one_redis(tmp_path: object, processes: List[subprocess.Popen[bytes]]) -> None:
+    """e = 1.5 s, idle 4 s (lock). Signed in on the server behind (started at T - e): by the
+    true clock the idle lock is due at T + 2.5 s. The server ahead sees it at T + 1 s; the one
+    behind would alone only at T + 4 s, but follows the stored lock at once."""
+    work = str(tmp_path)
+    policy = write_policy(work, '{"idle-timeout": "4s", "warning": "1s", "idle-action": "lock", "background-timeout": "2s"}',
+                          "policy.json")
+    common = ["--store", redis_url(), "--policy", policy, "--demo-sign-in", "--insecure-cookie", "--precision", "0s"]
+    ahead = Http(f"http://127.0.0.1:{start_gateway(processes, work, *common, '--clock-offset-ms', '1500')}")
+    behind = Http(f"http://127.0.0.1:{start_gateway(processes, work, *common, '--clock-offset-ms', '-1500')}")
+    machine = {"Inactivity-Machine": "1"}
+
+    start = time.monotonic()
+    behind("POST", "/inactivity/sign-in", {"user": f"clock{os.getpid()}", "device": "d"})
+    ahead.cookie = behind.cookie
+    status, headers, _ = behind("GET", "/inactivity/auth", headers=machine)
+    assert status == 204 and int(headers["Inactivity-Idle-Remaining-Ms"]) > 3_000
+    status, headers, _ = ahead("GET", "/inactivity/auth", headers=machine)
+    assert status == 204 and int(headers["Inactivity-Idle-Remaining-Ms"]) <= 1_000   # stricter by 2e, no more
+    time.sleep(max(0.0, start + 2.0 - time.monotonic()))
+    assert time.monotonic() - start < 3.4, "the machine was too slow for this test's margins"
+    status, headers, _ = ahead("GET", "/inactivity/auth", headers=machine)
+    assert status == 403 and headers["Inactivity-Reason"] == "IDLE_TIMEOUT"
+    status, headers, _ = behind("GET", "/inactivity/auth")   # a user's request: it would extend, alone
+    assert status == 403 and headers["Inactivity-State"] == "LOCKED"
+
+
+def test_one_policy_file_for_both_ends(tmp_path: object, processes: List[subprocess.Popen[bytes]]) -> None:
+    work = str(tmp_path)
+    policy = write_policy(work, 'preset = "psd2"\nidle-timeout = "3m"\nmax-unlock-failures = 2\n\n'
+                                '[server]\ndevice-limit = 1\non-device-limit = "refuse"\n')
+    client_policy = load_policy(policy).policy
+    assert client_policy.max_unlock_failures == 2
+    with Engine(client_policy, clock=ManualClock()) as engine:   # the client reads the same file
+        engine.start()
+        assert engine.info().effective_idle_timeout == timedelta(minutes=3)
+    http = Http(f"http://127.0.0.1:{start_gateway(processes, work, '--policy', policy, '--demo-sign-in', '--insecure-cookie')}")
+    status, headers, _ = http("POST", "/inactivity/sign-in", {"user": "dana", "device": "one"})
+    assert status == 200 and int(headers["Inactivity-Idle-Remaining-Ms"]) == 180_000
+    status, _, body = http("POST", "/inactivity/sign-in", {"user": "dana", "device": "two"})
+    assert status == 409 and json.loads(body)["code"] == "inactivity.device_limit"

@@ -1,0 +1,54 @@
+"""The store contract itself, on each store: compare-and-set and the user's atomic commit refuse
+a write over anything that changed since it was read."""
+
+from __future__ import annotations
+
+import time
+
+from conftest import FleetClock
+from inactivity import Reason
+from inactivity.server import Input, SessionManager, Store
+from inactivity.server.stores import Update
+
+
+def far() -> float:
+    return time.monotonic() + 5
+
+
+def test_compare_and_set_refuses_a_stale_version(manager: SessionManager, store: Store) -> None:
+    s = manager.sign_in("alice").session_id
+    entry = store.get(s, far())
+    assert entry is not None
+    assert store.compare_and_set(entry, entry.record, 0, far())
+    assert not store.compare_and_set(entry, entry.record, 0, far())   # the version moved on
+    fresh = store.get(s, far())
+    assert fresh is not None and fresh.version == entry.version + 1
+    assert (fresh.user, fresh.device, fresh.created_ms, fresh.record) == (entry.user, entry.device, entry.created_ms, entry.record)
+
+
+def test_a_users_commit_refuses_when_a_session_or_the_list_changed(manager: SessionManager, store: Store,
+                                                                    clock: FleetClock) -> None:
+    a = manager.sign_in("alice", "a").session_id
+    clock.advance(1)
+    manager.sign_in("alice", "b")
+    view = store.user_view("alice", far())
+    assert [e.device for e in view.entries] == ["a", "b"]
+    first = view.entries[0]
+    # One session written since the view was read (a request's compare-and-set): refused.
+    assert store.compare_and_set(first, first.record, 0, far())
+    assert not store.commit_user("alice", view, [Update(first, first.record, 0)], None, far())
+    # A session added since: refused too.
+    view = store.user_view("alice", far())
+    manager.sign_in("alice", "c")
+    assert not store.commit_user("alice", view, [], None, far())
+    # Unchanged: applied, every update at once.
+    view = store.user_view("alice", far())
+    ended = []
+    for e in view.entries:
+        _, record = manager._decide(e.record, Input.END, int(Reason.REVOKED))
+        assert record is not None
+        ended.append(Update(e, record, 0))
+    assert store.commit_user("alice", view, ended, None, far())
+    assert {manager.status(e.session_id).reason for e in view.entries} == {"REVOKED"}
+    assert manager.status(a).state == "EXPIRED"
+
