@@ -35,7 +35,10 @@ DEFAULT_SEED = 0xD1FF
 
 ACTIVITY_BITS = [1 << i for i in range(7)]
 AUTH = [0, 1, 2]  # NONE (refused by unlock), BIOMETRIC, CREDENTIAL
-REASONS = list(range(0, 23))  # every inact_reason: end() takes three, refuses the rest
+REASONS = list(range(0, 24))  # every inact_reason: end() takes four, refuses the rest
+# inact_holder_report: every kind (the Kotlin enum names them all), with a reason of the kind's
+# state most of the time (LOCKED, EXPIRED; NONE for the others), else any reason
+HOLDER_REASONS = {1: [0], 2: [8, 9, 10, 19], 3: [15, 16, 17, 23, 8, 12], 4: [0], 5: [0]}
 REFRESH_STATUSES = [0, 200, 204, 400, 401, 403, 408, 429, 500, 503, 99, 600, -1]
 OAUTH_ERRORS = ["invalid_grant", "invalid_token", "temporarily_unavailable"]
 
@@ -58,6 +61,7 @@ POLICY_BASE: Dict[str, int] = {
     "expected_interruption_max_ms": 60_000,
     "offline_timeout_ms": NEVER,
     "offline_expiry_ms": NEVER,
+    "keepalive_interval_ms": 0,
 }
 CEILING_FIELDS = [
     "max_unlock_failures", "idle_timeout_ms", "background_timeout_ms", "absolute_timeout_ms",
@@ -115,6 +119,7 @@ class Sequence:
             ("expected_interruption_max_ms", [0, 60_000, 600_000]),
             ("offline_timeout_ms", [NEVER, 300_000]),
             ("offline_expiry_ms", [NEVER, 900_000]),
+            ("keepalive_interval_ms", [0, 1000, 5000, 20_000]),
         ):
             if r.random() < 0.35:
                 limit = limits and field.endswith("_ms") and r.random() < 0.1
@@ -205,6 +210,11 @@ class Sequence:
     def op_token_rotated(self) -> str:
         return str(self.r.choice([0, 1, 2, 5, 2**64 - 1]))
 
+    def op_holder_report(self) -> str:
+        kind = self.r.randrange(1, 6)
+        reason = self.r.choice(HOLDER_REASONS[kind]) if self.r.random() < 0.85 else self.r.choice(REASONS)
+        return f"{kind} {reason} {self.duration()}"
+
     def op_expect_interruption(self) -> str:
         return str(self.timeout([5_000, 60_000, 120_000]))
 
@@ -223,6 +233,7 @@ STEPS: Dict[str, int] = {
     "release": 2, "set-policy": 2, "set-ceilings": 1, "save": 2, "restore": 2,
     "restore-corrupt": 1, "kill": 1, "freeze": 2, "wall-jump": 2, "biometrics-changed": 1,
     "token-rotated": 1, "server-contact": 1, "expect-interruption": 1, "device-locked": 1,
+    "holder-report": 4,
     "info": 5, "policy": 1, "next-deadline": 2, "poll": 2, "clock": 1,
 }
 

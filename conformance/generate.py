@@ -23,7 +23,12 @@ from typing import List
 PRESETS = ["default", "nist-aal2", "nist-aal3", "pci-dss", "banking"]
 PRESET_IDLE_MS = {"default": 900_000, "nist-aal2": 1_800_000, "nist-aal3": 900_000, "pci-dss": 900_000, "banking": 300_000}
 KINDS = ["touch-down", "touch-up", "touch-move", "key", "scroll", "pointer", "programmatic"]
-END_REASONS = ["logout", "revoked", "password-changed"]
+END_REASONS = ["logout", "revoked", "password-changed", "device-limit"]
+# What another holder reports (a tab, the server): each kind, ages and times left around the
+# short timeouts below, a lock or an expiry with a reason of its state.
+HOLDER = ["activity", "activity 3s", "activity 1h", "locked manual-lock", "locked background-timeout 5s",
+          "expired device-limit", "expired revoked 2s", "idle-deadline 20s", "idle-deadline 0s",
+          "idle-deadline 10m", "absolute-deadline 3m", "absolute-deadline 5h"]
 # Network outcomes, revocations, other failures and statuses the library refuses (99, 600).
 REFRESH = ["0", "200", "204", "400", "400 invalid_grant", "401", "403", "408", "429", "500", "503", "99", "600"]
 
@@ -78,6 +83,7 @@ class Session:
             ("activity-kinds", ["user", "all", "touch-down,key", "scroll"]),
             ("activity-dismisses-warning", ["yes", "no"]),
             ("pause-idle-in-background", ["yes", "no"]),
+            ("keepalive-interval", ["0s", "5s", "20s"]),
         ):
             if r.random() < 0.6:
                 self.lines.append(f"set {field} {r.choice(values)}")
@@ -140,13 +146,15 @@ class Session:
             ("unlock-failed", 4), ("end", 2), ("refresh", 4), ("background", 5), ("foreground", 5),
             ("window-shown", 5), ("window-hidden", 5), ("push-scope", 3), ("pop-scope", 3),
             ("hold", 2), ("release", 2), ("policy", 3), ("save", 3), ("kill", 2), ("freeze", 2),
-            ("wall-jump", 1), ("expect", 6), ("restore", 1),
+            ("wall-jump", 1), ("expect", 6), ("restore", 1), ("holder", 4),
         ]
         pick = r.choices([w[0] for w in weights], [w[1] for w in weights])[0]
         if pick == "activity":
             self.at(f"activity {r.choice(KINDS)}")
         elif pick == "end":
             self.at(f"end {r.choice(END_REASONS)}")
+        elif pick == "holder":
+            self.at(f"holder {r.choice(HOLDER)}")
         elif pick == "refresh":
             self.at(f"refresh {r.choice(REFRESH)}")
         elif pick == "push-scope":

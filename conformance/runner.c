@@ -86,6 +86,7 @@ static int32_t parse_policy(char **a, int n, inact_policy *p) {
         else if (!strcmp(k, "expected_interruption_max_ms")) p->expected_interruption_max_ms = v;
         else if (!strcmp(k, "offline_timeout_ms")) p->offline_timeout_ms = v;
         else if (!strcmp(k, "offline_expiry_ms")) p->offline_expiry_ms = v;
+        else if (!strcmp(k, "keepalive_interval_ms")) p->keepalive_interval_ms = v;
         else return INACT_E_INVALID_ARGUMENT;
     }
     return INACT_OK;
@@ -250,12 +251,12 @@ static int32_t op_policy(char **a, int n) {
              " tick_ms=%" PRId64 " background_grace_ms=%" PRId64 " activity_kinds=%" PRIu32
              " activity_dismisses_warning=%d pause_idle_in_background=%d lock_on_device_lock=%d"
              " lock_on_restart=%d strong_auth_timeout_ms=%" PRId64 " expected_interruption_max_ms=%" PRId64
-             " offline_timeout_ms=%" PRId64 " offline_expiry_ms=%" PRId64,
+             " offline_timeout_ms=%" PRId64 " offline_expiry_ms=%" PRId64 " keepalive_interval_ms=%" PRId64,
              p.idle_action, p.idle_timeout_ms, p.warning_ms, p.background_timeout_ms, p.absolute_timeout_ms,
              p.locked_timeout_ms, p.max_unlock_failures, p.tick_ms, p.background_grace_ms, p.activity_kinds,
              p.activity_dismisses_warning, p.pause_idle_in_background, p.lock_on_device_lock,
              p.lock_on_restart, p.strong_auth_timeout_ms, p.expected_interruption_max_ms,
-             p.offline_timeout_ms, p.offline_expiry_ms);
+             p.offline_timeout_ms, p.offline_expiry_ms, p.keepalive_interval_ms);
     return rc;
 }
 
@@ -281,6 +282,7 @@ static int32_t op_clock(char **a, int n) {
     X("wall-jump", inact_clock_jump_wall(engine, int_arg(a, 0)))        \
     X("activity", inact_activity(engine, (uint32_t)strtoul(a[0], NULL, 10))) \
     X("end", inact_end(engine, (int32_t)int_arg(a, 0)))                 \
+    X("holder-report", inact_holder_report(engine, (int32_t)int_arg(a, 0), (int32_t)int_arg(a, 1), int_arg(a, 2))) \
     X("poll", inact_poll(engine))
 
 static int32_t simple_op(const char *name, char **a) {

@@ -15,6 +15,8 @@ const ms = (v) => (v === Infinity ? NEVER_MS : String(v));
 const num = (table, v) => (typeof v === 'number' ? v : table[v]);
 const fieldsOf = (pairs) => Object.fromEntries(pairs.map((p) => { const [k, v] = p.split('='); return [k, BigInt(v)]; }));
 const camel = (s) => s.replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase());
+// The binding's event kinds as the header's values.
+const EVENT_KIND = { 'state-changed': 1, tick: 2, keepalive: 3 };
 
 // FIELDS (inact_policy / inact_ceilings names) -> the binding's object, each field as the API takes it.
 function fromFields(base, pairs) {
@@ -32,7 +34,8 @@ function fromFields(base, pairs) {
 const POLICY_ORDER = ['idle_action', 'idle_timeout_ms', 'warning_ms', 'background_timeout_ms', 'absolute_timeout_ms',
     'locked_timeout_ms', 'max_unlock_failures', 'tick_ms', 'background_grace_ms', 'activity_kinds',
     'activity_dismisses_warning', 'pause_idle_in_background', 'lock_on_device_lock', 'lock_on_restart',
-    'strong_auth_timeout_ms', 'expected_interruption_max_ms', 'offline_timeout_ms', 'offline_expiry_ms'];
+    'strong_auth_timeout_ms', 'expected_interruption_max_ms', 'offline_timeout_ms', 'offline_expiry_ms',
+    'keepalive_interval_ms'];
 function policyFields(p) {
     return POLICY_ORDER.map((k) => {
         const v = p[camel(k)];
@@ -81,6 +84,7 @@ function run(lines) {
         // end generated: inputs
         'set-ceilings': (a) => engine.setCeilings(fromFields(ia.Ceilings.none(), a)),
         end: (a) => engine.end(Number(a[0])),
+        'holder-report': (a) => engine.holderReport(Number(a[0]), BigInt(a[2]), Number(a[1])),
         refresh: (a) => `ok outcome=${num(RefreshOutcome, engine.refreshResult(Number(a[0]), a.length > 2 ? a[2] : null, BigInt(a[1])))}`,
         background: () => engine.background(),
         foreground: () => engine.foreground(),
@@ -127,7 +131,7 @@ function run(lines) {
             result = `error ${error.code} ${error.message}`;
         }
         for (const e of events) {
-            out.push(`event ${e.kind === 'tick' ? 2 : 1} ${num(State, e.state)} ${num(State, e.previousState)} `
+            out.push(`event ${EVENT_KIND[e.kind]} ${num(State, e.state)} ${num(State, e.previousState)} `
                 + `${num(Reason, e.reason)} ${num(Auth, e.requiredAuth)} ${ms(e.remainingMs)} ${ms(e.timeMs)} ${ms(e.nowMs)}`);
         }
         events = [];

@@ -55,6 +55,7 @@ def policy(pairs: List[str]) -> ia.Policy:
         expected_interruption_max=ms_in(v["expected_interruption_max_ms"]),
         offline_timeout=ms_in(v["offline_timeout_ms"]),
         offline_expiry=ms_in(v["offline_expiry_ms"]),
+        keepalive_interval=ms_in(v["keepalive_interval_ms"]),
     )
 
 
@@ -144,6 +145,7 @@ class Runner:
             "expect-interruption": lambda: e.expect_interruption(ms_in(int(a[0]))),
             "set-ceilings": lambda: e.set_ceilings(ceilings(a)),
             "end": lambda: e.end(ia.Reason(int(a[0]))),
+            "holder-report": lambda: e.holder_report(int(a[0]), ms_in(int(a[2])), int(a[1])),
             "refresh": lambda: f"ok outcome={int(e.refresh_result(int(a[0]), a[2] if len(a) > 2 else None, int(a[1])))}",
             "push-scope": lambda: self.push_scope(e, a[0], a[1]),
             "pop-scope": lambda: self.pop_scope(e, a[0]),
@@ -200,7 +202,8 @@ def policy_fields(p: ia.Policy) -> str:
         f"lock_on_device_lock={int(p.lock_on_device_lock)} lock_on_restart={int(p.lock_on_restart)} "
         f"strong_auth_timeout_ms={ms_out(p.strong_auth_timeout)} "
         f"expected_interruption_max_ms={ms_out(p.expected_interruption_max)} "
-        f"offline_timeout_ms={ms_out(p.offline_timeout)} offline_expiry_ms={ms_out(p.offline_expiry)}"
+        f"offline_timeout_ms={ms_out(p.offline_timeout)} offline_expiry_ms={ms_out(p.offline_expiry)} "
+        f"keepalive_interval_ms={ms_out(p.keepalive_interval)}"
     )
 
 

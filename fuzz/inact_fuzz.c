@@ -243,9 +243,13 @@ static int reason_fits_state(int32_t state, int32_t reason) {
                reason == INACT_REASON_LOGOUT || reason == INACT_REASON_REVOKED ||
                reason == INACT_REASON_PASSWORD_CHANGED || reason == INACT_REASON_RESTORE_FAILED ||
                reason == INACT_REASON_RESTORED || reason == INACT_REASON_UNTRUSTED_CLOCK ||
-               reason == INACT_REASON_OFFLINE_EXPIRY;
+               reason == INACT_REASON_OFFLINE_EXPIRY || reason == INACT_REASON_DEVICE_LIMIT;
     }
     return 0;
+}
+
+static const char *kind_name(int32_t kind) {
+    return kind == INACT_EVENT_TICK ? "tick" : kind == INACT_EVENT_KEEPALIVE ? "keepalive" : "change";
 }
 
 static void check_event_shape(const slot *s, const inact_event *e, int64_t now) {
@@ -255,7 +259,11 @@ static void check_event_shape(const slot *s, const inact_event *e, int64_t now) 
             ? e->required_auth != INACT_AUTH_BIOMETRIC && e->required_auth != INACT_AUTH_CREDENTIAL
             : e->required_auth != INACT_AUTH_NONE)
         fail("event.required_auth %d in %s", e->required_auth, m_state_name(e->state));
-    if (e->kind != INACT_EVENT_STATE_CHANGED && e->kind != INACT_EVENT_TICK) fail("event.kind %d", e->kind);
+    if (e->kind != INACT_EVENT_STATE_CHANGED && e->kind != INACT_EVENT_TICK && e->kind != INACT_EVENT_KEEPALIVE)
+        fail("event.kind %d", e->kind);
+    if (e->kind == INACT_EVENT_KEEPALIVE &&
+        (e->state != e->previous_state || (e->state != INACT_STATE_ACTIVE && e->state != INACT_STATE_WARNING)))
+        fail("a keepalive outside a live session (%s -> %s)", m_state_name(e->previous_state), m_state_name(e->state));
     if (!reason_fits_state(e->state, e->reason))
         fail("event %s with reason %s", m_state_name(e->state), m_reason_name(e->reason));
     if (e->now_ms > now) fail("event.now_ms %" PRId64 " after the clock %" PRId64, e->now_ms, now);
@@ -286,6 +294,9 @@ static void compare_offline(const slot *s, const inact_info *info, const char *w
 /* What the offline and ceiling rules did in checked steps (printed with the other figures). */
 static uint64_t g_offline_locks, g_offline_expiries, g_offline_refusals, g_ceiling_refusals, g_ceilings_set,
     g_ceiling_messages;
+
+/* What the holder reports and the keepalive did in checked steps (printed with the others). */
+static uint64_t g_holder_accepted, g_holder_refused, g_keepalives;
 
 static void note_offline_ceilings(const slot *s, int32_t rc) {
     if (!s->modeled) return;
@@ -322,11 +333,12 @@ static void compare(slot *s, const char *what, int32_t rc, int32_t expected_rc) 
     for (int i = 0; i < c->n_ev; i++) {
         const inact_event *e = &c->ev[i];
         trace("    event %s %s -> %s (%s) time %" PRId64 " now %" PRId64 " remaining %" PRId64,
-              e->kind == INACT_EVENT_TICK ? "tick" : "change", m_state_name(e->previous_state),
+              kind_name(e->kind), m_state_name(e->previous_state),
               m_state_name(e->state), m_reason_name(e->reason), e->time_ms, e->now_ms, e->remaining_ms);
         check_event_shape(s, e, i + 1 < c->n_ev ? e->now_ms : now);
         if (i > 0 && e->now_ms < c->ev[i - 1].now_ms) fail("%s: events out of time order", what);
         g_events_checked++;
+        if (e->kind == INACT_EVENT_KEEPALIVE && s->modeled) g_keepalives++;
         if (e->kind == INACT_EVENT_STATE_CHANGED) {
             if (prev_seen >= 0 && e->previous_state != prev_seen)
                 fail("%s: event %d previous_state %s, the host last saw %s", what, i,
@@ -336,7 +348,7 @@ static void compare(slot *s, const char *what, int32_t rc, int32_t expected_rc) 
         if (!s->modeled) continue;
         if (i >= s->m.n_events)
             fail("%s: unexpected event %d: %s %s -> %s (%s) at %" PRId64, what, i,
-                 e->kind == INACT_EVENT_TICK ? "tick" : "change", m_state_name(e->previous_state),
+                 kind_name(e->kind), m_state_name(e->previous_state),
                  m_state_name(e->state), m_reason_name(e->reason), e->time_ms);
         const m_event *x = &s->m.events[i];
         if (e->kind != x->kind || e->previous_state != x->previous_state || e->state != x->state ||
@@ -345,9 +357,9 @@ static void compare(slot *s, const char *what, int32_t rc, int32_t expected_rc) 
             fail("%s: event %d: %s %s -> %s (%s) time %" PRId64 " now %" PRId64 " remaining %" PRId64
                  " auth %d; the model expects %s %s -> %s (%s) time %" PRId64 " now %" PRId64 " remaining %" PRId64
                  " auth %d",
-                 what, i, e->kind == INACT_EVENT_TICK ? "tick" : "change", m_state_name(e->previous_state),
+                 what, i, kind_name(e->kind), m_state_name(e->previous_state),
                  m_state_name(e->state), m_reason_name(e->reason), e->time_ms, e->now_ms, e->remaining_ms,
-                 e->required_auth, x->kind == INACT_EVENT_TICK ? "tick" : "change", m_state_name(x->previous_state),
+                 e->required_auth, kind_name(x->kind), m_state_name(x->previous_state),
                  m_state_name(x->state), m_reason_name(x->reason), x->time_ms, x->now_ms, x->remaining_ms,
                  x->required_auth);
         if (e->kind == INACT_EVENT_TICK && s->m.p.tick_ms == 0) fail("%s: a tick with tick_ms 0", what);
@@ -355,7 +367,7 @@ static void compare(slot *s, const char *what, int32_t rc, int32_t expected_rc) 
     if (s->modeled && c->n_ev != s->m.n_events) {
         const m_event *x = &s->m.events[c->n_ev];
         fail("%s: %d event(s) delivered, the model expects %d (next: %s %s -> %s (%s) at %" PRId64 ")",
-             what, c->n_ev, s->m.n_events, x->kind == INACT_EVENT_TICK ? "tick" : "change",
+             what, c->n_ev, s->m.n_events, kind_name(x->kind),
              m_state_name(x->previous_state), m_state_name(x->state), m_reason_name(x->reason), x->time_ms);
     }
     c->n_ev = 0;
@@ -436,6 +448,12 @@ static void rd_policy_offline_edit(reader *r, inact_policy *p, int which) {
     switch (which) {
     case 0: p->offline_timeout_ms = rd_duration(r); break;
     case 1: p->offline_expiry_ms = rd_duration(r); break;
+    case 2: { /* the keepalive: mostly valid intervals around the small policy's idle */
+        static const int64_t menu[] = {0, 1000, 1500, 2000, 3000, 999, 9999, 10000};
+        uint8_t b = rd8(r);
+        p->keepalive_interval_ms = b < 240 ? menu[b % 8] : rd_duration(r);
+        break;
+    }
     default: {
         /* A caller built against the 1.0 header: 80 bytes, and what lies beyond is not its
          * policy (garbage here, which the library must not read); or sizes no header had. */
@@ -469,7 +487,7 @@ static void rd_policy(reader *r, inact_policy *p) {
     for (int i = 0; i < edits; i++) {
         uint8_t f = rd8(r);
         if (f >= 232) { /* the top of the byte: the edits added for issue 13 (fuzz-b) */
-            rd_policy_offline_edit(r, p, f % 3);
+            rd_policy_offline_edit(r, p, f % 4);
             continue;
         }
         switch (f % 20) {
@@ -1037,6 +1055,7 @@ enum {
     OP_UNLOCK_WITH, OP_UNLOCK_FAILED_WITH, OP_BIOMETRICS_CHANGED,
     OP_SERVER_CONTACT, OP_SET_CEILINGS, OP_COMPAT_QUERY,
     OP_EXPECT_INTERRUPTION, OP_REQUIRED_AUTH,
+    OP_HOLDER_REPORT,
     /* the engine-only inputs of the header that have no op above (ops_generated.h) */
 #define FUZZ_OP_ENUM(name) OP_GEN_##name,
     FUZZ_GENERATED_OPS(FUZZ_OP_ENUM)
@@ -1460,8 +1479,9 @@ static void op_on_live(reader *r, int op) {
     }
     case OP_END: {
         uint8_t b = rd8(r);
-        static const int32_t reasons[] = {INACT_REASON_LOGOUT, INACT_REASON_REVOKED, INACT_REASON_PASSWORD_CHANGED};
-        int32_t reason = b < 240 ? reasons[b % 3] : b < 250 ? (int32_t)rd32(r) : rd_wide32(r);
+        static const int32_t reasons[] = {INACT_REASON_LOGOUT, INACT_REASON_REVOKED, INACT_REASON_PASSWORD_CHANGED,
+                                          INACT_REASON_DEVICE_LIMIT};
+        int32_t reason = b < 240 ? reasons[b % 4] : b < 250 ? (int32_t)rd32(r) : rd_wide32(r);
         rc = inact_end(s->h, reason); ex = m_end(m, reason);
         snprintf(what, sizeof what, "end(%d)", reason);
         loading_input = 0;
@@ -1525,6 +1545,27 @@ static void op_on_live(reader *r, int op) {
         /* the model keeps a contact and the ceilings (the policy they tighten) in LOADING */
         loading_input = 0;
         break;
+    case OP_HOLDER_REPORT: {
+        /* mostly valid kinds with a reason of the right state (and sometimes of another),
+         * ages and times left around the policy's durations; sometimes any value */
+        uint8_t b = rd8(r);
+        int32_t kind = b < 240 ? 1 + b % 5 : rd_wide32(r);
+        uint8_t c = rd8(r);
+        static const int32_t reasons[] = {INACT_REASON_NONE, INACT_REASON_MANUAL_LOCK, INACT_REASON_IDLE_TIMEOUT,
+                                          INACT_REASON_BACKGROUND_TIMEOUT, INACT_REASON_DEVICE_LIMIT,
+                                          INACT_REASON_REVOKED, INACT_REASON_LOGOUT, INACT_REASON_IDLE};
+        int32_t reason = c < 64 ? (kind == INACT_HOLDER_LOCKED ? INACT_REASON_MANUAL_LOCK
+                                   : kind == INACT_HOLDER_EXPIRED ? INACT_REASON_DEVICE_LIMIT : INACT_REASON_NONE)
+                         : c < 250 ? reasons[c % 8] : rd_wide32(r);
+        uint8_t d = rd8(r);
+        int64_t ms = d < 200 ? (int64_t)(d % 50) * 250 : d < 240 ? rd_duration(r) : rd_wide64(r);
+        rc = inact_holder_report(s->h, kind, reason, ms);
+        ex = m_holder_report(m, kind, reason, ms);
+        if (s->modeled) *(rc == INACT_OK ? &g_holder_accepted : &g_holder_refused) += 1;
+        snprintf(what, sizeof what, "holder_report(%d, %d, %" PRId64 ")", kind, reason, ms);
+        loading_input = 0; /* modeled in LOADING: an expiry follows, the others are refused or no-ops */
+        break;
+    }
     case OP_TOKEN_ROTATED: {
         uint64_t generation = rd8(r) % 6;
         rc = inact_token_rotated(s->h, generation);
@@ -2062,13 +2103,14 @@ static void print_stats(void) {
                 "; %" PRIu64 " WEAK_AUTH refusals, %" PRIu64 " checks of a lock needing the credential, %" PRIu64
                 " interruptions announced, %" PRIu64 " checks of a covered background"
                 "; %" PRIu64 " offline locks, %" PRIu64 " offline expiries, %" PRIu64 " OFFLINE refusals, %" PRIu64
-                " ceilings set, %" PRIu64 " CEILING refusals, %" PRIu64 " set_ceilings refusal messages checked\n",
+                " ceilings set, %" PRIu64 " CEILING refusals, %" PRIu64 " set_ceilings refusal messages checked"
+                "; %" PRIu64 " holder reports accepted, %" PRIu64 " refused, %" PRIu64 " keepalives checked\n",
                 g_inputs, g_steps, g_events_checked, g_restores_modeled, g_never_started_restores, g_v1_restores, g_v2_restores,
                 g_forged_accepted, g_resealed_accepted, g_corrupt_rejected, g_snapshots_checked, g_restore_callback_destroys,
                 g_restore_callback_locks, g_stale_calls,
                 g_bad_arg_calls, g_weak_auth_refusals, g_credential_locks, g_interruptions_announced, g_covered_backgrounds,
                 g_offline_locks, g_offline_expiries, g_offline_refusals, g_ceilings_set, g_ceiling_refusals,
-                g_ceiling_messages);
+                g_ceiling_messages, g_holder_accepted, g_holder_refused, g_keepalives);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);

@@ -34,6 +34,9 @@ enum {
     K_BACKGROUND, /* ACTIVE/WARNING -> LOCKED (BACKGROUND_TIMEOUT) */
     K_IDLE,       /* ACTIVE/WARNING -> LOCKED (IDLE_TIMEOUT), idle action LOCK */
     K_LOCKED,     /* LOCKED -> EXPIRED (LOCKED_TIMEOUT) */
+    /* "A due keepalive is dropped when the session locks or expires": after every state change
+     * at the same instant. */
+    K_KEEPALIVE,  /* ACTIVE/WARNING: a KEEPALIVE event, no state change */
     K_COUNT
 };
 
@@ -76,6 +79,7 @@ static void policy_defaults(inact_policy *p) {
     p->expected_interruption_max_ms = 60000;
     p->offline_timeout_ms = M_NEVER;
     p->offline_expiry_ms = M_NEVER;
+    p->keepalive_interval_ms = 0;
 }
 
 /* "A size S is accepted from the struct's first layout up to 65536, and is read as the largest
@@ -85,7 +89,8 @@ static void policy_defaults(inact_policy *p) {
 int32_t m_policy_read(const inact_policy *p, inact_policy *out) {
     if (p->size > 65536) return INACT_E_STRUCT_SIZE; /* header: at most 65536, nothing read */
     if (p->size < M_POLICY_SIZE_1_0) return INACT_E_STRUCT_SIZE;
-    size_t layout = p->size >= sizeof(inact_policy) ? sizeof(inact_policy) : M_POLICY_SIZE_1_0;
+    size_t layout = p->size >= sizeof(inact_policy) ? sizeof(inact_policy)
+                    : p->size >= M_POLICY_SIZE_1_1 ? M_POLICY_SIZE_1_1 : M_POLICY_SIZE_1_0;
     const uint8_t *bytes = (const uint8_t *)p;
     for (size_t i = layout; i < p->size; i++)
         if (bytes[i] != 0) return INACT_E_STRUCT_SIZE;
@@ -124,6 +129,11 @@ int32_t m_policy_validate(const inact_policy *given) {
     if (bad_duration(p->offline_expiry_ms, 1, 1)) return INACT_E_INVALID_ARGUMENT;
     if (p->lock_on_device_lock != 0 && p->lock_on_device_lock != 1) return INACT_E_INVALID_ARGUMENT;
     if (p->lock_on_restart != 0 && p->lock_on_restart != 1) return INACT_E_INVALID_ARGUMENT;
+    /* "0 = off; else >= 1000, finite, < idle" */
+    if (p->keepalive_interval_ms != 0 &&
+        (bad_duration(p->keepalive_interval_ms, 0, 0) || p->keepalive_interval_ms < 1000 ||
+         p->keepalive_interval_ms >= p->idle_timeout_ms))
+        return INACT_E_INVALID_ARGUMENT;
     return INACT_OK;
 }
 
@@ -148,9 +158,13 @@ static int idle_running(const model *m) {
     return is_live(m->state) && m->n_holds == 0 && !m->idle_paused;
 }
 
+/* inact_holder_report: "the earlier of this engine's idle deadline and the holder's is the idle
+ * deadline ..., even while a hold suspends this engine's own" (a pause too: READING, the
+ * holder's deadline is not this engine's countdown). */
 int64_t m_idle_deadline(const model *m) {
-    if (!idle_running(m) || m->last_activity == M_NEVER) return M_NEVER;
-    return sat_add(m->last_activity, m_effective_idle(m));
+    if (!is_live(m->state)) return M_NEVER;
+    int64_t own = !idle_running(m) || m->last_activity == M_NEVER ? M_NEVER : sat_add(m->last_activity, m_effective_idle(m));
+    return min64(own, m->adopted_idle);
 }
 
 int64_t m_warning_deadline(const model *m) {
@@ -272,11 +286,20 @@ static int64_t deadline_of(const model *m, int kind) {
         return background_deadline(m);
     case K_ABSOLUTE:
         if (is_live(m->state) || m->state == INACT_STATE_LOCKED)
-            return sat_add(m->started_at, m->p.absolute_timeout_ms);
+            return min64(sat_add(m->started_at, m->p.absolute_timeout_ms), m->adopted_abs);
         return M_NEVER;
     case K_LOCKED:
         if (m->state == INACT_STATE_LOCKED) return sat_add(m->locked_at, m->p.locked_timeout_ms);
         return M_NEVER;
+    case K_KEEPALIVE: {
+        /* "at once for the first such activity after a quiet interval, then at most once per
+         * interval"; the end of an interval with nothing to carry is a wake-up too (READING,
+         * engine: it takes in what activity the lock-free path stamped) */
+        if (m->p.keepalive_interval_ms == 0 || !is_live(m->state)) return M_NEVER;
+        int64_t end = sat_add(m->ka_pinged, m->p.keepalive_interval_ms);
+        if (m->ka_user > m->ka_carried) return max64(end, m->ka_user);
+        return end > m->ka_passed ? end : M_NEVER;
+    }
     }
     return M_NEVER;
 }
@@ -296,7 +319,7 @@ static int64_t next_deadline(const model *m, int *out_kind) {
 
 int64_t m_remaining(const model *m) {
     int64_t d = M_NEVER;
-    for (int k = K_ABSOLUTE; k < K_COUNT; k++) d = min64(d, deadline_of(m, k));
+    for (int k = K_ABSOLUTE; k < K_KEEPALIVE; k++) d = min64(d, deadline_of(m, k));
     if (d == M_NEVER) return M_NEVER;
     return d - m->now;
 }
@@ -311,6 +334,20 @@ static void set_state(model *m, int32_t state, int32_t reason, int64_t t) {
     m->change_time = t;
     m->changed = 1;
     interruption_state(m);
+    if (!is_live(state)) m->ka_due_set = 0; /* a due keepalive is dropped */
+}
+
+/* Quiet, nothing carried: what a sign-out of the keepalive leaves (a restore, the interval
+ * turned on or off). */
+static void keepalive_reset(model *m) {
+    m->ka_pinged = m->ka_carried = m->ka_user = INT64_MIN;
+    m->ka_passed = M_NEVER;
+    m->ka_due_set = 0;
+}
+
+/* "counted, non-PROGRAMMATIC user activity (local or INACT_HOLDER_ACTIVITY)" at `t` */
+static void keepalive_activity(model *m, int64_t t) {
+    if (m->p.keepalive_interval_ms != 0 && t > m->ka_user) m->ka_user = t;
 }
 
 /* Keeps the idle pause in line with the policy and the background. `pause_from` is when a
@@ -329,9 +366,21 @@ static void sync_pause(model *m, int64_t pause_from, int64_t resume_at) {
     }
 }
 
-static void activity_now(model *m) {
+/* "counted activity of this engine after the report supersedes the adopted one" */
+static void supersede_adopted_idle(model *m, int64_t t) {
+    if (m->adopted_idle != M_NEVER && t > m->adopted_idle_at) m->adopted_idle = m->adopted_idle_at = M_NEVER;
+}
+
+/* The idle countdown restarts now (the last hold released): not activity, so an adopted idle
+ * deadline stays. */
+static void countdown_restarts(model *m) {
     m->last_activity = m->now;
     m->idle_used_at_pause = 0;
+}
+
+static void activity_now(model *m) {
+    countdown_restarts(m);
+    supersede_adopted_idle(m, m->now);
 }
 
 static void normalize_warning(model *m, int64_t t);
@@ -368,6 +417,15 @@ static void apply(model *m, int kind, int64_t t) {
         break;
     case K_LOCKED:
         set_state(m, INACT_STATE_EXPIRED, INACT_REASON_LOCKED_TIMEOUT, t);
+        break;
+    case K_KEEPALIVE:
+        if (m->ka_user > m->ka_carried) {
+            m->ka_due = m->ka_user;
+            m->ka_due_set = 1;
+            m->ka_pinged = t;
+            m->ka_carried = m->ka_user;
+        }
+        m->ka_passed = t;
         break;
     }
 }
@@ -450,13 +508,31 @@ static void maybe_tick(model *m, int64_t floor) {
     m->last_tick_remaining = r;
 }
 
+/* A KEEPALIVE due, after the state's event: "after a sleep the catch-up comes first", and a
+ * session no longer live sends nothing. */
+static void emit_keepalive(model *m) {
+    if (!m->ka_due_set) return;
+    m->ka_due_set = 0;
+    if (!is_live(m->state) || m->n_events >= M_MAX_EVENTS) return;
+    m_event *e = &m->events[m->n_events++];
+    e->kind = INACT_EVENT_KEEPALIVE;
+    e->previous_state = e->state = m->state;
+    e->reason = m->reason;
+    e->time_ms = m->ka_due;
+    e->now_ms = m->now;
+    e->remaining_ms = m_remaining(m);
+    e->required_auth = INACT_AUTH_NONE;
+    e->time_any = 0;
+}
+
 /* Catch-up: applies every due deadline, delivers one folded state change, then the latest
- * countdown tick that came due. */
+ * countdown tick that came due, then a keepalive. */
 static void catch_up(model *m) {
     int64_t since = m->evaluated_at;
     evaluate(m, since);
     emit(m);
     maybe_tick(m, since);
+    emit_keepalive(m);
 }
 
 /* The entry of every call: catch-up evaluation and its events. */
@@ -471,6 +547,7 @@ static void settle(model *m) {
     evaluate(m, m->now);
     emit(m);
     maybe_tick(m, m->now);
+    emit_keepalive(m);
 }
 
 /* ---- lifecycle ----------------------------------------------------------------------------- */
@@ -488,6 +565,8 @@ void m_init(model *m, const inact_policy *p, int64_t mono, int64_t wall, uint64_
     m->reason = INACT_REASON_NONE;
     m->started_at = m->last_activity = m->locked_at = M_NEVER;
     m->last_credential = M_NEVER;
+    m->adopted_idle = m->adopted_idle_at = m->adopted_abs = M_NEVER;
+    keepalive_reset(m);
     interruption_drop(m);
     m->explicit_bg_since = M_NEVER;
     m->windows_zero_since = M_NEVER;
@@ -507,6 +586,14 @@ int32_t m_start(model *m) {
     /* "A credential verification is a sign-in (inact_start) ...; it clears the biometrics change" */
     m->last_credential = m->now;
     m->credential_required = 0;
+    m->adopted_idle = m->adopted_idle_at = m->adopted_abs = M_NEVER; /* a new session */
+    /* "A sign-in counts as one (the server saw it)" */
+    if (m->p.keepalive_interval_ms != 0) {
+        m->ka_pinged = m->ka_carried = m->ka_user = m->ka_passed = m->now;
+        m->ka_due_set = 0;
+    } else {
+        keepalive_reset(m);
+    }
     set_state(m, INACT_STATE_ACTIVE, INACT_REASON_STARTED, m->now);
     settle(m);
     return INACT_OK;
@@ -526,6 +613,7 @@ int32_t m_activity(model *m, uint32_t kind) {
     } else {
         return INACT_OK;
     }
+    if (kind != INACT_ACTIVITY_PROGRAMMATIC) keepalive_activity(m, m->now); /* "never for PROGRAMMATIC" */
     settle(m);
     return INACT_OK;
 }
@@ -534,6 +622,7 @@ int32_t m_continue(model *m) {
     enter(m);
     if (m->state != INACT_STATE_WARNING) return INACT_E_INVALID_STATE;
     activity_now(m);
+    keepalive_activity(m, m->now); /* Continue is the user's */
     set_state(m, INACT_STATE_ACTIVE, INACT_REASON_CONTINUED, m->now);
     settle(m);
     return INACT_OK;
@@ -586,6 +675,7 @@ int32_t m_unlock_with(model *m, int32_t method) {
      * nothing" (CREDENTIAL > BIOMETRIC, the enum's order) */
     if (method < m_required_auth(m)) return INACT_E_WEAK_AUTH;
     activity_now(m);
+    keepalive_activity(m, m->now); /* an unlock is the user's */
     m->failures = 0;
     m->untrusted = 0;
     if (method == INACT_AUTH_CREDENTIAL) {
@@ -652,10 +742,89 @@ int32_t m_expect_interruption(model *m, int64_t max_ms) {
 int32_t m_end(model *m, int32_t reason) {
     enter(m);
     if (reason != INACT_REASON_LOGOUT && reason != INACT_REASON_REVOKED &&
-        reason != INACT_REASON_PASSWORD_CHANGED)
+        reason != INACT_REASON_PASSWORD_CHANGED && reason != INACT_REASON_DEVICE_LIMIT)
         return INACT_E_INVALID_ARGUMENT;
     if (m->state == INACT_STATE_EXPIRED) return INACT_OK;
     set_state(m, INACT_STATE_EXPIRED, reason, m->now);
+    settle(m);
+    return INACT_OK;
+}
+
+/* ---- what another holder reports (inact_holder_report) ------------------------------------ */
+
+static int locked_reason(int32_t r) {
+    return r == INACT_REASON_IDLE_TIMEOUT || r == INACT_REASON_BACKGROUND_TIMEOUT || r == INACT_REASON_MANUAL_LOCK ||
+           r == INACT_REASON_RESTORED || r == INACT_REASON_UNTRUSTED_CLOCK || r == INACT_REASON_DEVICE_LOCKED ||
+           r == INACT_REASON_OFFLINE_TIMEOUT || r == INACT_REASON_RESTART;
+}
+
+static int expired_reason(int32_t r) {
+    return r == INACT_REASON_IDLE_TIMEOUT || r == INACT_REASON_ABSOLUTE_TIMEOUT || r == INACT_REASON_LOCKED_TIMEOUT ||
+           r == INACT_REASON_UNLOCK_FAILURES || r == INACT_REASON_LOGOUT || r == INACT_REASON_REVOKED ||
+           r == INACT_REASON_PASSWORD_CHANGED || r == INACT_REASON_RESTORE_FAILED || r == INACT_REASON_RESTORED ||
+           r == INACT_REASON_UNTRUSTED_CLOCK || r == INACT_REASON_OFFLINE_EXPIRY || r == INACT_REASON_DEVICE_LIMIT;
+}
+
+/* "An instant is now - age, clamped to [L, now]" (L: the later of the session's start and,
+ * for activity, the own last activity, for a lock or an expiry, the last change). */
+static int64_t placed(const model *m, int64_t age, int64_t floor) {
+    int64_t t = m->now - age; /* age <= 100 years, now >= 0: no overflow */
+    return t < floor ? floor : t > m->now ? m->now : t;
+}
+
+int32_t m_holder_report(model *m, int32_t kind, int32_t reason, int64_t ms) {
+    enter(m);
+    /* the arguments on their own, in the header's order: kind, ms, reason */
+    if (kind < INACT_HOLDER_ACTIVITY || kind > INACT_HOLDER_ABSOLUTE_DEADLINE) return INACT_E_INVALID_ARGUMENT;
+    if (ms < 0 || ms > M_100_YEARS) return INACT_E_INVALID_ARGUMENT;
+    if (kind == INACT_HOLDER_LOCKED ? !locked_reason(reason)
+        : kind == INACT_HOLDER_EXPIRED ? !expired_reason(reason) : reason != INACT_REASON_NONE)
+        return INACT_E_INVALID_ARGUMENT;
+    switch (kind) {
+    case INACT_HOLDER_ACTIVITY: {
+        /* "a no-op in LOCKED, EXPIRED, LOADING"; in WARNING only where activity dismisses it */
+        if (m->state == INACT_STATE_WARNING && !m->p.activity_dismisses_warning) return INACT_OK;
+        if (!is_live(m->state)) return INACT_OK;
+        int64_t t = placed(m, ms, max64(m->started_at, m->last_activity));
+        /* a paused countdown resumes from the later activity (READING, engine: what was used
+         * before the pause counts only up to this activity) */
+        m->idle_used_at_pause = max64(0, m->idle_used_at_pause - (t - m->last_activity));
+        m->last_activity = t;
+        supersede_adopted_idle(m, t);
+        keepalive_activity(m, t);
+        if (m->state == INACT_STATE_WARNING) set_state(m, INACT_STATE_ACTIVE, INACT_REASON_ACTIVITY, m->now);
+        break;
+    }
+    case INACT_HOLDER_LOCKED:
+        if (m->state == INACT_STATE_LOADING) return INACT_E_INVALID_STATE;
+        if (!is_live(m->state)) return INACT_OK; /* the strictest wins, the own reason stays */
+        set_state(m, INACT_STATE_LOCKED, reason, placed(m, ms, max64(m->started_at, m->change_time)));
+        break;
+    case INACT_HOLDER_EXPIRED:
+        if (m->state == INACT_STATE_EXPIRED) return INACT_OK;
+        set_state(m, INACT_STATE_EXPIRED, reason,
+                  m->started_at == M_NEVER ? m->now : placed(m, ms, max64(m->started_at, m->change_time)));
+        break;
+    case INACT_HOLDER_IDLE_DEADLINE: {
+        if (m->state == INACT_STATE_LOADING) return INACT_E_INVALID_STATE;
+        if (!is_live(m->state)) return INACT_OK;
+        int64_t d = sat_add(m->now, ms);
+        if (d >= m_idle_deadline(m)) return INACT_OK; /* "never later" */
+        m->adopted_idle = d;
+        m->adopted_idle_at = m->now;
+        /* the countdown goes on from the new remaining time, on its grid: no tick now */
+        if (m->state == INACT_STATE_WARNING && m->p.tick_ms > 0 && d > m->now)
+            m->last_tick_remaining = (d - m->now + m->p.tick_ms - 1) / m->p.tick_ms * m->p.tick_ms;
+        break;
+    }
+    case INACT_HOLDER_ABSOLUTE_DEADLINE: {
+        if (m->state == INACT_STATE_LOADING) return INACT_E_INVALID_STATE;
+        if (m->state == INACT_STATE_EXPIRED) return INACT_OK;
+        int64_t d = sat_add(m->now, ms);
+        if (d < deadline_of(m, K_ABSOLUTE)) m->adopted_abs = d;
+        break;
+    }
+    }
     settle(m);
     return INACT_OK;
 }
@@ -804,7 +973,7 @@ int32_t m_hold_release(model *m, uint64_t id) {
     for (int i = 0; i < m->n_holds; i++) {
         if (m->holds[i] == id) {
             m->holds[i] = m->holds[--m->n_holds];
-            if (m->n_holds == 0) activity_now(m);
+            if (m->n_holds == 0) countdown_restarts(m);
             settle(m);
             return INACT_OK;
         }
@@ -841,6 +1010,8 @@ int32_t m_set_policy(model *m, const inact_policy *given) {
 /* A checked policy takes effect: "recomputes every deadline at once". Every policy change goes
  * through here: inact_set_policy and the tightening of inact_set_ceilings. */
 static void policy_applied(model *m, const inact_policy *p) {
+    /* "turned on: quiet, the next user activity pings at once"; off: nothing due */
+    if ((m->p.keepalive_interval_ms == 0) != (p->keepalive_interval_ms == 0)) keepalive_reset(m);
     m->p = *p;
     m->p.size = sizeof(inact_policy);
     interruption_policy(m);
@@ -1149,6 +1320,17 @@ int32_t m_snapshot_take(model *m, m_snapshot *s) {
     /* Only a session that never started has none (a start sets it): the snapshot's clock. */
     s->last_credential = m->last_credential != M_NEVER ? m->last_credential : s->started_at;
     s->credential_required = m->credential_required;
+    /* "An adopted deadline is kept in a snapshot as an earlier session start or last activity"
+     * (docs/design.md, "Other holders") */
+    if (m->state != INACT_STATE_EXPIRED && m->adopted_abs != M_NEVER) {
+        if (m->p.absolute_timeout_ms != M_NEVER)
+            s->started_at = min64(s->started_at, m->adopted_abs - m->p.absolute_timeout_ms);
+        else if (is_live(m->state) && m->p.idle_timeout_ms != M_NEVER)
+            s->last_activity = min64(s->last_activity, m->adopted_abs - m->p.idle_timeout_ms);
+    }
+    if (is_live(m->state) && m->adopted_idle != M_NEVER && m->p.idle_timeout_ms != M_NEVER)
+        s->last_activity = min64(s->last_activity, m->adopted_idle - m->p.idle_timeout_ms);
+    if (is_live(m->state)) s->started_at = min64(s->started_at, s->last_activity);
     return INACT_OK;
 }
 
@@ -1189,6 +1371,8 @@ static void restore_evaluate(model *m, int64_t snap_at, int64_t loading_contact)
 int32_t m_restore(model *m, const m_snapshot *s) {
     enter(m);
     if (m->state != INACT_STATE_LOADING) return INACT_E_INVALID_STATE;
+    m->adopted_idle = m->adopted_idle_at = m->adopted_abs = M_NEVER; /* folded into the snapshot's times */
+    keepalive_reset(m); /* "after a restore it is quiet" */
     int trusted = s->boot == m->boot && m->now >= s->mono;
     /* "unless the host reported a background in LOADING (inact_background,
      * inact_device_locked, or every window hidden with the grace still running): then the
@@ -1300,6 +1484,7 @@ const char *m_reason_name(int32_t r) {
                                   "BACKGROUND_TIMEOUT", "MANUAL_LOCK", "UNTRUSTED_CLOCK",
                                   "ABSOLUTE_TIMEOUT", "LOCKED_TIMEOUT", "UNLOCK_FAILURES",
                                   "LOGOUT", "REVOKED", "PASSWORD_CHANGED", "RESTORE_FAILED",
-                                  "DEVICE_LOCKED", "OFFLINE_TIMEOUT", "OFFLINE_EXPIRY", "RESTART"};
-    return r >= 0 && r <= 22 ? names[r] : "?";
+                                  "DEVICE_LOCKED", "OFFLINE_TIMEOUT", "OFFLINE_EXPIRY", "RESTART",
+                                  "DEVICE_LIMIT"};
+    return r >= 0 && r <= 23 ? names[r] : "?";
 }

@@ -24,7 +24,7 @@
 #define M_MAX_EVENTS 600 /* the fuzz target keeps one advance under this many wake-ups */
 
 typedef struct m_event {
-    int32_t kind; /* INACT_EVENT_STATE_CHANGED or INACT_EVENT_TICK */
+    int32_t kind; /* INACT_EVENT_STATE_CHANGED, INACT_EVENT_TICK or INACT_EVENT_KEEPALIVE */
     int32_t previous_state, state, reason;
     int64_t time_ms, now_ms, remaining_ms;
     int32_t required_auth; /* inact_auth at now_ms */
@@ -102,6 +102,16 @@ typedef struct model {
     int32_t changed;
     int64_t last_tick_remaining; /* idle time left at the last tick or WARNING event */
     int32_t wakes; /* wake-ups of the last advance (deadlines and ticks on the way) */
+    /* what other holders reported (inact_holder_report): an adopted idle deadline and the
+     * instant of its report (counted activity after it supersedes it), an adopted absolute
+     * deadline; M_NEVER: none */
+    int64_t adopted_idle, adopted_idle_at, adopted_abs;
+    /* the keepalive (policy.keepalive_interval_ms): the last KEEPALIVE (a sign-in counts), the
+     * user activity it carried, the last user activity (INT64_MIN: long ago), the instant up to
+     * which an interval with nothing to carry has ended (M_NEVER: quiet since a reset), and a
+     * KEEPALIVE due for the host (ka_due_set) with the activity it carries */
+    int64_t ka_pinged, ka_carried, ka_user, ka_passed, ka_due;
+    int32_t ka_due_set;
     /* a host callback that calls inact_lock on its engine at the first event of an advance */
     int32_t lock_on_first_event;
     int32_t lock_status;
@@ -113,6 +123,7 @@ int32_t m_policy_validate(const inact_policy *p);
 /* The policy an engine uses for `p` (a published size): `p` up to its size, the header's
  * defaults beyond; size set to this version's. Returns INACT_OK or INACT_E_STRUCT_SIZE. */
 #define M_POLICY_SIZE_1_0 80u
+#define M_POLICY_SIZE_1_1 120u
 #define M_INFO_SIZE_1_0 104u
 int32_t m_policy_read(const inact_policy *p, inact_policy *out);
 
@@ -143,6 +154,7 @@ int32_t m_unlock_failed_with(model *m, int32_t method, uint32_t *out_failures);
 int32_t m_biometrics_changed(model *m);
 int32_t m_expect_interruption(model *m, int64_t max_ms);
 int32_t m_end(model *m, int32_t reason);
+int32_t m_holder_report(model *m, int32_t kind, int32_t reason, int64_t ms);
 int32_t m_refresh(model *m, int32_t http_status, const char *oauth_error, uint64_t generation,
                   int32_t *out_outcome);
 int32_t m_token_rotated(model *m, uint64_t generation);

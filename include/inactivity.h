@@ -25,7 +25,8 @@
  *   still runs in the state the ones before it left, in this order: absolute lifetime
  *   (ABSOLUTE_TIMEOUT), offline expiry (OFFLINE_EXPIRY), locked timeout (LOCKED_TIMEOUT),
  *   idle action EXPIRE (IDLE_TIMEOUT), offline timeout (OFFLINE_TIMEOUT), background timeout
- *   (BACKGROUND_TIMEOUT), idle action LOCK (IDLE_TIMEOUT), grace end, warning (IDLE), tick.
+ *   (BACKGROUND_TIMEOUT), idle action LOCK (IDLE_TIMEOUT), grace end, warning (IDLE), tick,
+ *   keepalive.
  *   So an expiry wins over a lock at the same instant, and the event names the reason of
  *   the last change (docs/design.md, section 2, gives the table this comes from).
  * - Every function's doc block ends with Returns (every status it can return besides
@@ -38,9 +39,10 @@
  *   struct, as in Linux's extensible-struct system calls (openat2, clone3, sched_getattr), so a
  *   program built against an older header keeps working when fields are added, and one built
  *   against a newer header fails clearly on an older library. A struct grows only at its end;
- *   each published layout is a prefix of the next. Published sizes: inact_policy 80 (1.0) and
- *   120 (1.1); inact_info 104 (1.0) and 152 (1.1); inact_config 40 (1.0); inact_ceilings 80
- *   (1.1); inact_event 56 (1.0; written by the library, see inact_event); inact_decision 72 (1.3).
+ *   each published layout is a prefix of the next. Published sizes: inact_policy 80 (1.0),
+ *   120 (1.1) and 128 (1.3); inact_info 104 (1.0) and 152 (1.1); inact_config 40 (1.0);
+ *   inact_ceilings 80 (1.1); inact_event 56 (1.0; written by the library, see inact_event);
+ *   inact_decision 72 (1.3).
  *   A size S is accepted from the struct's first layout up to 65536, and is read as the
  *   largest published layout L <= S (this version's when S is larger). The bytes from L to S
  *   are the tail and must all be zero, else INACT_E_STRUCT_SIZE naming the first non-zero
@@ -165,9 +167,9 @@ extern "C" {
  * The Python and Kotlin bindings state the same version (scripts/lib/test-packaging checks).
  * ------------------------------------------------------------------------------- */
 #define INACT_VERSION_MAJOR 1
-#define INACT_VERSION_MINOR 2
+#define INACT_VERSION_MINOR 3
 #define INACT_VERSION_PATCH 0
-#define INACT_VERSION_STRING "1.2.0"
+#define INACT_VERSION_STRING "1.3.0"
 #define INACT_VERSION_NUMBER \
     (INACT_VERSION_MAJOR * 10000 + INACT_VERSION_MINOR * 100 + INACT_VERSION_PATCH)
 
@@ -251,7 +253,8 @@ typedef enum inact_reason {
     INACT_REASON_OFFLINE_TIMEOUT = 20,   /* LOCKED: no server contact for policy.offline_timeout_ms */
     INACT_REASON_OFFLINE_EXPIRY = 21,    /* EXPIRED: no server contact for policy.offline_expiry_ms */
     INACT_REASON_RESTART = 22,           /* LOCKED: a cold start with policy.lock_on_restart */
-    INACT_REASON_DEVICE_LIMIT = 23       /* EXPIRED: pushed out by a newer sign-in on another device */
+    INACT_REASON_DEVICE_LIMIT = 23       /* EXPIRED: pushed out by a newer sign-in on another device
+                                            (the user's device limit): inact_end */
 } inact_reason;
 
 /** Kinds of user activity; bits, combined in inact_policy.activity_kinds. */
@@ -289,8 +292,20 @@ typedef enum inact_preset {
 /** Kinds of event delivered to the callback. */
 typedef enum inact_event_kind {
     INACT_EVENT_STATE_CHANGED = 1, /* the state changed (one event per change, catch-up folded) */
-    INACT_EVENT_TICK = 2           /* a countdown tick while in WARNING */
+    INACT_EVENT_TICK = 2,          /* a countdown tick while in WARNING */
+    INACT_EVENT_KEEPALIVE = 3      /* ping your server now (policy.keepalive_interval_ms): time_ms is
+                                      the instant of the last user activity it carries, so its age
+                                      is now_ms - time_ms; the outcome goes to inact_holder_report */
 } inact_event_kind;
+
+/** What another holder of the session (a tab, the server) reports: inact_holder_report. */
+typedef enum inact_holder_kind {
+    INACT_HOLDER_ACTIVITY = 1,          /* ms: age of the user's activity the holder saw, >= 0 */
+    INACT_HOLDER_LOCKED = 2,            /* reason: a LOCKED reason; ms: age of the lock, >= 0 */
+    INACT_HOLDER_EXPIRED = 3,           /* reason: an EXPIRED reason; ms: age, >= 0 */
+    INACT_HOLDER_IDLE_DEADLINE = 4,     /* ms: time left to the holder's idle action, >= 0 */
+    INACT_HOLDER_ABSOLUTE_DEADLINE = 5  /* ms: time left to the holder's absolute expiry, >= 0 */
+} inact_holder_kind;
 
 /** How timer-caused events are delivered (inact_config.delivery). */
 typedef enum inact_delivery {
@@ -370,6 +385,9 @@ typedef struct inact_policy {
                                            unlock refused until a contact; > 0; NEVER = off; default NEVER */
     int64_t offline_expiry_ms;          /* no server contact this long -> EXPIRED (OFFLINE_EXPIRY);
                                            > 0; NEVER = off; default NEVER */
+    int64_t keepalive_interval_ms;      /* after user activity, an INACT_EVENT_KEEPALIVE at once after
+                                           a quiet interval, then at most once per this interval;
+                                           0 = off; else >= 1000, finite, < idle; default 0 */
 } inact_policy;
 
 /**
@@ -504,7 +522,7 @@ typedef void (*inact_user_data_free)(void *user_data);
  *  Ownership: none. */
 INACT_EXPORT uint32_t inact_version_number(void);
 
-/** Returns the library's version string ("1.2.0"); static, never NULL. Thread: any.
+/** Returns the library's version string ("1.3.0"); static, never NULL. Thread: any.
  *  Ownership: a static string; never free it. */
 INACT_EXPORT const char *inact_version_string(void);
 
@@ -535,7 +553,7 @@ INACT_EXPORT const char *inact_last_error(void);
  * background 60 s, absolute 12 h, locked NEVER, max unlock failures 0, tick 1 s,
  * background grace 700 ms, activity kinds INACT_ACTIVITY_USER, dismiss 0, pause 0,
  * lock on device lock 0, lock on restart 0, strong auth NEVER, expected interruption max
- * 60 s, offline timeout NEVER, offline expiry NEVER; and sets `size`. Returns INACT_OK or INACT_E_NULL_POINTER. Thread: any.
+ * 60 s, offline timeout NEVER, offline expiry NEVER, keepalive interval 0 (off); and sets `size`. Returns INACT_OK or INACT_E_NULL_POINTER. Thread: any.
  * Ownership: the caller's struct; nothing is kept.
  * A macro calls inact_policy_init_sized(policy, sizeof(inact_policy)); the exported symbol of
  * this name fills the 80-byte 1.0 layout only and sets size 80 (Conventions).
@@ -544,7 +562,7 @@ INACT_EXPORT int32_t inact_policy_init(inact_policy *policy);
 
 /**
  * inact_policy_init for a struct of `size` bytes (the extensible-struct rule, Conventions):
- * fills the largest published layout that fits (80 or 120 bytes, this version's beyond),
+ * fills the largest published layout that fits (80, 120 or 128 bytes, this version's beyond),
  * zeroes the rest of the `size` bytes and sets policy->size = size.
  * size: 80 .. 65536 (ctypes: ctypes.sizeof(the struct)).
  * Returns INACT_OK, INACT_E_NULL_POINTER or INACT_E_STRUCT_SIZE (size below 80 or above
@@ -593,6 +611,8 @@ INACT_EXPORT int32_t inact_policy_preset_sized(inact_policy *policy, size_t size
  * timeout 0; INACT_NEVER for warning, tick or grace;
  * warning >= idle timeout; unknown idle action; unknown activity-kind bits; booleans other
  * than 0/1; offline timeout or expiry 0; INACT_NEVER for expected_interruption_max_ms;
+ * a keepalive interval other than 0 that is below 1000, INACT_NEVER, or not below the idle
+ * timeout;
  * and any value whose deadline arithmetic would overflow (a finite duration
  * above 100 years). Returns INACT_OK or the error, with inact_last_error naming the field.
  * Thread: any.
@@ -849,11 +869,56 @@ INACT_EXPORT int32_t inact_biometrics_changed(inact_engine engine);
 INACT_EXPORT int32_t inact_get_required_auth(inact_engine engine, int32_t *out_auth);
 
 /** Ends the session: any state but EXPIRED -> EXPIRED with `reason` (INACT_REASON_LOGOUT,
- *  _REVOKED or _PASSWORD_CHANGED); in EXPIRED a no-op success.
+ *  _REVOKED, _PASSWORD_CHANGED or _DEVICE_LIMIT); in EXPIRED a no-op success.
  *  Returns INACT_OK or INACT_E_INVALID_ARGUMENT (another reason).
  *  Ownership: nothing is kept.
  *  Thread: any; delivers the events it causes before it returns (see Threading). */
 INACT_EXPORT int32_t inact_end(inact_engine engine, int32_t reason);
+
+/**
+ * What another holder of the session observed: another tab of the browser, the app's server
+ * (a keepalive's or a request's answer), another process. A holder can only make the session
+ * stricter: nothing reported ever unlocks it or moves a deadline later.
+ * Time placement: holders do not share this engine's clock (a server's is not even on the
+ * same machine), so an instant travels as its age and a deadline as its time left, both
+ * relative to the moment of this call, never as an absolute clock value. An instant is
+ * now - age, clamped to [L, now]: a claim in the future is now, and one before L is L, where L
+ * is the session's start, and for activity the later of that and this engine's own last
+ * activity, for a lock or an expiry the later of that and this engine's last change of state
+ * (its history since stands; in LOADING, with no session, an expiry takes effect now). A
+ * deadline is now + left (saturating).
+ * kind: an inact_holder_kind; per kind, in ACTIVE / WARNING / LOCKED / EXPIRED / LOADING:
+ *   INACT_HOLDER_ACTIVITY (reason NONE, ms = the activity's age): counted as the user's at its
+ *     instant, as local activity of a counted kind (whatever this engine's background: the
+ *     holder saw the user); in WARNING it returns to ACTIVE (ACTIVITY) only where the policy
+ *     lets activity dismiss the warning, else a no-op; a no-op in LOCKED, EXPIRED, LOADING.
+ *     It is user activity for the keepalive (policy.keepalive_interval_ms).
+ *   INACT_HOLDER_LOCKED (a LOCKED reason, ms = the lock's age): ACTIVE and WARNING -> LOCKED
+ *     with the holder's reason, taking effect (locked-at, time_ms) at its instant; a no-op in
+ *     LOCKED and EXPIRED (the strictest wins, and this engine's reason stays); refused in
+ *     LOADING (INACT_E_INVALID_STATE).
+ *   INACT_HOLDER_EXPIRED (an EXPIRED reason, e.g. DEVICE_LIMIT, ms = its age): every state but
+ *     EXPIRED -> EXPIRED with the holder's reason, at its instant; a no-op in EXPIRED.
+ *   INACT_HOLDER_IDLE_DEADLINE (reason NONE, ms = time left to the holder's idle action): the
+ *     earlier of this engine's idle deadline and the holder's is the idle deadline (the warning
+ *     comes policy.warning_ms before it; the idle action is this engine's, IDLE_TIMEOUT), even
+ *     while a hold suspends this engine's own; counted activity of this engine after the report
+ *     supersedes the adopted one (its own deadline counts again from that activity). In ACTIVE
+ *     and WARNING; a no-op in LOCKED and EXPIRED; refused in LOADING.
+ *   INACT_HOLDER_ABSOLUTE_DEADLINE (reason NONE, ms = time left to the holder's absolute
+ *     expiry): the earlier of the two is the absolute deadline for the rest of the session (until
+ *     inact_start). In ACTIVE, WARNING, LOCKED; a no-op in EXPIRED; refused in LOADING.
+ * A deadline that has already passed (0 left) applies at once. An adopted deadline is kept in
+ * a snapshot as an earlier session start or last activity (docs/design.md, "Other holders").
+ * reason: as the kind says (any other value, a reason of another state, is refused).
+ * ms: 0 .. 100 years (3 155 760 000 000).
+ * Returns INACT_OK; INACT_E_INVALID_ARGUMENT (unknown kind, ms out of range, a reason the kind
+ * does not take); INACT_E_INVALID_STATE (LOCKED or a deadline reported in LOADING). Every error
+ * changes nothing.
+ * Ownership: nothing is kept.
+ * Thread: any; delivers the events it causes before it returns (see Threading).
+ */
+INACT_EXPORT int32_t inact_holder_report(inact_engine engine, int32_t kind, int32_t reason, int64_t ms);
 
 /**
  * Reports a token refresh result and classifies it into *out_outcome (may be NULL):
@@ -1107,7 +1172,7 @@ INACT_EXPORT int32_t inact_get_info(inact_engine engine, inact_info *info);
 
 /** Writes a copy of the engine's policy; policy->size must be set by the caller.
  *  Returns INACT_OK, INACT_E_NULL_POINTER or INACT_E_STRUCT_SIZE (policy->size below 80 (the
- *  1.0 layout) or above 65536, or a non-zero byte beyond the largest layout (80 or 120) not
+ *  1.0 layout) or above 65536, or a non-zero byte beyond the largest layout (80, 120 or 128) not
  *  above it, as for inact_get_info).
  *  Ownership: the caller's struct, written only on success and only up to that layout
  *  (size is kept as given). A policy of the 80-byte layout cannot show the fields added in

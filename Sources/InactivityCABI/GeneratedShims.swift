@@ -45,6 +45,13 @@ public func inact_biometrics_changed(_ engine: inact_engine) -> Int32 {
 }
 
 @c @implementation
+public func inact_holder_report(_ engine: inact_engine, _ kind: Int32, _ reason: Int32, _ ms: Int64) -> Int32 {
+    withEngine(engine) { e throws(InactivityError) in
+        try e.holderReport(kind: kind, reason: reason, ms: ms)
+    }
+}
+
+@c @implementation
 public func inact_token_rotated(_ engine: inact_engine, _ generation: UInt64) -> Int32 {
     withEngine(engine) { e throws(InactivityError) in
         try e.tokenRotated(generation: generation)

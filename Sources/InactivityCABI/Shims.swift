@@ -63,7 +63,7 @@ private func refused(_ error: InactivityError, by engine: InactivityEngine) -> I
 /// many bytes (include/inactivity.h, the struct-size convention). Growing a struct adds its
 /// new size here (CONTRIBUTING.md); `layouts` adds this build's size if it was forgotten, so
 /// the library never reads its own layout as an older one.
-private let policyLayouts = layouts([80, 120], of: inact_policy.self)     // 1.0, 1.1
+private let policyLayouts = layouts([80, 120, 128], of: inact_policy.self)     // 1.0, 1.1, 1.3
 private let infoLayouts = layouts([104, 152], of: inact_info.self)        // 1.0, 1.1
 private let configLayouts = layouts([40], of: inact_config.self)          // 1.0
 private let ceilingsLayouts = layouts([80], of: inact_ceilings.self)      // 1.1
@@ -197,6 +197,7 @@ private func readPolicy(_ pointer: UnsafePointer<inact_policy>?) throws(Inactivi
     p.expectedInterruptionMaxMs = c.expected_interruption_max_ms
     p.offlineTimeoutMs = c.offline_timeout_ms
     p.offlineExpiryMs = c.offline_expiry_ms
+    p.keepaliveIntervalMs = c.keepalive_interval_ms
     return p   // validated once, by the engine (or inact_policy_validate)
 }
 
@@ -253,7 +254,8 @@ private func cPolicy(_ p: SessionPolicy) -> inact_policy {
         pause_idle_in_background: p.pauseIdleInBackground ? 1 : 0,
         lock_on_device_lock: p.lockOnDeviceLock ? 1 : 0, lock_on_restart: p.lockOnRestart ? 1 : 0,
         strong_auth_timeout_ms: p.strongAuthTimeoutMs, expected_interruption_max_ms: p.expectedInterruptionMaxMs,
-        offline_timeout_ms: p.offlineTimeoutMs, offline_expiry_ms: p.offlineExpiryMs)
+        offline_timeout_ms: p.offlineTimeoutMs, offline_expiry_ms: p.offlineExpiryMs,
+        keepalive_interval_ms: p.keepaliveIntervalMs)
 }
 
 /// The host's callback and its data, carried into the engine's closures.
@@ -308,12 +310,15 @@ private func initPolicy(_ policy: UnsafeMutablePointer<inact_policy>?, size: UIn
     let known = MemoryLayout<inact_policy>.size
     if s.layout < known, let preset {
         let defaults = cPolicy(SessionPolicy())
-        let differs = withUnsafeBytes(of: c) { a in
-            withUnsafeBytes(of: defaults) { b in (s.layout..<known).contains { a[$0] != b[$0] } }
+        // The smallest published layout beyond which the preset leaves every field at its default.
+        let needed = withUnsafeBytes(of: c) { a in
+            withUnsafeBytes(of: defaults) { b in
+                policyLayouts.first { l in !(l..<known).contains { a[$0] != b[$0] } } ?? known
+            }
         }
-        if differs {
+        if needed > s.layout {
             throw InactivityError(.structSize,
-                                  "preset (\(preset)) sets fields beyond the \(s.layout)-byte layout of inact_policy (size \(s.size)): it needs a struct of \(known) bytes (sizeof(inact_policy))")
+                                  "preset (\(preset)) sets fields beyond the \(s.layout)-byte layout of inact_policy (size \(s.size)): it needs a struct of at least \(needed) bytes (sizeof(inact_policy) is \(known))")
         }
     }
     fill(policy, s, c)

@@ -12,7 +12,9 @@
 //             (`DeadlineKind`) that activity does not move)
 //
 // Mode `accept` (ACTIVE, foreground, system clock): the fast path stores `now` with a CAS on
-// the word if nothing is due. Mode `ignore` (LOADING, LOCKED, EXPIRED, background, or WARNING
+// the word if nothing is due. Mode `acceptListed` (the same with a keepalive and PROGRAMMATIC
+// counted): as `accept` for the listed kinds, and the other kinds take the lock, so every
+// stamp is the user's activity. Mode `ignore` (LOADING, LOCKED, EXPIRED, background, or WARNING
 // that activity may not dismiss; system clock): activity is dropped if nothing is due, `horizon`
 // then being the engine's next deadline of any kind. Mode `slow` (manual clocks, WARNING that
 // activity dismisses): take the lock. Whatever the mode, a due deadline sends the call through
@@ -37,7 +39,14 @@ struct ActivityGate: ~Copyable {
     let horizon = Atomic<Int64>(0)
     let base = Atomic<Int64>(0)
 
-    enum Mode: UInt64 { case slow = 0, accept = 1, ignore = 2 }
+    /// `acceptListed`: as `accept` for the kinds in the word's mask, and every other kind takes
+    /// the lock (the machine then decides: a keepalive must not count PROGRAMMATIC activity as
+    /// the user's, and a stamp does not say its kind).
+    enum Mode: UInt64 {
+        case slow = 0, accept = 1, ignore = 2, acceptListed = 3
+        /// Activity of a listed kind is stamped without the lock.
+        var stamps: Bool { self == .accept || self == .acceptListed }
+    }
     /// `handled`: recorded or dropped as the machine's view says, no lock needed; `locked`: the
     /// call must take the engine's lock (a deadline is due, or the mode says so).
     enum FastResult { case handled, locked }
@@ -105,18 +114,21 @@ struct ActivityGate: ~Copyable {
         while true {
             if expectedHandle != 0 && handle.load(ordering: .acquiring) != expectedHandle { return .locked }
             let mode = (w >> ActivityGate.modeShift) & 3
-            if mode != Mode.accept.rawValue && mode != Mode.ignore.rawValue { return .locked }
+            if mode == Mode.slow.rawValue { return .locked }
             // Every call first evaluates the deadlines: whatever the activity's fate, if anything
             // is due the locked path must run (and deliver) now.
             let now = SystemClock.monotonicMs()
             let b = base.load(ordering: .relaxed)
             let last = b &+ Int64(w >> ActivityGate.timeShift)
             var due = horizon.load(ordering: .relaxed)
-            if mode == Mode.accept.rawValue {
+            if mode != Mode.ignore.rawValue {
                 due = min(due, deadline(last, plus: window.load(ordering: .relaxed)))
             }
             if now >= due { return .locked }
-            if mode == Mode.ignore.rawValue || UInt64(kind) & w & ActivityGate.kindMask == 0 { return .handled }
+            if mode == Mode.ignore.rawValue { return .handled }
+            if UInt64(kind) & w & ActivityGate.kindMask == 0 {
+                return mode == Mode.acceptListed.rawValue ? .locked : .handled
+            }
             if now <= last { return .handled }
             let rel = min(now &- b, ActivityGate.timeMax)
             let next = (UInt64(rel) << ActivityGate.timeShift) | (w & ((1 << ActivityGate.timeShift) - 1))

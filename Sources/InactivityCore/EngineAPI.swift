@@ -115,12 +115,30 @@ extension InactivityEngine {
         try perform { m, _ in m.ceilings }
     }
 
-    /// Ends the session with `.logout`, `.revoked` or `.passwordChanged`.
+    /// Ends the session with `.logout`, `.revoked`, `.passwordChanged` or `.deviceLimit`.
     public func end(reason: Reason = .logout) throws(InactivityError) {
         try perform { m, r throws(InactivityError) in
             _ = try Reason.ending(rawValue: reason.rawValue)
             try m.end(reason, now: r.monotonicMs)
         }
+    }
+
+    /// What another holder of the session (a tab, the server) reports, in the C ABI's values
+    /// (inact_holder_report): `kind` an inact_holder_kind, `reason` its reason (NONE for
+    /// activity and deadlines), `ms` the age of the instant or the time left to the deadline,
+    /// relative to now. It only ever makes the session stricter.
+    public func holderReport(kind: Int32, reason: Int32, ms: Int64) throws(InactivityError) {
+        try perform { m, r throws(InactivityError) in
+            let (k, why) = try SessionMachine.checkHolderReport(kind: kind, reason: reason, ms: ms)
+            try m.holderReport(k, reason: why, ms: ms, now: r.monotonicMs)
+        }
+    }
+
+    /// What another holder of the session reports: `.activity` (the user's activity it saw,
+    /// `ms` ago), `.locked`/`.expired` with the holder's reason (`ms` ago), `.idleDeadline` /
+    /// `.absoluteDeadline` (`ms` from now). Nothing reported unlocks or extends the session.
+    public func holderReport(_ kind: HolderKind, reason: Reason = .none, ms: Int64 = 0) throws(InactivityError) {
+        try holderReport(kind: kind.rawValue, reason: reason.rawValue, ms: ms)
     }
 
     /// Reports a token refresh that used refresh token `generation` (0: not tracked). Only a

@@ -7,6 +7,8 @@ public struct SessionPolicy: Sendable, Equatable {
     /// The longest finite duration accepted: 100 years. Anything longer is a mistake, and the
     /// bound keeps every deadline sum (a time plus up to two durations) far from overflow.
     public static let maxFiniteMs: Int64 = 100 * 31_557_600_000
+    /// The shortest keepalive interval: a ping a second is the most a server should take.
+    public static let minKeepaliveIntervalMs: Int64 = 1_000
 
     /// No counted activity this long -> the idle action. > 0; `never` turns idle off.
     public var idleTimeoutMs: Int64 = 15 * 60_000
@@ -47,6 +49,10 @@ public struct SessionPolicy: Sendable, Equatable {
     public var offlineExpiryMs: Int64 = never
     /// Every cold start (restore) is LOCKED at least, whatever the elapsed time.
     public var lockOnRestart: Bool = false
+    /// The keepalive: after user activity the engine asks the host to ping its server (a
+    /// KEEPALIVE event) at once after a quiet interval, then at most once per this interval.
+    /// 0 (the default) = off; else at least 1 s, finite, and shorter than the idle timeout.
+    public var keepaliveIntervalMs: Int64 = 0
 
     /// The defaults: PCI DSS 8.2.8 (15 min idle), NIST SP 800-63B 12 h absolute, WCAG 2.2.1
     /// (at least 20 s to extend).
@@ -141,6 +147,17 @@ public struct SessionPolicy: Sendable, Equatable {
         try duration("expected_interruption_max_ms", expectedInterruptionMaxMs, allowNever: false)
         try duration("offline_timeout_ms", offlineTimeoutMs, allowNever: true, positive: true)
         try duration("offline_expiry_ms", offlineExpiryMs, allowNever: true, positive: true)
+        try duration("keepalive_interval_ms", keepaliveIntervalMs, allowNever: false)
+        if keepaliveIntervalMs != 0 && keepaliveIntervalMs < SessionPolicy.minKeepaliveIntervalMs {
+            throw InactivityError(
+                .invalidArgument,
+                "policy.keepalive_interval_ms (\(keepaliveIntervalMs)) must be 0 (off) or at least \(SessionPolicy.minKeepaliveIntervalMs)")
+        }
+        if keepaliveIntervalMs >= idleTimeoutMs {
+            throw InactivityError(
+                .invalidArgument,
+                "policy.keepalive_interval_ms (\(keepaliveIntervalMs)) must be shorter than policy.idle_timeout_ms (\(idleTimeoutMs))")
+        }
         if warningMs >= idleTimeoutMs {
             throw InactivityError(
                 .invalidArgument,

@@ -102,4 +102,22 @@ struct MachineRare: SideFields {
     /// The hidden-grace start's value (see `SessionMachine.hiddenSince`; its presence bit stays
     /// in the machine): only hosts that report visible windows start a grace.
     var rawHiddenSince: Int64 = 0
+    /// Another holder's idle deadline, adopted while earlier than this engine's own, and the
+    /// instant it was reported (counted activity after that supersedes it).
+    var adoptedIdle: (deadline: Int64, at: Int64)?
+    /// Another holder's absolute deadline, adopted for the rest of the session.
+    var adoptedAbsolute: Int64?
+    /// The keepalive (only with `policy.keepaliveIntervalMs` > 0): the instant of the last
+    /// KEEPALIVE (or of what stands for one: a sign-in), the user activity it carried, the
+    /// last user activity, and a KEEPALIVE due for the host (the activity instant it carries).
+    var keepalive = Keepalive()
+}
+
+/// The keepalive's fields (`MachineRare.keepalive`). `Int64.min` is "long ago": a session that
+/// never pinged is quiet, and activity at any instant is newer than none.
+struct Keepalive: Equatable {
+    var pingedAt: Int64 = .min
+    var carried: Int64 = .min
+    var userActivity: Int64 = .min
+    var due: Int64?
 }

@@ -73,6 +73,23 @@ struct SessionMachine {
         }
     }
 
+    /// Another holder's idle deadline and the instant it was reported (SessionRules.swift,
+    /// `holderIdleDeadline`); nil when none is adopted.
+    var adoptedIdle: (deadline: Int64, at: Int64)? {
+        get { rare.value.adoptedIdle }
+        set { if newValue != nil || rare.isAllocated { rare.value.adoptedIdle = newValue } }
+    }
+    /// Another holder's absolute deadline (`holderAbsoluteDeadline`); kept for the session.
+    var adoptedAbsolute: Int64? {
+        get { rare.value.adoptedAbsolute }
+        set { if newValue != nil || rare.isAllocated { rare.value.adoptedAbsolute = newValue } }
+    }
+    /// The keepalive's fields; written only while the policy has a keepalive interval.
+    var keepalive: Keepalive {
+        get { rare.value.keepalive }
+        set { if newValue != Keepalive() || rare.isAllocated { rare.value.keepalive = newValue } }
+    }
+
     var scopes: [(id: UInt64, idleMs: Int64)] {
         get { rare.value.scopes }
         _modify { yield &rare.value.scopes }

@@ -81,11 +81,17 @@ extension SessionMachine {
 
     var inBackground: Bool { backgroundSince != nil }
 
-    /// The idle action's deadline, when one runs.
+    /// The idle action's deadline, when one runs: this engine's own (not while suspended), or
+    /// another holder's adopted one when earlier (a holder's deadline is not suspended by this
+    /// engine's holds: nothing a holder reports is extended here).
     var idleDeadline: Int64? {
-        guard DeadlineKind.idleLock.runs(in: state), !idleSuspended else { return nil }
-        let d = deadline(lastActivity, plus: effectiveIdleMs)
-        return d == SessionPolicy.never ? nil : d
+        guard DeadlineKind.idleLock.runs(in: state) else { return nil }
+        var own: Int64?
+        if !idleSuspended {
+            let d = deadline(lastActivity, plus: effectiveIdleMs)
+            own = d == SessionPolicy.never ? nil : d
+        }
+        return earliest(own, adoptedIdle?.deadline)
     }
 
     /// When WARNING starts (or started): the idle deadline less the warning, if a warning is set.
@@ -94,10 +100,37 @@ extension SessionMachine {
         return policy.warningMs > 0 ? d - policy.warningMs : nil
     }
 
+    /// The absolute expiry: this engine's own, or another holder's adopted one when earlier.
     var absoluteDeadline: Int64? {
-        guard DeadlineKind.absolute.runs(in: state), let s = startedAt else { return nil }
-        let d = deadline(s, plus: policy.absoluteTimeoutMs)
-        return d == SessionPolicy.never ? nil : d
+        guard DeadlineKind.absolute.runs(in: state) else { return nil }
+        var own: Int64?
+        if let s = startedAt {
+            let d = deadline(s, plus: policy.absoluteTimeoutMs)
+            own = d == SessionPolicy.never ? nil : d
+        }
+        return earliest(own, adoptedAbsolute)
+    }
+
+    /// The next KEEPALIVE: user activity not yet carried goes at once after a quiet interval,
+    /// else at the end of the interval since the last one. With nothing to carry, the end of
+    /// that interval is still a wake-up (the lock-free gate may have stamped activity since),
+    /// after which the keepalive is quiet (`keepaliveQuiet`) until the next user activity.
+    var keepaliveDeadline: Int64? {
+        let interval = policy.keepaliveIntervalMs
+        guard interval > 0, DeadlineKind.keepalive.runs(in: state) else { return nil }
+        let k = keepalive
+        let end = deadline(k.pingedAt, plus: interval)
+        if k.userActivity > k.carried { return max(end, k.userActivity) }
+        return end > cursor ? end : nil
+    }
+
+    /// No KEEPALIVE is pending and the interval since the last one has passed: the next user
+    /// activity asks for one at once, so it takes the lock (`gateMode`).
+    var keepaliveQuiet: Bool {
+        let interval = policy.keepaliveIntervalMs
+        guard interval > 0, DeadlineKind.keepalive.runs(in: state) else { return false }
+        let k = keepalive
+        return k.userActivity <= k.carried && deadline(k.pingedAt, plus: interval) <= cursor
     }
 
     var backgroundDeadline: Int64? {
@@ -180,7 +213,7 @@ extension SessionMachine {
     /// most severe first).
     private func earliestDeadline(includingTicks: Bool = true) -> Deadline? {
         var best: Deadline?
-        for kind in DeadlineKind.allCases where includingTicks || kind != .tick {
+        for kind in DeadlineKind.allCases where includingTicks || !kind.onlyEvent {
             // In tie order: a later kind replaces the best only when strictly earlier.
             guard let t = time(of: kind), best.map({ t < $0.time }) ?? true else { continue }
             best = Deadline(time: t, kind: kind)
@@ -196,8 +229,8 @@ extension SessionMachine {
     /// The next instant the machine must be evaluated, if any.
     var nextWake: Int64? { earliestDeadline()?.time }
 
-    /// The same without countdown ticks, for an engine nobody receives events from: a tick only
-    /// shows the countdown, and the next evaluation covers the ticks passed as a catch-up does.
+    /// The same without countdown ticks and keepalives, for an engine nobody receives events
+    /// from: they are only events, and the next evaluation covers them as a catch-up does.
     var nextWakeIgnoringTicks: Int64? { earliestDeadline(includingTicks: false)?.time }
 
     /// The next lock or expiry: what a countdown shows.
@@ -214,9 +247,14 @@ extension SessionMachine {
     private var gateMode: ActivityGate.Mode {
         guard admitsActivity(ofKind: nil) else { return .ignore }
         // A stamp of the last activity (the state stays) is what the gate can do without the
-        // lock; a change of state takes it.
-        if Input.activity.cell(in: state).move == .stays { return .accept }
-        return .slow
+        // lock; a change of state takes it. So does the first activity after a holder's idle
+        // deadline was adopted (it supersedes it) and the first after a quiet keepalive interval
+        // (it asks for a KEEPALIVE at once): each once, then the gate stamps again.
+        guard Input.activity.cell(in: state).move == .stays, adoptedIdle == nil, !keepaliveQuiet else { return .slow }
+        // With a keepalive, a stamp must be the user's: PROGRAMMATIC activity, when counted,
+        // takes the lock.
+        if policy.keepaliveIntervalMs > 0 && policy.activityKinds.contains(.programmatic) { return .acceptListed }
+        return .accept
     }
 
     /// What the gate may accept until the next locked call: it drops activity the machine would
@@ -224,9 +262,10 @@ extension SessionMachine {
     /// every call once a deadline is due) through the lock.
     var gateView: GateView {
         let mode = gateMode
-        var view = GateView(mode: mode, kinds: policy.activityKinds, lastActivity: lastActivity,
+        let kinds = mode == .acceptListed ? policy.activityKinds.subtracting(.programmatic) : policy.activityKinds
+        var view = GateView(mode: mode, kinds: kinds, lastActivity: lastActivity,
                             window: SessionPolicy.never, horizon: nextWake ?? SessionPolicy.never)
-        if mode == .accept {
+        if mode.stamps {
             // The idle and warning deadlines move with each stamp: the window covers them,
             // measured from the gate's last stamp; the horizon is every deadline activity does
             // not move.
@@ -243,8 +282,9 @@ extension SessionMachine {
     /// (every change goes through the lock, which republishes), so a later stamp is activity
     /// that counted.
     mutating func mergeGateStamp(_ stamp: Int64, now: Int64) {
-        guard gateMode == .accept, stamp > lastActivity, stamp <= now else { return }
+        guard gateMode.stamps, stamp > lastActivity, stamp <= now else { return }
         lastActivity = stamp
+        noteUserActivity(at: stamp)   // with a keepalive, the gate stamps only the user's kinds
     }
 
     // MARK: Evaluation
@@ -268,6 +308,16 @@ extension SessionMachine {
         if let i = interruption, let s = shift(i.start), let e = shift(i.end) { interruption = (s, e) }
         backgroundSince = shift(backgroundSince)
         hiddenSince = shift(hiddenSince)
+        if let a = adoptedIdle, let d = shift(a.deadline), let at = shift(a.at) { adoptedIdle = (d, at) }
+        adoptedAbsolute = shift(adoptedAbsolute)
+        if policy.keepaliveIntervalMs > 0 {
+            // "Long ago" stays long ago.
+            func shiftKnown(_ t: Int64) -> Int64 { t == .min ? t : shift(t)! }
+            var k = keepalive
+            (k.pingedAt, k.carried, k.userActivity) = (shiftKnown(k.pingedAt), shiftKnown(k.carried), shiftKnown(k.userActivity))
+            k.due = shift(k.due)
+            keepalive = k
+        }
         changedAt = now
         cursor = now
         pendingTick = nil
@@ -321,6 +371,14 @@ extension SessionMachine {
         case .graceEnd:
             backgroundSince = hiddenSince
             hiddenSince = nil
+        case .keepalive:
+            // User activity not yet carried: a KEEPALIVE for the host (`collect`). Nothing to
+            // carry: the interval ends quiet.
+            var k = keepalive
+            if k.userActivity > k.carried {
+                (k.due, k.pingedAt, k.carried) = (k.userActivity, t, k.userActivity)
+                keepalive = k
+            }
         default:
             assertionFailure("deadline \(kind) has no effect")
         }
@@ -333,7 +391,10 @@ extension SessionMachine {
         changedAt = t
         pendingTick = nil
         lockedAt = newState == .locked ? t : nil
-        if newState != .active && newState != .warning { interruption = nil }
+        if newState != .active && newState != .warning {
+            interruption = nil
+            keepalive.due = nil   // a due keepalive is dropped when the session locks or ends
+        }
         if newState == .warning, policy.tickMs > 0, let d = idleDeadline {
             // The WARNING event itself shows the remaining time; the first tick is the next
             // multiple of the tick period below it.
@@ -386,6 +447,14 @@ extension SessionMachine {
             }
             pendingTick = nil
         }
+        // After the state: the catch-up comes first, and a session no longer live sends nothing
+        // (`transition` dropped it).
+        if let activity = keepalive.due {
+            keepalive.due = nil
+            events.append(SessionEvent(kind: .keepalive, state: state, previousState: state,
+                                       reason: reason, remainingMs: remaining(at: now),
+                                       timeMs: activity, nowMs: now, engine: engine))
+        }
     }
 
     // MARK: Inputs
@@ -422,6 +491,8 @@ extension SessionMachine {
             return policy.lockOnDeviceLock
         case .failuresAtLimit:
             return policy.maxUnlockFailures > 0 && unlockFailures >= policy.maxUnlockFailures
+        case .holderActivityDismissesWarning:
+            return policy.activityDismissesWarning
         }
     }
 
@@ -446,6 +517,10 @@ extension SessionMachine {
         credentialRequired = false
         lastContactAt = now
         newestGeneration = 0
+        // A new session: no holder's deadline yet, and the sign-in is what the server last heard.
+        adoptedIdle = nil
+        adoptedAbsolute = nil
+        keepalive = policy.keepaliveIntervalMs > 0 ? Keepalive(pingedAt: now, carried: now, userActivity: now) : Keepalive()
         move(by: .start, at: now)
     }
 
@@ -454,12 +529,28 @@ extension SessionMachine {
         assert(kind.isSingleKnownKind)
         guard try admits(.activity, kind: kind) else { return }
         lastActivity = max(lastActivity, now)
+        supersedeAdoptedIdle(at: now)
+        if kind != .programmatic { noteUserActivity(at: now) }
         move(by: .activity, at: now)   // in ACTIVE: a stamp (the cell stays)
+    }
+
+    /// User activity (not PROGRAMMATIC) at `t`, for the keepalive to carry.
+    private mutating func noteUserActivity(at t: Int64) {
+        guard policy.keepaliveIntervalMs > 0, t > keepalive.userActivity else { return }
+        keepalive.userActivity = t
+    }
+
+    /// Counted activity of this session after a holder's idle deadline was reported supersedes
+    /// it: this engine's own deadline counts from that activity again.
+    private mutating func supersedeAdoptedIdle(at t: Int64) {
+        if let a = adoptedIdle, t > a.at { adoptedIdle = nil }
     }
 
     mutating func continueSession(now: Int64) throws(InactivityError) {
         guard try admits(.continueSession) else { return }
         lastActivity = now
+        supersedeAdoptedIdle(at: now)
+        noteUserActivity(at: now)
         move(by: .continueSession, at: now)
     }
 
@@ -496,6 +587,8 @@ extension SessionMachine {
                    "unlock: no successful server contact for policy.offline_timeout_ms (\(policy.offlineTimeoutMs)): report a server contact first")
         try requireStrength(method, .unlock, now: now)
         lastActivity = now
+        supersedeAdoptedIdle(at: now)
+        noteUserActivity(at: now)
         unlockFailures = 0
         if method == .credential {
             lastCredentialAt = now
@@ -523,6 +616,101 @@ extension SessionMachine {
         assert(Reason.allowed(in: .expired).contains(endReason) && endReason != .restored)
         guard try admits(.end) else { return }
         move(by: .end, reason: endReason, at: now)
+    }
+
+    // MARK: What another holder reports
+
+    /// Checks a holder's report on its own (the engine's boundary check): a known kind, an age
+    /// or time left of 0 .. 100 years, and the reason the kind takes (NONE for activity and
+    /// deadlines, a LOCKED reason for a lock, an EXPIRED one for an expiry).
+    static func checkHolderReport(kind: Int32, reason: Int32, ms: Int64) throws(InactivityError) -> (HolderKind, Reason) {
+        guard let k = HolderKind(rawValue: kind) else {
+            throw InactivityError(.invalidArgument, "kind (\(kind)) must be an inact_holder_kind (1..5)")
+        }
+        guard ms >= 0, ms <= SessionPolicy.maxFiniteMs else {
+            throw InactivityError(.invalidArgument,
+                                  "ms (\(ms)) must be >= 0 and at most 100 years (an age or a time left, relative to the report)")
+        }
+        let named = Reason(rawValue: reason)
+        switch k {
+        case .activity, .idleDeadline, .absoluteDeadline:
+            guard named == Reason.none else {
+                throw InactivityError(.invalidArgument, "reason (\(reason)) must be INACT_REASON_NONE (0) for holder kind \(kind)")
+            }
+        case .locked:
+            guard let r = named, Input.holderLocked.namedReasons.contains(r) else {
+                throw InactivityError(.invalidArgument, "reason (\(reason)) must be a LOCKED reason for INACT_HOLDER_LOCKED")
+            }
+        case .expired:
+            guard let r = named, Input.holderExpired.namedReasons.contains(r) else {
+                throw InactivityError(.invalidArgument, "reason (\(reason)) must be an EXPIRED reason for INACT_HOLDER_EXPIRED")
+            }
+        }
+        return (k, named!)
+    }
+
+    /// A holder's report (passed `checkHolderReport`). Instants travel as ages or times left
+    /// relative to the report (holders do not share this clock): an instant is `now - age`,
+    /// never after now and never before the session's start, nor before this engine's own last
+    /// activity (activity) or its last change (a lock or an expiry: this engine's history
+    /// stands); a deadline is `now + left`.
+    mutating func holderReport(_ kind: HolderKind, reason: Reason, ms: Int64, now: Int64) throws(InactivityError) {
+        switch kind {
+        case .activity: try holderActivity(ageMs: ms, now: now)
+        case .locked: try holderLocked(reason, ageMs: ms, now: now)
+        case .expired: try holderExpired(reason, ageMs: ms, now: now)
+        case .idleDeadline: try holderIdleDeadline(leftMs: ms, now: now)
+        case .absoluteDeadline: try holderAbsoluteDeadline(leftMs: ms, now: now)
+        }
+    }
+
+    /// `now - age`, clamped to [notBefore, now] (`notBefore` nil: now).
+    private func placed(ageMs: Int64, notBefore: Int64?, now: Int64) -> Int64 {
+        let (t, overflow) = now.subtractingReportingOverflow(ageMs)
+        return min(now, max(overflow ? .min : t, notBefore ?? now))
+    }
+
+    /// The user's activity another holder saw: counted as this session's at its instant (never
+    /// before this engine's own last activity, so no deadline moves earlier).
+    private mutating func holderActivity(ageMs: Int64, now: Int64) throws(InactivityError) {
+        guard try admits(.holderActivity) else { return }
+        let t = placed(ageMs: ageMs, notBefore: max(startedAt ?? now, lastActivity), now: now)
+        lastActivity = t
+        supersedeAdoptedIdle(at: t)
+        noteUserActivity(at: t)
+        move(by: .holderActivity, at: now)   // WARNING -> ACTIVE where activity dismisses it
+    }
+
+    /// The holder locked: a live session follows, with the holder's reason, at its instant.
+    private mutating func holderLocked(_ lockReason: Reason, ageMs: Int64, now: Int64) throws(InactivityError) {
+        guard try admits(.holderLocked) else { return }
+        let t = placed(ageMs: ageMs, notBefore: max(startedAt ?? now, changedAt), now: now)
+        move(by: .holderLocked, reason: lockReason, at: t)
+    }
+
+    /// The holder's session expired or ended: this one follows, with the holder's reason.
+    private mutating func holderExpired(_ endReason: Reason, ageMs: Int64, now: Int64) throws(InactivityError) {
+        guard try admits(.holderExpired) else { return }
+        let start = startedAt.map { max($0, changedAt) }
+        let t = placed(ageMs: ageMs, notBefore: start, now: now)
+        move(by: .holderExpired, reason: endReason, at: t)
+    }
+
+    /// The holder's idle deadline: adopted when earlier than this engine's (never later).
+    private mutating func holderIdleDeadline(leftMs: Int64, now: Int64) throws(InactivityError) {
+        guard try admits(.holderIdleDeadline) else { return }
+        let d = deadline(now, plus: leftMs)
+        guard d < (idleDeadline ?? SessionPolicy.never) else { return }
+        adoptedIdle = (d, now)
+        realignTicks()
+    }
+
+    /// The holder's absolute deadline: adopted when earlier, for the rest of the session.
+    private mutating func holderAbsoluteDeadline(leftMs: Int64, now: Int64) throws(InactivityError) {
+        guard try admits(.holderAbsoluteDeadline) else { return }
+        let d = deadline(now, plus: leftMs)
+        guard d < (absoluteDeadline ?? SessionPolicy.never) else { return }
+        adoptedAbsolute = d
     }
 
     /// Classifies a token refresh (docs/design.md, "Reasons"); only REVOKED changes the session.
@@ -731,6 +919,9 @@ extension SessionMachine {
         let strictest = scopes.map({ $0.idleMs }).min() ?? SessionPolicy.never
         try refuse(.setPolicy, .warningNotBelowScopes, if: newPolicy.warningMs >= strictest,
                    "policy.warning_ms (\(newPolicy.warningMs)) must be shorter than every open scope's idle timeout (\(strictest))")
+        if (policy.keepaliveIntervalMs == 0) != (newPolicy.keepaliveIntervalMs == 0) {
+            keepalive = Keepalive()   // turned on: quiet, the next user activity pings at once
+        }
         sharedPolicy = Interned.policy(newPolicy)
         if let i = interruption, i.end - i.start > policy.expectedInterruptionMaxMs {
             interruption = (i.start, i.start + policy.expectedInterruptionMaxMs)   // the new cap binds at once

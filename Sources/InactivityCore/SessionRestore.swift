@@ -15,9 +15,25 @@ extension SessionMachine {
         // Holds are not kept (their screens push them again), and an open hold means the idle
         // countdown is suspended: it counts from the snapshot, as it would from a release now.
         let live = state == .active || state == .warning
-        let activity = live ? (holds.isEmpty ? lastActivity : max(lastActivity, clock.monotonicMs))
+        var activity = live ? (holds.isEmpty ? lastActivity : max(lastActivity, clock.monotonicMs))
             : (startedAt ?? clock.monotonicMs)
-        let start = startedAt ?? clock.monotonicMs
+        var start = startedAt ?? clock.monotonicMs
+        // Another holder's deadlines have no slot of their own (the format is 96 bytes for
+        // ever): each is written as the times it follows from, moved earlier, so that a restore
+        // under this policy falls due no later (docs/design.md, "Other holders").
+        if state != .expired, let a = adoptedAbsolute {
+            if policy.absoluteTimeoutMs != SessionPolicy.never {
+                start = min(start, a - policy.absoluteTimeoutMs)
+            } else if live && policy.idleTimeoutMs != SessionPolicy.never {
+                // No absolute lifetime to carry it: carried as an idle deadline, which the next
+                // activity after the restore supersedes (the holder reports it again).
+                activity = min(activity, a - policy.idleTimeoutMs)
+            }
+        }
+        if live, let a = adoptedIdle, policy.idleTimeoutMs != SessionPolicy.never {
+            activity = min(activity, a.deadline - policy.idleTimeoutMs)
+        }
+        if live { start = min(start, activity) }   // the format's order; only stricter
         func sessionTime(_ t: Int64?) -> Int64 { min(max(t ?? start, start), clock.monotonicMs) }
         return Snapshot(state: state, reason: reason, unlockFailures: unlockFailures,
                         startedAt: start,
@@ -111,6 +127,11 @@ extension SessionMachine {
         lastContactAt = clock.map(s.lastContactAt)
         newestGeneration = max(newestGeneration, s.newestGeneration)
         interruption = nil
+        // Folded into the times above (`snapshot`); the keepalive starts quiet: the first user
+        // activity after the restore asks for one at once.
+        adoptedIdle = nil
+        adoptedAbsolute = nil
+        keepalive = Keepalive()
         // The time since the snapshot counts as background time: nothing was on screen.
         backgroundSince = clock.map(s.backgroundSince ?? s.monotonicMs)
         hiddenSince = nil

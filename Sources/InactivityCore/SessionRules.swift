@@ -46,6 +46,8 @@ enum Input: CaseIterable {
     case pushScope, popScope, acquireHold, releaseHold, setPolicy
     case expectInterruption, deviceLocked, biometricsChanged, tokenRotated
     case serverContact, setCeilings, snapshot
+    // What another holder of the session reports (inact_holder_report), one case per kind.
+    case holderActivity, holderLocked, holderExpired, holderIdleDeadline, holderAbsoluteDeadline
 
     /// The transition table: what the input does in `state`, and where it leads.
     func cell(in state: SessionState) -> Cell {
@@ -107,6 +109,33 @@ enum Input: CaseIterable {
         case .snapshot:        return (no, stay, stay, stay, stay)
         case .background, .foreground, .biometricsChanged, .serverContact:
                                return every(stay)
+        // A holder only makes the session stricter: nothing it reports unlocks or extends.
+        // Its activity counts as the user's where local activity would (whatever this
+        // engine's background: the holder saw the user), and dismisses a warning only where
+        // the policy lets activity do so.
+        case .holderActivity:  return (noOp, stay, Cell(.appliedIf(.holderActivityDismissesWarning), .to(.active, .activity)),
+                                       noOp, noOp)
+        // Strictest wins: a session already LOCKED or EXPIRED keeps its own reason.
+        case .holderLocked:    let follow = Cell(.applied, .toNamedReason(.locked))
+                               return (no, follow, follow, noOp, noOp)
+        case .holderExpired:   let follow = Cell(.applied, .toNamedReason(.expired))
+                               return (follow, follow, follow, follow, noOp)
+        // The earlier of this engine's deadline and the holder's; only where that deadline
+        // runs (no session to adopt it in LOADING: refused, so that it is not lost unsaid).
+        case .holderIdleDeadline:
+                               return (no, stay, stay, noOp, noOp)
+        case .holderAbsoluteDeadline:
+                               return (no, stay, stay, stay, noOp)
+        }
+    }
+
+    /// The reasons a `toNamedReason` move may name: what the input's boundary accepts.
+    var namedReasons: [Reason] {
+        switch self {
+        case .end: Reason.allCases.filter { $0.isEnding }
+        case .holderLocked: Reason.allowed(in: .locked)
+        case .holderExpired: Reason.allowed(in: .expired)
+        default: []
         }
     }
 
@@ -144,6 +173,11 @@ enum Input: CaseIterable {
         case .serverContact: "server contact"
         case .setCeilings: "set ceilings"
         case .snapshot: "snapshot"
+        case .holderActivity: "holder activity"
+        case .holderLocked: "holder locked"
+        case .holderExpired: "holder expired"
+        case .holderIdleDeadline: "holder idle deadline"
+        case .holderAbsoluteDeadline: "holder absolute deadline"
         }
     }
 }
@@ -203,6 +237,9 @@ enum Condition: Equatable, CaseIterable {
     case lockOnDeviceLock
     /// The failures in a row reached `policy.maxUnlockFailures` (not 0, unlimited).
     case failuresAtLimit
+    /// `policy.activityDismissesWarning` is set (a holder's activity: the holder judged its
+    /// kind, and saw the user whatever this engine's background).
+    case holderActivityDismissesWarning
 }
 
 /// Why an input the state admits is still refused: each a named condition with its status.
@@ -284,6 +321,7 @@ enum Refusal: Equatable, CaseIterable {
 /// (most severe first), so simultaneous idle lock and absolute expiry end in EXPIRED.
 enum DeadlineKind: Int, Comparable, CaseIterable {
     case absolute, offlineExpiry, lockedTimeout, idleExpire, offlineLock, background, idleLock, graceEnd, warning, tick
+    case keepalive
     static func < (a: DeadlineKind, b: DeadlineKind) -> Bool { a.rawValue < b.rawValue }
 
     /// The deadline table: the states the deadline runs in, the state and reason it leads to
@@ -301,10 +339,19 @@ enum DeadlineKind: Int, Comparable, CaseIterable {
         case .graceEnd:      (.all,                         nil, false)   // background takes effect
         case .warning:       ([.active],                    (.warning, .idle), true)
         case .tick:          ([.warning],                   nil, true)    // a countdown TICK event
+        // A KEEPALIVE event when user activity since the last one is to be carried (never in
+        // LOADING, LOCKED, EXPIRED: a due one is dropped by the lock or expiry). Activity does not
+        // move it: at the interval's end it falls whatever came since (the gate's horizon), and
+        // the first activity after a quiet interval takes the lock (`gateMode`).
+        case .keepalive:     ([.active, .warning],          nil, false)
         }
     }
 
     func runs(in state: SessionState) -> Bool { rule.runsIn.contains(state) }
+
+    /// Only an event for the host (a countdown tick, a keepalive): an engine nobody receives
+    /// events from need not wake for it; its next evaluation covers it.
+    var onlyEvent: Bool { self == .tick || self == .keepalive }
 
     /// A lock or an expiry: what a countdown's remaining time counts to.
     var locksOrExpires: Bool {
@@ -329,6 +376,7 @@ extension SessionMachine {
         case .graceEnd: return graceDeadline
         case .warning: return warningDeadline
         case .tick: return tickDeadline?.time
+        case .keepalive: return keepaliveDeadline
         }
     }
 }

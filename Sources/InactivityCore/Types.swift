@@ -152,6 +152,22 @@ public struct ActivityKind: OptionSet, Sendable, Hashable {
     }
 }
 
+/// What another holder of the session (a tab, the server) reports (`InactivityEngine.holderReport`).
+/// Times travel as ages or times left, relative to the moment of the report: holders do not
+/// share this engine's clock.
+public enum HolderKind: Int32, Sendable, CaseIterable {
+    /// The user's activity the holder saw; `ms`: its age.
+    case activity = 1
+    /// The holder locked, with a LOCKED reason; `ms`: the lock's age.
+    case locked = 2
+    /// The holder's session expired or ended, with an EXPIRED reason; `ms`: its age.
+    case expired = 3
+    /// `ms`: the time left to the holder's idle action.
+    case idleDeadline = 4
+    /// `ms`: the time left to the holder's absolute expiry.
+    case absoluteDeadline = 5
+}
+
 /// What happens when the idle timeout is reached.
 public enum IdleAction: Int32, Sendable, CaseIterable {
     case lock = 0
@@ -196,7 +212,9 @@ public enum RefreshOutcome: Int32, Sendable, CaseIterable {
 
 /// One event delivered to the host.
 public struct SessionEvent: Sendable, Equatable, CustomStringConvertible {
-    public enum Kind: Int32, Sendable { case stateChanged = 1, tick = 2 }
+    /// `keepalive`: "ping your server now"; `timeMs` is the instant of the last user activity
+    /// it carries (its age is `nowMs - timeMs`).
+    public enum Kind: Int32, Sendable { case stateChanged = 1, tick = 2, keepalive = 3 }
 
     public var kind: Kind
     /// The state after the event.
@@ -236,6 +254,8 @@ public struct SessionEvent: Sendable, Equatable, CustomStringConvertible {
             return "\(previousState) -> \(state) (\(reason)) at \(timeMs) ms, remaining \(rem)"
         case .tick:
             return "tick \(state) at \(timeMs) ms, remaining \(rem)"
+        case .keepalive:
+            return "keepalive \(state) activity at \(timeMs) ms, remaining \(rem)"
         }
     }
 }

@@ -39,6 +39,7 @@ public enum PolicyText {
         ("lock-on-restart", "yes or no", { p, v in setBool(&p.lockOnRestart, v) }),
         ("offline-timeout", "a duration or never", { p, v in set(&p.offlineTimeoutMs, v, never: true) }),
         ("offline-expiry", "a duration or never", { p, v in set(&p.offlineExpiryMs, v, never: true) }),
+        ("keepalive-interval", "a duration (0s = off)", { p, v in set(&p.keepaliveIntervalMs, v, never: false) }),
     ]
 
     /// Every limit a `ceiling` line can set: name, the kind of value, how to apply it.
@@ -72,6 +73,7 @@ public enum PolicyText {
             ("policy.strong_auth_timeout_ms", "strong-auth-timeout"),
             ("policy.expected_interruption_max_ms", "expected-interruption-max"),
             ("policy.offline_timeout_ms", "offline-timeout"), ("policy.offline_expiry_ms", "offline-expiry"),
+            ("policy.keepalive_interval_ms", "keepalive-interval"),
         ]
         return cNames.first { message.hasPrefix($0.0) }?.1
     }
@@ -123,6 +125,7 @@ public enum PolicyText {
         if p.offlineExpiryMs != SessionPolicy.never { parts.append("offline expiry \(d(p.offlineExpiryMs))") }
         if p.lockOnDeviceLock { parts.append("locks with the device") }
         if p.lockOnRestart { parts.append("locks on restart") }
+        if p.keepaliveIntervalMs > 0 { parts.append("keepalive \(d(p.keepaliveIntervalMs))") }
         return parts.joined(separator: ", ")
     }
 }

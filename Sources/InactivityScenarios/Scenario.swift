@@ -50,6 +50,9 @@ public enum Command: Sendable {
     case windowHidden
     case expectInterruption(Int64)
     case deviceLocked
+    /// What another holder of the session reports: the kind, its reason (NONE for activity and
+    /// deadlines), and the age of what it saw or the time left to its deadline.
+    case holderReport(HolderKind, Reason, Int64)
     case pushScope(name: String, idleTimeoutMs: Int64)
     case popScope(name: String)
     case hold(name: String)
@@ -95,6 +98,8 @@ public enum Expectation: Sendable {
     case events(Int)
     /// What an unlock needs now.
     case requiredAuth(AuthStrength)
+    /// KEEPALIVE events (ping the server) delivered since the previous expectation.
+    case keepalives(Int)
 }
 
 /// A scenario that cannot be run: a one-line message with the line it applies to.
@@ -133,6 +138,13 @@ public enum Names {
 
     public static let endReasons: [(String, Reason)] = [
         ("logout", .logout), ("revoked", .revoked), ("password-changed", .passwordChanged),
+        ("device-limit", .deviceLimit),
+    ]
+
+    /// `holder KIND ...`: what another holder of the session (a tab, the server) reports.
+    public static let holderKinds: [(String, HolderKind)] = [
+        ("activity", .activity), ("locked", .locked), ("expired", .expired),
+        ("idle-deadline", .idleDeadline), ("absolute-deadline", .absoluteDeadline),
     ]
 
     public static func state(_ text: String) -> SessionState? {

@@ -11,7 +11,7 @@ public enum ScenarioParser {
     public static let commandNames = [
         "start", "activity", "continue", "lock", "unlock", "unlock-failed", "biometrics-changed",
         "end", "refresh", "token-rotated", "server-contact", "background", "foreground",
-        "window-shown", "window-hidden", "expect-interruption", "device-locked", "push-scope",
+        "window-shown", "window-hidden", "expect-interruption", "device-locked", "holder", "push-scope",
         "pop-scope", "hold", "release", "policy", "set", "ceiling", "save", "kill", "launch",
         "restore", "reboot", "wall-jump", "freeze", "note", "expect",
     ]
@@ -343,6 +343,26 @@ private struct ParseState {
             try arity(1, "expect-interruption DURATION (0s withdraws it)")
             return .expectInterruption(try duration(args[0], "duration"))
         case "device-locked": try arity(0, "device-locked"); return .deviceLocked
+        case "holder":
+            // holder activity [AGE] | holder locked REASON [AGE] | holder expired REASON [AGE]
+            // | holder idle-deadline LEFT | holder absolute-deadline LEFT
+            let usage = "usage: holder activity [AGE] | holder locked|expired REASON [AGE] | holder idle-deadline|absolute-deadline LEFT"
+            guard let first = args.first, let kind = Names.holderKinds.first(where: { $0.0 == first })?.1 else {
+                throw ScenarioError(line: line, message: usage + " (kinds: " + Names.list(Names.holderKinds.map(\.0)) + ")")
+            }
+            var rest = Array(args.dropFirst())
+            var reason = Reason.none
+            if kind == .locked || kind == .expired {
+                guard let word = rest.first, let r = Names.reason(word) else { throw ScenarioError(line: line, message: usage) }
+                reason = r
+                rest.removeFirst()
+            }
+            // A deadline needs its time left; an instant's age is 0 (now) unless written.
+            let deadline = kind == .idleDeadline || kind == .absoluteDeadline
+            guard rest.count == 1 || (!deadline && rest.isEmpty) else { throw ScenarioError(line: line, message: usage) }
+            var ms: Int64 = 0
+            if let text = rest.first { ms = try duration(text, deadline ? "time left" : "age") }
+            return .holderReport(kind, reason, ms)
         case "end":
             let names = Names.endReasons.map(\.0)
             guard args.count == 1, let reason = Names.endReasons.first(where: { $0.0 == args[0] })?.1 else {
@@ -465,6 +485,9 @@ private struct ParseState {
         case "events":
             guard let n = Int(try one()), n >= 0 else { throw bad("a count") }
             return .events(n)
+        case "keepalives":
+            guard let n = Int(try one()), n >= 0 else { throw bad("a count") }
+            return .keepalives(n)
         default:
             throw ScenarioError(line: line, message: "unknown expectation '\(first)' (usage: \(usage))")
         }

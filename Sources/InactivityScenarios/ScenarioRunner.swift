@@ -121,6 +121,7 @@ public final class ScenarioRunner {
     private var lastRefresh: RefreshOutcome?
     private var ticksSinceChange = 0
     private var eventsSinceCheck = 0
+    private var keepalivesSinceCheck = 0
     private var lastChangeMs: Int64?
     /// An engine input's call and its printing are under way (for TimelineEntry.byInput).
     private var inInput = false
@@ -256,6 +257,7 @@ public final class ScenarioRunner {
             case .serverContact: try engine.serverContact()
             case .expectInterruption(let ms): try engine.expectInterruption(maxMs: ms)
             case .deviceLocked: try engine.deviceLocked()
+            case .holderReport(let kind, let reason, let ms): try engine.holderReport(kind, reason: reason, ms: ms)
             case .setCeilings(let ceilings):
                 try engine.setCeilings(ceilings)
                 policy = try engine.policy()   // tightened: a later launch uses it
@@ -354,10 +356,13 @@ public final class ScenarioRunner {
             problem = ticksSinceChange == n ? nil : "got \(ticksSinceChange)"
         case .events(let n):
             problem = eventsSinceCheck == n ? nil : "got \(eventsSinceCheck)"
+        case .keepalives(let n):
+            problem = keepalivesSinceCheck == n ? nil : "got \(keepalivesSinceCheck)"
         case .requiredAuth(let strength):
             problem = info.requiredAuth == strength ? nil : "got \(info.requiredAuth)"
         }
         eventsSinceCheck = 0
+        keepalivesSinceCheck = 0
         record(step, StepOutcome(problem: problem))
         if let problem {
             fail(step.line, "at \(TimeText.clock(nowMs)): \(step.text): \(problem)")
@@ -435,6 +440,9 @@ public final class ScenarioRunner {
                 if options.showTicks {
                     emit(row(at, "  tick", state: e.state, reason: e.reason, remainingMs: e.remainingMs))
                 }
+            case .keepalive:
+                emit(row(at, "  keepalive", state: e.state, reason: e.reason, remainingMs: e.remainingMs,
+                         note: "activity \(TimeText.duration(e.nowMs - e.timeMs)) ago"))
             }
         }
     }
@@ -450,6 +458,8 @@ public final class ScenarioRunner {
                 lastChangeMs = e.timeMs + offsetMs
             case .tick:
                 ticksSinceChange += 1
+            case .keepalive:
+                keepalivesSinceCheck += 1
             }
         }
     }

@@ -92,6 +92,7 @@ struct OpCompiler {
         case .serverContact: emit("server-contact")
         case .expectInterruption(let ms): emit("expect-interruption \(ms)")
         case .deviceLocked: emit("device-locked")
+        case .holderReport(let kind, let reason, let ms): emit("holder-report \(kind.rawValue) \(reason.rawValue) \(ms)")
         case .setCeilings(let ceilings):
             emit("set-ceilings \(OpCompiler.fields(ceilings))")
             // The engine's policy is tightened to them: a later launch uses it (as ScenarioRunner).
@@ -137,6 +138,7 @@ struct OpCompiler {
             "expected_interruption_max_ms=\(p.expectedInterruptionMaxMs)",
             "offline_timeout_ms=\(p.offlineTimeoutMs)",
             "offline_expiry_ms=\(p.offlineExpiryMs)",
+            "keepalive_interval_ms=\(p.keepaliveIntervalMs)",
         ].joined(separator: " ")
     }
 

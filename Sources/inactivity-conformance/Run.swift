@@ -66,6 +66,7 @@ final class SwiftRunner {
         case "hold": let id = try e.acquireHold(); holds[a[0]] = id; return "ok id=\(id)"
         case "release": try e.releaseHold(holds[a[0]] ?? 0); holds[a[0]] = nil
         case "set-policy": try e.setPolicy(try SwiftRunner.policy(a))
+        case "holder-report": try e.holderReport(kind: Int32(a[0])!, reason: Int32(a[1])!, ms: Int64(a[2])!)
         case "save": snapshot = try e.snapshot(); return "ok snapshot=" + SwiftRunner.hex(snapshot)
         case "restore": try e.restore(snapshot)
         case "restore-corrupt": try e.restore(SwiftRunner.corrupted(snapshot))
@@ -112,6 +113,7 @@ final class SwiftRunner {
             case "expected_interruption_max_ms": p.expectedInterruptionMaxMs = v
             case "offline_timeout_ms": p.offlineTimeoutMs = v
             case "offline_expiry_ms": p.offlineExpiryMs = v
+            case "keepalive_interval_ms": p.keepaliveIntervalMs = v
             default: throw InactivityError(.invalidArgument, "unknown policy field \(kv[0])")
             }
         }

@@ -77,6 +77,13 @@ enum TimelineMarks {
         case .setCeilings: Mark(lane: .session, glyph: .bar, colour: Palette.purple, legend: "managed ceiling")
         case .expectInterruption: Mark(lane: .app, glyph: .bracketOpen, colour: Palette.slate, legend: "expected interruption")
         case .deviceLocked: Mark(lane: .app, glyph: .square, colour: Palette.slate, legend: "device locked")
+        case .holderReport(let kind, _, _):
+            switch kind {
+            case .activity: Mark(lane: .user, glyph: .ring, colour: Palette.green, legend: "another holder's activity")
+            case .locked, .expired: Mark(lane: .session, glyph: .square, colour: Palette.purple, legend: "another holder locked or ended it")
+            case .idleDeadline, .absoluteDeadline:
+                Mark(lane: .session, glyph: .diamond, colour: Palette.purple, legend: "another holder's deadline")
+            }
         case .background: Mark(lane: .app, glyph: .triangleDown, colour: Palette.slate, legend: "background")
         case .foreground: Mark(lane: .app, glyph: .triangleUp, colour: Palette.slate, legend: "foreground")
         case .windowShown: Mark(lane: .app, glyph: .triangleUpOpen, colour: Palette.slate, legend: "window shown")

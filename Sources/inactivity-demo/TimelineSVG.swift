@@ -109,6 +109,8 @@ struct TimelineSVG {
                     }
                 case .tick:
                     if showTicks { ticks.append(entry.timeMs) }
+                case .keepalive:
+                    break   // the picture shows states and deadlines; the text timeline lists pings
                 }
             }
         }

@@ -8,7 +8,7 @@
 #include <cstring>
 
 static_assert(sizeof(inact_engine) == 8, "handles are 64-bit");
-static_assert(sizeof(inact_policy) == 120, "inact_policy layout");
+static_assert(sizeof(inact_policy) == 128, "inact_policy layout");
 static_assert(sizeof(inact_ceilings) == 80, "inact_ceilings layout");
 static_assert(sizeof(inact_config) == 40, "inact_config layout");
 static_assert(sizeof(inact_event) == 56, "inact_event layout");

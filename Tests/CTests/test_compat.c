@@ -275,14 +275,14 @@ static int32_t config_init_n(buffer *b, size_t n) { return inact_config_init_siz
 static int32_t ceilings_init_n(buffer *b, size_t n) { return inact_ceilings_init_sized(&b->u.ceilings, n); }
 
 TEST(sized_init_fills_the_layout_that_fits_zeroes_the_tail_and_nothing_beyond) {
-    static const size_t policy_layouts[] = {80, 120}, info_layouts[] = {104, 152},
+    static const size_t policy_layouts[] = {80, 120, 128}, info_layouts[] = {104, 152},
                         config_layouts[] = {40}, ceilings_layouts[] = {80};
     /* this version's layouts: a struct that grows must add its size to the lists here, in
      * Shims.swift and in the header (CONTRIBUTING.md) */
-    REQUIRE(sizeof(inact_policy) == 120 && sizeof(inact_info) == 152 && sizeof(inact_config) == 40 &&
+    REQUIRE(sizeof(inact_policy) == 128 && sizeof(inact_info) == 152 && sizeof(inact_config) == 40 &&
             sizeof(inact_ceilings) == 80);
-    check_sized_init(policy_init_n, 80, 120, policy_layouts, 2, "inact_policy_init");
-    check_sized_init(preset_n, 80, 120, policy_layouts, 2, "inact_policy_preset");
+    check_sized_init(policy_init_n, 80, 128, policy_layouts, 3, "inact_policy_init");
+    check_sized_init(preset_n, 80, 128, policy_layouts, 3, "inact_policy_preset");
     check_sized_init(info_init_n, 104, 152, info_layouts, 2, "inact_info_init");
     check_sized_init(config_init_n, 40, 40, config_layouts, 1, "inact_config_init");
     check_sized_init(ceilings_init_n, 80, 80, ceilings_layouts, 1, "inact_ceilings_init");

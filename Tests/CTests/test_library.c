@@ -225,6 +225,8 @@ TEST(validate_accepts_the_limits) {
 
 TEST(validate_rejects_each_broken_field) {
     inact_policy good = test_policy(), bad;
+    /* every field set, so that a size one byte short leaves a non-zero tail */
+    good.keepalive_interval_ms = 5 * SECOND_MS;
 #define REJECTS(field, value, status, mention)                                        \
     do {                                                                              \
         bad = good;                                                                   \
@@ -251,6 +253,9 @@ TEST(validate_rejects_each_broken_field) {
     REJECTS(activity_dismisses_warning, -1, INACT_E_INVALID_ARGUMENT,
             "activity_dismisses_warning");
     REJECTS(pause_idle_in_background, 2, INACT_E_INVALID_ARGUMENT, "pause_idle_in_background");
+    REJECTS(keepalive_interval_ms, 999, INACT_E_INVALID_ARGUMENT, "keepalive_interval_ms");
+    REJECTS(keepalive_interval_ms, 60000, INACT_E_INVALID_ARGUMENT, "keepalive_interval_ms");
+    REJECTS(keepalive_interval_ms, INACT_NEVER, INACT_E_INVALID_ARGUMENT, "keepalive_interval_ms");
 #undef REJECTS
     CHECK_REJECTED(0, NULL, inact_policy_validate(NULL), INACT_E_NULL_POINTER, "policy");
 }
@@ -258,7 +263,7 @@ TEST(validate_rejects_each_broken_field) {
 /* The layouts that the Python and Kotlin bindings mirror: a change here breaks them. */
 TEST(struct_layouts_are_stable) {
     CHECK_EQ(sizeof(inact_engine), 8);
-    CHECK_EQ(sizeof(inact_policy), 120);
+    CHECK_EQ(sizeof(inact_policy), 128);
     CHECK_EQ(offsetof(inact_policy, idle_timeout_ms), 8);
     CHECK_EQ(offsetof(inact_policy, background_grace_ms), 56);
     CHECK_EQ(offsetof(inact_policy, activity_kinds), 64);
@@ -266,6 +271,7 @@ TEST(struct_layouts_are_stable) {
     CHECK_EQ(offsetof(inact_policy, lock_on_restart), 84);
     CHECK_EQ(offsetof(inact_policy, strong_auth_timeout_ms), 88);
     CHECK_EQ(offsetof(inact_policy, offline_expiry_ms), 112);
+    CHECK_EQ(offsetof(inact_policy, keepalive_interval_ms), 120);
     CHECK_EQ(sizeof(inact_ceilings), 80);
     CHECK_EQ(offsetof(inact_ceilings, idle_timeout_ms), 8);
     CHECK_EQ(offsetof(inact_ceilings, lock_on_restart), 76);

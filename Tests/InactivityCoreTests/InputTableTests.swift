@@ -56,6 +56,20 @@ struct InputTableTests {
         case .serverContact: try engine.serverContact()
         case .setCeilings: try engine.setCeilings(PolicyCeilings().with { $0.maxUnlockFailures = conditionsOn ? 1 : 0 })
         case .snapshot: _ = try engine.snapshot()
+        case .holderActivity: try engine.holderReport(.activity, ms: 0)
+        case .holderLocked: try engine.holderReport(.locked, reason: namedReason(input), ms: 0)
+        case .holderExpired: try engine.holderReport(.expired, reason: namedReason(input), ms: 0)
+        case .holderIdleDeadline: try engine.holderReport(.idleDeadline, ms: 4 * second)
+        case .holderAbsoluteDeadline: try engine.holderReport(.absoluteDeadline, ms: 30 * minute)
+        }
+    }
+
+    /// The reason `make` names for an input whose cell moves to the reason given.
+    static func namedReason(_ input: Input) -> Reason {
+        switch input {
+        case .holderLocked: .backgroundTimeout
+        case .holderExpired: .deviceLimit
+        default: .logout
         }
     }
 
@@ -123,7 +137,7 @@ struct InputTableTests {
                     #expect(after.state == state, "\(what): moved with its condition off")
                 }
             case .toNamedReason(let target):
-                #expect(after.state == target && after.reason == .logout, "\(what)")
+                #expect(after.state == target && after.reason == InputTableTests.namedReason(input), "\(what)")
             case .toSnapshot:
                 #expect(after.state == .active && after.reason == .restored, "\(what)")
             }

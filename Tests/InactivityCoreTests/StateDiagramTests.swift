@@ -46,22 +46,24 @@ enum StateDiagram {
         case .graceEnd: "grace end"
         case .warning: "warning deadline"
         case .tick: "tick"
+        case .keepalive: "keepalive"
         }
     }
 
     /// The instant, as the docs' deadline table gives it (the code is `SessionMachine.time(of:)`).
     static func instant(_ kind: DeadlineKind) -> String {
         switch kind {
-        case .absolute: "start + absolute timeout"
+        case .absolute: "start + absolute timeout, or a holder's earlier one"
         case .offlineExpiry: "last server contact + offline expiry"
         case .lockedTimeout: "locked-at + locked timeout"
-        case .idleExpire: "last activity + effective idle (idle action EXPIRE)"
+        case .idleExpire: "last activity + effective idle, or a holder's earlier one (idle action EXPIRE)"
         case .offlineLock: "last server contact + offline timeout"
         case .background: "background start + background timeout, not before an announced interruption's end"
-        case .idleLock: "last activity + effective idle (idle action LOCK)"
+        case .idleLock: "last activity + effective idle, or a holder's earlier one (idle action LOCK)"
         case .graceEnd: "all windows hidden + grace"
-        case .warning: "last activity + effective idle - warning"
+        case .warning: "idle deadline - warning"
         case .tick: "idle deadline - k * tick, k >= 1"
+        case .keepalive: "user activity not yet carried: at once after a quiet interval, else last keepalive + interval"
         }
     }
 
@@ -71,6 +73,7 @@ enum StateDiagram {
         case .activityDismissesWarning: "if it may dismiss"
         case .lockOnDeviceLock: "with lock on device lock"
         case .failuresAtLimit: "at the limit"
+        case .holderActivityDismissesWarning: "if it may dismiss"
         }
     }
 
@@ -80,6 +83,7 @@ enum StateDiagram {
         case .activityDismissesWarning: "a counted kind, in foreground, with `activity_dismisses_warning`"
         case .lockOnDeviceLock: "with `lock_on_device_lock`"
         case .failuresAtLimit: "once the failures reach `max_unlock_failures`"
+        case .holderActivityDismissesWarning: "with `activity_dismisses_warning`"
         }
     }
 
@@ -116,7 +120,7 @@ enum StateDiagram {
                 case .toIf(let condition, let to, let reason):
                     add(from, to, reason, .input, input.name, name + " " + label(condition))
                 case .toNamedReason(let to):
-                    for reason in Reason.allCases where reason.isEnding { add(from, to, reason, .input, input.name, name) }
+                    for reason in input.namedReasons { add(from, to, reason, .input, input.name, name) }
                 case .toSnapshot: Issue.record("\(input.name) moves to a snapshot: only restore does")
                 }
             }
@@ -218,7 +222,7 @@ enum StateDiagram {
         var lines = ["| at a tie | deadline | instant | runs in | leads to | moved by activity |", "|---|---|---|---|---|---|"]
         for kind in DeadlineKind.allCases {
             let to = kind.rule.to.map { "\($0.state) (`\(label($0.reason))`)" }
-                ?? (kind == .tick ? "a TICK event" : "background takes effect")
+                ?? (kind == .tick ? "a TICK event" : kind == .keepalive ? "a KEEPALIVE event" : "background takes effect")
             lines.append("| \(kind.rawValue + 1) | \(label(kind)) | \(instant(kind)) | \(states(kind.rule.runsIn)) | \(to) | \(kind.rule.movesWithActivity ? "yes" : "no") |")
         }
         return lines.joined(separator: "\n")

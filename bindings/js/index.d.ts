@@ -21,7 +21,8 @@ export type IdleActionName = 'LOCK' | 'EXPIRE';
 export type PresetName = 'DEFAULT' | 'NIST_AAL2' | 'NIST_AAL3' | 'PCI_DSS' | 'BANKING' | 'PSD2' | 'ENTERPRISE';
 export type AuthName = 'NONE' | 'BIOMETRIC' | 'CREDENTIAL';
 export type RefreshOutcomeName = 'OK' | 'RETRY' | 'REVOKED' | 'FAILED' | 'STALE';
-export type EndReasonName = 'LOGOUT' | 'REVOKED' | 'PASSWORD_CHANGED';
+export type EndReasonName = 'LOGOUT' | 'REVOKED' | 'PASSWORD_CHANGED' | 'DEVICE_LIMIT';
+export type HolderKindName = 'ACTIVITY' | 'LOCKED' | 'EXPIRED' | 'IDLE_DEADLINE' | 'ABSOLUTE_DEADLINE';
 
 /** The header's enumerations: name -> value. */
 export const State: Readonly<Record<StateName, number>>;
@@ -29,7 +30,8 @@ export const Reason: Readonly<Record<ReasonName, number>>;
 export const ActivityKind: Readonly<Record<ActivityKindName, number>>;
 export const IdleAction: Readonly<Record<IdleActionName, number>>;
 export const Preset: Readonly<Record<PresetName, number>>;
-export const EventKind: Readonly<Record<'STATE_CHANGED' | 'TICK', number>>;
+export const EventKind: Readonly<Record<'STATE_CHANGED' | 'TICK' | 'KEEPALIVE', number>>;
+export const HolderKind: Readonly<Record<HolderKindName, number>>;
 export const RefreshOutcome: Readonly<Record<RefreshOutcomeName, number>>;
 export const Auth: Readonly<Record<AuthName, number>>;
 /** INACT_NEVER as it crosses: Infinity. */
@@ -85,6 +87,9 @@ export interface PolicyFields {
     expectedInterruptionMaxMs: Ms;
     offlineTimeoutMs: Ms;
     offlineExpiryMs: Ms;
+    /** After user activity, a 'keepalive' event at once after a quiet interval, then at most
+     *  once per this interval; 0 = off (the default); else >= 1000 and below idleTimeoutMs. */
+    keepaliveIntervalMs: Ms;
 }
 export interface Policy extends PolicyFields {
     /** Throws the engine's error (naming the field) when the policy is invalid. */
@@ -118,7 +123,9 @@ export interface CeilingsClass {
 }
 
 export interface InactivityEvent {
-    readonly kind: 'state-changed' | 'tick';
+    /** 'keepalive': ping your server now; timeMs is then the last user activity it carries
+     *  (its age is nowMs - timeMs), and the answer goes to engine.holderReport. */
+    readonly kind: 'state-changed' | 'tick' | 'keepalive';
     readonly state: StateName;
     readonly previousState: StateName;
     readonly reason: ReasonName;
@@ -187,6 +194,9 @@ export interface Engine {
     unlockFailed(method?: 'BIOMETRIC' | 'CREDENTIAL' | number): number;
     biometricsChanged(): void;
     end(reason: EndReasonName | ReasonName | number): void;
+    /** What another holder observed: ms is the age (ACTIVITY, LOCKED, EXPIRED) or the time
+     *  left (IDLE_DEADLINE, ABSOLUTE_DEADLINE); reason the holder's for LOCKED and EXPIRED. */
+    holderReport(kind: HolderKindName | number, ms?: Ms, reason?: ReasonName | number): void;
     refreshResult(httpStatus: number, oauthError?: string | null, generation?: Id): RefreshOutcomeName;
     tokenRotated(generation: Id): void;
     serverContact(): void;

@@ -35,6 +35,7 @@ export const functions = {
     inact_biometrics_changed: { result: 'status', args: [['engine', 'u64']] },
     inact_get_required_auth: { result: 'status', args: [['engine', 'u64'], ['out_auth', 'ptr']] },
     inact_end: { result: 'status', args: [['engine', 'u64'], ['reason', 'i32']] },
+    inact_holder_report: { result: 'status', args: [['engine', 'u64'], ['kind', 'i32'], ['reason', 'i32'], ['ms', 'i64']] },
     inact_refresh_result: { result: 'status', args: [['engine', 'u64'], ['http_status', 'i32'], ['oauth_error', 'ptr'], ['out_outcome', 'ptr']] },
     inact_refresh_result_gen: { result: 'status', args: [['engine', 'u64'], ['http_status', 'i32'], ['oauth_error', 'ptr'], ['generation', 'u64'], ['out_outcome', 'ptr']] },
     inact_token_rotated: { result: 'status', args: [['engine', 'u64'], ['generation', 'u64']] },
@@ -74,7 +75,7 @@ export const functions = {
 };
 
 export const structs = {
-    inact_policy: { size: 120, fields: {
+    inact_policy: { size: 128, fields: {
         size: [0, 'u32'],
         idle_action: [4, 'i32'],
         idle_timeout_ms: [8, 'i64'],
@@ -94,6 +95,7 @@ export const structs = {
         expected_interruption_max_ms: [96, 'i64'],
         offline_timeout_ms: [104, 'i64'],
         offline_expiry_ms: [112, 'i64'],
+        keepalive_interval_ms: [120, 'i64'],
     } },
     inact_ceilings: { size: 80, fields: {
         size: [0, 'u32'],
@@ -181,7 +183,8 @@ export const enums = {
     inact_activity_kind: { TOUCH_DOWN: 1, TOUCH_UP: 2, TOUCH_MOVE: 4, KEY: 8, SCROLL: 16, POINTER: 32, PROGRAMMATIC: 64 },
     inact_idle_action: { LOCK: 0, EXPIRE: 1 },
     inact_preset: { DEFAULT: 0, NIST_AAL2: 1, NIST_AAL3: 2, PCI_DSS: 3, BANKING: 4, PSD2: 5, ENTERPRISE: 6 },
-    inact_event_kind: { STATE_CHANGED: 1, TICK: 2 },
+    inact_event_kind: { STATE_CHANGED: 1, TICK: 2, KEEPALIVE: 3 },
+    inact_holder_kind: { ACTIVITY: 1, LOCKED: 2, EXPIRED: 3, IDLE_DEADLINE: 4, ABSOLUTE_DEADLINE: 5 },
     inact_delivery: { THREAD: 0, HOST: 1 },
     inact_clock_kind: { SYSTEM: 0, MANUAL: 1 },
     inact_refresh_outcome: { OK: 0, RETRY: 1, REVOKED: 2, FAILED: 3, STALE: 4 },
@@ -215,4 +218,4 @@ export const INACT_NEVER = 0x7fffffffffffffffn;
 export const INACT_ACTIVITY_USER = 0x3F;
 export const INACT_ACTIVITY_ALL = 0x7F;
 export const INACT_SNAPSHOT_MAX_SIZE = 96;
-export const INACT_VERSION_STRING = "1.2.0";
+export const INACT_VERSION_STRING = "1.3.0";

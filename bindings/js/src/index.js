@@ -51,6 +51,7 @@ export const ActivityKind = names(enums.inact_activity_kind);
 export const IdleAction = names(enums.inact_idle_action);
 export const Preset = names(enums.inact_preset);
 export const EventKind = names(enums.inact_event_kind);
+export const HolderKind = names(enums.inact_holder_kind);
 export const RefreshOutcome = names(enums.inact_refresh_outcome);
 export const Auth = names(enums.inact_auth);
 /** "Never" for a duration, "no deadline" for a query: INACT_NEVER crosses as Infinity. */
@@ -64,6 +65,9 @@ const authNames = byValue(enums.inact_auth);
 const outcomeNames = byValue(enums.inact_refresh_outcome);
 const idleActionNames = byValue(enums.inact_idle_action);
 const eventKindNames = byValue(enums.inact_event_kind);
+// An event's kind as JavaScript spells it ('state-changed', 'tick', 'keepalive'); undefined for
+// a kind this binding does not know (skipped, as the Python and Kotlin bindings do).
+const eventKindOf = (value) => eventKindNames.get(value)?.toLowerCase().replace('_', '-');
 const nameOf = (map, value) => map.get(value) ?? value;
 
 // An enum argument: one of the table's names, or any number (the engine judges the value).
@@ -509,8 +513,9 @@ function makeLibrary(x, memory, listeners) {
             let event;
             try {
                 const e = readStruct('inact_event', pointer);
+                if (eventKindOf(e.kind) === undefined) return;
                 event = Object.freeze({
-                    kind: nameOf(eventKindNames, e.kind) === 'TICK' ? 'tick' : 'state-changed',
+                    kind: eventKindOf(e.kind),
                     state: nameOf(stateNames, e.state),
                     previousState: nameOf(stateNames, e.previous_state),
                     reason: nameOf(reasonNames, e.reason),
@@ -599,6 +604,16 @@ function makeLibrary(x, memory, listeners) {
         end(reason) {
             const r = enumArg(enums.inact_reason, reason, 'reason');
             this.#call((h) => check(x.inact_end(h, r)));
+        }
+        /** What another holder of the session (a tab, the server) observed: kind 'ACTIVITY',
+         *  'LOCKED', 'EXPIRED' (ms: the age of what it saw) or 'IDLE_DEADLINE',
+         *  'ABSOLUTE_DEADLINE' (ms: the time left), relative to now; reason: the holder's for a
+         *  lock or an expiry, 'NONE' otherwise. It only ever makes the session stricter. */
+        holderReport(kind, ms = 0, reason = 'NONE') {
+            const k = enumArg(enums.inact_holder_kind, kind, 'kind');
+            const r = enumArg(enums.inact_reason, reason, 'reason');
+            const age = i64Arg(ms, 'ms');
+            this.#call((h) => check(x.inact_holder_report(h, k, r, age)));
         }
         /** A token refresh's result; returns the engine's classification ('OK', 'RETRY', ...). */
         refreshResult(httpStatus, oauthError = null, generation = 0n) {

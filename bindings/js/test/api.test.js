@@ -4,7 +4,7 @@
 // behaviour as the header states it; the binding only converts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { load, errors, InactivityError, NEVER, State, Preset } from '../src/index.js';
+import { load, errors, InactivityError, NEVER, State, Preset, HolderKind } from '../src/index.js';
 
 const ia = await load();
 const MIN = 60_000;
@@ -309,5 +309,45 @@ test('a call from inside a callback queues its events: delivered after the callb
     engine.start();
     engine.advance(50_000);
     assert.deepEqual(seen, ['LOADING->ACTIVE', 'ACTIVE->WARNING', 'lock returned in LOCKED', 'WARNING->LOCKED']);
+    engine.close();
+});
+
+test('holderReport: each kind only makes the session stricter, and DEVICE_LIMIT ends it', () => {
+    const { engine, events } = manual({ policy: new ia.Policy({ idleTimeoutMs: MIN, warningMs: 10_000 }) });
+    engine.start();
+    engine.advance(20_000);
+    engine.holderReport('ACTIVITY', 5_000);
+    assert.equal(engine.info().lastActivityMs, 15_000);
+    engine.holderReport('IDLE_DEADLINE', 5 * MIN);
+    assert.equal(engine.remainingMs, 55_000, 'a later deadline changes nothing');
+    engine.holderReport('IDLE_DEADLINE', 30_000);
+    assert.equal(engine.remainingMs, 30_000);
+    engine.holderReport(HolderKind.ABSOLUTE_DEADLINE, 20_000);
+    assert.equal(engine.remainingMs, 20_000);
+    engine.holderReport('LOCKED', 4_000, 'BACKGROUND_TIMEOUT');
+    assert.deepEqual([events.at(-1).state, events.at(-1).reason, events.at(-1).timeMs], ['LOCKED', 'BACKGROUND_TIMEOUT', 16_000]);
+    engine.holderReport('ACTIVITY');
+    assert.equal(engine.state, 'LOCKED', 'activity never unlocks');
+    assert.throws(() => engine.holderReport('EXPIRED'), (e) => e instanceof errors.InvalidArgumentError && /reason \(0\)/.test(e.message));
+    assert.throws(() => engine.holderReport('SOMETHING'), TypeError);
+    engine.holderReport('EXPIRED', 0, 'DEVICE_LIMIT');
+    assert.deepEqual([engine.state, engine.reason], ['EXPIRED', 'DEVICE_LIMIT']);
+    engine.start();
+    engine.end('DEVICE_LIMIT');
+    assert.equal(engine.reason, 'DEVICE_LIMIT');
+    engine.close();
+});
+
+test('keepalive events carry the last user activity', () => {
+    assert.equal(ia.Policy.defaults().keepaliveIntervalMs, 0);
+    const { engine, events } = manual({ policy: new ia.Policy({ idleTimeoutMs: MIN, warningMs: 10_000, keepaliveIntervalMs: 5_000 }) });
+    assert.equal(engine.policy().keepaliveIntervalMs, 5_000);
+    engine.start();
+    engine.advance(2_000);
+    engine.activity('KEY');
+    engine.advance(3_000);
+    const pings = events.filter((e) => e.kind === 'keepalive');
+    assert.deepEqual(pings.map((p) => [p.timeMs, p.nowMs]), [[2_000, 5_000]]);
+    assert.throws(() => new ia.Policy({ keepaliveIntervalMs: 500 }).validate(), /keepalive_interval_ms/);
     engine.close();
 });

@@ -33,11 +33,14 @@ async function main(): Promise<void> {
     engine.setCeilings(new ia.Ceilings({ idleTimeoutMs: 600_000 }));
     const boot: bigint = engine.clockNow().bootId;
     for await (const e of engine.events()) {
-        const kind: 'state-changed' | 'tick' = e.kind;
+        const kind: 'state-changed' | 'tick' | 'keepalive' = e.kind;
         void kind;
         break;
     }
-    try { engine.end('LOGOUT'); } catch (e) {
+    engine.holderReport('IDLE_DEADLINE', 60_000);
+    engine.holderReport('LOCKED', 0, 'MANUAL_LOCK');
+    policy.keepaliveIntervalMs = 30_000;
+    try { engine.end('DEVICE_LIMIT'); } catch (e) {
         if (e instanceof errors.InvalidArgumentError) { const s: string = e.status; const c: number = e.code; void s; void c; }
         if (e instanceof InactivityError) void e.message;
     }

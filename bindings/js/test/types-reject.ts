@@ -8,6 +8,7 @@ async function main(): Promise<void> {
     engine.activity('WINK'); // @reject
     engine.advance('1000'); // @reject
     engine.end('STARTED_BY_MISTAKE'); // @reject
+    engine.holderReport('PING'); // @reject
     const id: number = engine.pushScope(1000); // @reject
     const state: number = engine.state; // @reject
     new ia.Engine({ clock: 'monotonic' }); // @reject

@@ -26,6 +26,7 @@ from inactivity import (
     ClockKind,
     Delivery,
     EventKind,
+    HolderKind,
     IdleAction,
     Policy,
     Preset,
@@ -67,6 +68,7 @@ def header_enum(prefix: str) -> Dict[str, int]:
         (Delivery, "DELIVERY", {}),
         (ClockKind, "CLOCK", {}),
         (RefreshOutcome, "REFRESH", {}),
+        (HolderKind, "HOLDER", {}),
     ],
 )
 def test_enums_match_the_header(enum_type: Type[enum.Enum], prefix: str, extra: Dict[str, int]) -> None:
@@ -159,7 +161,7 @@ def test_the_binding_fills_its_own_struct_size() -> None:
     # filled, so a 1.1 field it sets reaches the engine (the plain symbol would stamp 80 and the
     # library would read only the 1.0 fields).
     c = Policy(lock_on_restart=True, offline_expiry=timedelta(hours=5))._to_c()
-    assert c.size == ctypes.sizeof(_lib.CPolicy) == 120
+    assert c.size == ctypes.sizeof(_lib.CPolicy) == 128
     assert Policy._from_c(c).lock_on_restart is True
     assert Policy.preset(Preset.ENTERPRISE).offline_expiry == timedelta(days=90)
 
@@ -222,6 +224,7 @@ def test_every_policy_field_round_trips_through_the_library(manual_engine: Manua
         expected_interruption_max=timedelta(seconds=17, milliseconds=7),
         offline_timeout=timedelta(hours=5, milliseconds=8),
         offline_expiry=timedelta(days=3, milliseconds=9),
+        keepalive_interval=timedelta(seconds=19, milliseconds=10),
     )
     assert all(getattr(policy, f.name) != getattr(Policy(), f.name) for f in dataclasses.fields(Policy))
     engine = manual_engine(policy)
@@ -246,9 +249,12 @@ def test_every_enum_round_trips_through_the_library(manual_engine: ManualFactory
     with inactivity.Engine(delivery=Delivery.HOST) as system:
         assert system.info().clock is ClockKind.SYSTEM
     # states, reasons, event kinds: each value the library reports is a member
-    engine = manual_engine(TEST_POLICY.replace(max_unlock_failures=1), on_event=recorder)
+    engine = manual_engine(TEST_POLICY.replace(max_unlock_failures=1, keepalive_interval=5), on_event=recorder)
     engine.start()
-    engine.advance(50)
+    engine.advance(1)
+    engine.activity(ActivityKind.KEY)
+    engine.advance(4)  # a keepalive
+    engine.advance(46)
     engine.advance(1)  # a tick
     engine.advance(10)
     engine.unlock_failed()
@@ -342,7 +348,7 @@ def test_values_of_a_newer_library_are_passed_on_and_unknown_event_kinds_skipped
 
         deliver(1, 99, 77)
         deliver(2, 2, 55)
-        deliver(3, 1, 1)
+        deliver(99, 1, 1)   # a kind this binding does not know
         assert [(e.kind, e.state, e.previous_state, e.reason) for e in recorder.events] == [
             (EventKind.STATE_CHANGED, 99, State.ACTIVE, 77),
             (EventKind.TICK, State.WARNING, State.ACTIVE, 55),

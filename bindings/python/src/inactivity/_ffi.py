@@ -34,6 +34,7 @@ class CPolicy(Structure):
         ("expected_interruption_max_ms", c_int64),
         ("offline_timeout_ms", c_int64),
         ("offline_expiry_ms", c_int64),
+        ("keepalive_interval_ms", c_int64),
     ]
 
 
@@ -178,6 +179,7 @@ FUNCTIONS: Sequence[Tuple[str, Tuple[Any, ...], Any]] = (
     ("inact_biometrics_changed", (c_uint64,), STATUS),
     ("inact_get_required_auth", (c_uint64, POINTER(c_int32)), STATUS),
     ("inact_end", (c_uint64, c_int32), STATUS),
+    ("inact_holder_report", (c_uint64, c_int32, c_int32, c_int64), STATUS),
     ("inact_refresh_result", (c_uint64, c_int32, c_char_p, POINTER(c_int32)), STATUS),
     ("inact_refresh_result_gen", (c_uint64, c_int32, c_char_p, c_uint64, POINTER(c_int32)), STATUS),
     ("inact_token_rotated", (c_uint64, c_uint64), STATUS),
@@ -243,6 +245,7 @@ POLICY_FIELDS: Tuple[Tuple[str, str, str, str], ...] = (
     ("expected_interruption_max", "expected_interruption_max_ms", "duration", ""),
     ("offline_timeout", "offline_timeout_ms", "duration", ""),
     ("offline_expiry", "offline_expiry_ms", "duration", ""),
+    ("keepalive_interval", "keepalive_interval_ms", "duration", ""),
 )
 
 #: inact_ceilings's fields as (Python name, C name, kind, enum class or ""), in struct order;

@@ -34,6 +34,7 @@ class PolicyFields:
     expected_interruption_max: longest inact_expect_interruption; 0 = refused; finite; default 60 s
     offline_timeout: no server contact this long -> LOCKED (OFFLINE_TIMEOUT), unlock refused until a contact; > 0; NEVER = off; default NEVER
     offline_expiry: no server contact this long -> EXPIRED (OFFLINE_EXPIRY); > 0; NEVER = off; default NEVER
+    keepalive_interval: after user activity, an INACT_EVENT_KEEPALIVE at once after a quiet interval, then at most once per this interval; 0 = off; else >= 1000, finite, < idle; default 0
     """
 
     idle_action: IdleAction
@@ -54,6 +55,7 @@ class PolicyFields:
     expected_interruption_max: timedelta
     offline_timeout: timedelta
     offline_expiry: timedelta
+    keepalive_interval: timedelta
 
     def __init__(
         self,
@@ -76,6 +78,7 @@ class PolicyFields:
         expected_interruption_max: Optional[Duration] = None,
         offline_timeout: Optional[Duration] = None,
         offline_expiry: Optional[Duration] = None,
+        keepalive_interval: Optional[Duration] = None,
     ) -> None:
         # None takes the library's default; the subclass normalizes the units (_assign).
         self._assign(
@@ -97,6 +100,7 @@ class PolicyFields:
             expected_interruption_max=expected_interruption_max,
             offline_timeout=offline_timeout,
             offline_expiry=offline_expiry,
+            keepalive_interval=keepalive_interval,
         )
 
     def _assign(self, **values: Any) -> None:

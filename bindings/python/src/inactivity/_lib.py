@@ -138,7 +138,7 @@ LIB, LIBRARY_PATH = load_library()
 # call hosts make per touch; the table's errcheck wrapper alone costs about as much as the call.
 ACTIVITY_UNCHECKED = ctypes.CFUNCTYPE(c_int32, c_uint64, c_uint32)(("inact_activity", LIB))
 
-#: The loaded library's version number (e.g. 10200) and string (e.g. "1.2.0").
+#: The loaded library's version number (e.g. 10300) and string (e.g. "1.3.0").
 LIBRARY_VERSION_NUMBER: int = int(LIB.inact_version_number())
 LIBRARY_VERSION: str = (LIB.inact_version_string() or b"").decode("ascii", "replace")
 

@@ -1,7 +1,7 @@
 """The binding's version. Its major version must match the library's (same major = ABI compatible)."""
 
-__version__ = "1.2.0"
+__version__ = "1.3.0"
 
 #: The INACT_VERSION_NUMBER of the header this binding was written against.
-HEADER_VERSION_NUMBER = 10200
+HEADER_VERSION_NUMBER = 10300
 HEADER_VERSION_MAJOR = HEADER_VERSION_NUMBER // 10000

@@ -48,7 +48,7 @@ from ._time import (
     ms_to_wall,
     wall_to_ms,
 )
-from .enums import ActivityKind, Auth, ClockKind, Delivery, EventKind, Preset, Reason, RefreshOutcome, State
+from .enums import ActivityKind, Auth, ClockKind, Delivery, EventKind, HolderKind, Preset, Reason, RefreshOutcome, State
 from .errors import EngineClosedError, InvalidHandleError
 from .policy import Ceilings, Policy
 
@@ -80,7 +80,8 @@ def _enum(enum_type: Type[_E], value: int) -> _E:
 
 @dataclasses.dataclass(frozen=True)
 class Event:
-    """An event from the engine: a state change or a countdown tick.
+    """An event from the engine: a state change, a countdown tick, or a keepalive (ping the
+    server now: ``time`` is then the last user activity it carries, its age ``now - time``).
 
     ``time`` is when it took effect (the deadline applied) and ``now`` when it was evaluated,
     both on the engine's clock; ``remaining`` runs from ``now`` to the next lock or expiry
@@ -452,8 +453,31 @@ class Engine(GeneratedInputs):
         self._call(_lib.LIB.inact_token_rotated, check_int(generation, "generation", 0, UINT64_MAX))
 
     def end(self, reason: Union[Reason, int] = Reason.LOGOUT) -> None:
-        """Ends the session with LOGOUT, REVOKED or PASSWORD_CHANGED; a no-op when EXPIRED."""
+        """Ends the session with LOGOUT, REVOKED, PASSWORD_CHANGED or DEVICE_LIMIT; a no-op when
+        EXPIRED."""
         self._call(_lib.LIB.inact_end, check_int(reason, "reason", INT32_MIN, INT32_MAX))
+
+    def holder_report(
+        self,
+        kind: Union[HolderKind, int],
+        duration: Duration = 0,
+        reason: Union[Reason, int] = Reason.NONE,
+    ) -> None:
+        """What another holder of the session (a tab, the server) observed. ``duration`` is the
+        age of what it saw (ACTIVITY, LOCKED, EXPIRED) or the time left to its deadline
+        (IDLE_DEADLINE, ABSOLUTE_DEADLINE), relative to now: holders do not share this
+        engine's clock. ``reason`` is the holder's for LOCKED and EXPIRED, NONE otherwise.
+        It only makes the session stricter: nothing reported unlocks or extends it.
+
+        ``engine.holder_report(HolderKind.EXPIRED, reason=Reason.DEVICE_LIMIT)`` after a 401;
+        ``engine.holder_report(HolderKind.IDLE_DEADLINE, timedelta(minutes=14))`` from a
+        keepalive's answer."""
+        self._call(
+            _lib.LIB.inact_holder_report,
+            check_int(kind, "kind", INT32_MIN, INT32_MAX),
+            check_int(reason, "reason", INT32_MIN, INT32_MAX),
+            duration_to_ms(duration, "duration"),
+        )
 
     def refresh_result(self, http_status: int, oauth_error: Optional[str] = None, generation: int = 0) -> RefreshOutcome:
         """Reports a token refresh and returns its classification. Only REVOKED (401, or 400

@@ -13,6 +13,7 @@ __all__ = [
     "ClockKind",
     "Delivery",
     "EventKind",
+    "HolderKind",
     "IdleAction",
     "Preset",
     "Reason",
@@ -125,6 +126,19 @@ class EventKind(enum.IntEnum):
 
     STATE_CHANGED = 1
     TICK = 2
+    #: ping your server now (``Policy.keepalive_interval``): ``Event.time`` is the last user
+    #: activity it carries, so its age is ``now - time``
+    KEEPALIVE = 3
+
+
+class HolderKind(enum.IntEnum):
+    """What another holder of the session reports (``Engine.holder_report``)."""
+
+    ACTIVITY = 1  #: the user's activity the holder saw; the duration is its age
+    LOCKED = 2  #: the holder locked (a LOCKED reason); the duration is the lock's age
+    EXPIRED = 3  #: the holder's session expired or ended (an EXPIRED reason); its age
+    IDLE_DEADLINE = 4  #: the duration is the time left to the holder's idle action
+    ABSOLUTE_DEADLINE = 5  #: the duration is the time left to the holder's absolute expiry
 
 
 class Delivery(enum.IntEnum):

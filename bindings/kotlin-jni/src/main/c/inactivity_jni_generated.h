@@ -22,6 +22,7 @@ enum {
     POLICY_EXPECTED_INTERRUPTION_MAX_MS,
     POLICY_OFFLINE_TIMEOUT_MS,
     POLICY_OFFLINE_EXPIRY_MS,
+    POLICY_KEEPALIVE_INTERVAL_MS,
     POLICY_FIELDS
 };
 
@@ -87,6 +88,7 @@ static void policy_from_longs(const jlong *v, inact_policy *s) {
     s->expected_interruption_max_ms = (int64_t)v[POLICY_EXPECTED_INTERRUPTION_MAX_MS];
     s->offline_timeout_ms = (int64_t)v[POLICY_OFFLINE_TIMEOUT_MS];
     s->offline_expiry_ms = (int64_t)v[POLICY_OFFLINE_EXPIRY_MS];
+    s->keepalive_interval_ms = (int64_t)v[POLICY_KEEPALIVE_INTERVAL_MS];
 }
 
 static void policy_to_longs(const inact_policy *s, jlong *v) {
@@ -108,6 +110,7 @@ static void policy_to_longs(const inact_policy *s, jlong *v) {
     v[POLICY_EXPECTED_INTERRUPTION_MAX_MS] = (jlong)s->expected_interruption_max_ms;
     v[POLICY_OFFLINE_TIMEOUT_MS] = (jlong)s->offline_timeout_ms;
     v[POLICY_OFFLINE_EXPIRY_MS] = (jlong)s->offline_expiry_ms;
+    v[POLICY_KEEPALIVE_INTERVAL_MS] = (jlong)s->keepalive_interval_ms;
 }
 
 static void ceilings_from_longs(const jlong *v, inact_ceilings *s) {
@@ -224,6 +227,11 @@ static jint gn_get_required_auth(JNIEnv *env, jclass cls, jlong engine) {
 static void gn_end(JNIEnv *env, jclass cls, jlong engine, jint reason) {
     (void)cls;
     throw_if_error(env, inact_end((inact_engine)engine, (int32_t)reason));
+}
+
+static void gn_holder_report(JNIEnv *env, jclass cls, jlong engine, jint kind, jint reason, jlong ms) {
+    (void)cls;
+    throw_if_error(env, inact_holder_report((inact_engine)engine, (int32_t)kind, (int32_t)reason, (int64_t)ms));
 }
 
 static void gn_token_rotated(JNIEnv *env, jclass cls, jlong engine, jlong generation) {
@@ -355,6 +363,7 @@ static void gn_clock_reboot(JNIEnv *env, jclass cls, jlong engine, jlong downtim
     NATIVE("biometricsChanged", "(J)V", gn_biometrics_changed), \
     NATIVE("getRequiredAuth", "(J)I", gn_get_required_auth), \
     NATIVE("end", "(JI)V", gn_end), \
+    NATIVE("holderReport", "(JIIJ)V", gn_holder_report), \
     NATIVE("tokenRotated", "(JJ)V", gn_token_rotated), \
     NATIVE("serverContact", "(J)V", gn_server_contact), \
     NATIVE("background", "(J)V", gn_background), \

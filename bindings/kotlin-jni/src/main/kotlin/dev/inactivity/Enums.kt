@@ -55,6 +55,7 @@ enum class Reason(val code: Int) {
     OFFLINE_TIMEOUT(20),
     OFFLINE_EXPIRY(21),
     RESTART(22),
+    /** EXPIRED: pushed out by a newer sign-in on another device (the user's device limit). */
     DEVICE_LIMIT(23),
 
     /** A reason of a newer library. */
@@ -104,6 +105,20 @@ enum class IdleAction(val code: Int) {
     companion object {
         internal fun of(code: Int): IdleAction = entries.firstOrNull { it.code == code && it != UNKNOWN } ?: UNKNOWN
     }
+}
+
+/** What another holder of the session reports (inact_holder_kind); see [InactivityEngine.holderReport]. */
+enum class HolderKind(val code: Int) {
+    /** The user's activity the holder saw; the duration is its age. */
+    ACTIVITY(1),
+    /** The holder locked, with a LOCKED reason; the duration is the lock's age. */
+    LOCKED(2),
+    /** The holder's session expired or ended, with an EXPIRED reason; the duration is its age. */
+    EXPIRED(3),
+    /** The duration is the time left to the holder's idle action. */
+    IDLE_DEADLINE(4),
+    /** The duration is the time left to the holder's absolute expiry. */
+    ABSOLUTE_DEADLINE(5),
 }
 
 /** Named policies (inact_preset); see [Policy.preset]. */

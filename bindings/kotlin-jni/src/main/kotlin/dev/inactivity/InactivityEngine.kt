@@ -71,11 +71,11 @@ class InactivityEngine private constructor(
         /** "Never" / "none" in a milliseconds value (INACT_NEVER): Long.MAX_VALUE. */
         const val NEVER: Long = NativeBridge.NEVER
 
-        /** The library's version string ("1.2.0"). */
+        /** The library's version string ("1.3.0"). */
         @JvmStatic
         val libraryVersion: String get() = NativeBridge.libraryVersionString()
 
-        /** This binding's version ("1.2.0"): the header version it was written against. */
+        /** This binding's version ("1.3.0"): the header version it was written against. */
         @JvmStatic
         val bindingVersion: String get() = NativeBridge.BINDING_VERSION
 
@@ -215,9 +215,20 @@ class InactivityEngine private constructor(
             call { NativeBridge.setCeilings(it, wire) }
         }
 
-    /** Ends the session with [reason] (LOGOUT, REVOKED or PASSWORD_CHANGED) -> EXPIRED. */
+    /** Ends the session with [reason] (LOGOUT, REVOKED, PASSWORD_CHANGED or DEVICE_LIMIT) -> EXPIRED. */
     @JvmOverloads
     fun end(reason: Reason = Reason.LOGOUT) = call { NativeCalls.end(it, reason.code) }
+
+    /**
+     * What another holder of the session (a tab, the server) observed. [duration] is the age of
+     * what it saw ([HolderKind.ACTIVITY], [HolderKind.LOCKED], [HolderKind.EXPIRED]) or the
+     * time left to its deadline ([HolderKind.IDLE_DEADLINE], [HolderKind.ABSOLUTE_DEADLINE]),
+     * relative to now: holders do not share this engine's clock. [reason] is the holder's for a
+     * lock or an expiry, NONE otherwise. Only ever stricter: nothing reported unlocks or extends.
+     */
+    @JvmOverloads
+    fun holderReport(kind: HolderKind, duration: Duration = Duration.ZERO, reason: Reason = Reason.NONE) =
+        call { NativeCalls.holderReport(it, kind.code, reason.code, duration.toWireMs()) }
 
     /**
      * Reports a token refresh result: [httpStatus] 0 for "no response", else 100..599;

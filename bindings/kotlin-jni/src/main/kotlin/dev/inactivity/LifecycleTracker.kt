@@ -130,6 +130,7 @@ interface SessionUi {
             when (event) {
                 is SessionEvent.Tick -> ui.onSessionCountdown(event.remaining)
                 is SessionEvent.StateChanged -> show(ui, event.state, event.reason, event.remaining)
+                is SessionEvent.Keepalive -> {} // the host's network code pings; nothing to show
             }
         }
 

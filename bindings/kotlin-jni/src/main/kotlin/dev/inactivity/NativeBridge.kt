@@ -28,7 +28,7 @@ internal object NativeBridge {
     const val BINDING_ABI_MAJOR = 1
 
     /** This binding's version: the header's INACT_VERSION_STRING it was written against. */
-    const val BINDING_VERSION = "1.2.0"
+    const val BINDING_VERSION = "1.3.0"
 
     /** INACT_NEVER: "never" for a timeout, "no deadline" for a query. */
     const val NEVER: Long = Long.MAX_VALUE

@@ -30,6 +30,8 @@ internal object NativeCalls {
     @JvmStatic external fun getRequiredAuth(engine: Long): Int
     /** inact_end. */
     @JvmStatic external fun end(engine: Long, reason: Int)
+    /** inact_holder_report. */
+    @JvmStatic external fun holderReport(engine: Long, kind: Int, reason: Int, ms: Long)
     /** inact_token_rotated. */
     @JvmStatic external fun tokenRotated(engine: Long, generation: Long)
     /** inact_server_contact. */

@@ -52,6 +52,11 @@ data class Policy(
     val offlineTimeout: Duration,
     /** No server contact this long -> EXPIRED (OFFLINE_EXPIRY); INFINITE = off. */
     val offlineExpiry: Duration,
+    /**
+     * After user activity, a [SessionEvent.Keepalive] at once after a quiet interval, then at
+     * most once per this interval; zero (the default) = off; else at least 1 s, below [idleTimeout].
+     */
+    val keepaliveInterval: Duration = Duration.ZERO,
 ) {
     // ----- for Java ------------------------------------------------------------------------
     // Java cannot call the constructor, `copy` or the Duration getters (Kotlin's Duration is a
@@ -116,6 +121,7 @@ data class Policy(
         v[WireLayout.P_EXPECTED_INTERRUPTION_MAX_MS] = expectedInterruptionMax.toWireMs()
         v[WireLayout.P_OFFLINE_TIMEOUT_MS] = offlineTimeout.toWireMs()
         v[WireLayout.P_OFFLINE_EXPIRY_MS] = offlineExpiry.toWireMs()
+        v[WireLayout.P_KEEPALIVE_INTERVAL_MS] = keepaliveInterval.toWireMs()
         return v
     }
 
@@ -151,6 +157,7 @@ data class Policy(
             expectedInterruptionMax = v[WireLayout.P_EXPECTED_INTERRUPTION_MAX_MS].wireMsToDuration(),
             offlineTimeout = v[WireLayout.P_OFFLINE_TIMEOUT_MS].wireMsToDuration(),
             offlineExpiry = v[WireLayout.P_OFFLINE_EXPIRY_MS].wireMsToDuration(),
+            keepaliveInterval = v[WireLayout.P_KEEPALIVE_INTERVAL_MS].wireMsToDuration(),
         )
     }
 }

@@ -2,6 +2,7 @@ package dev.inactivity
 
 import java.util.concurrent.Executor
 import kotlin.time.Duration
+import kotlin.time.Duration.Companion.milliseconds
 
 /**
  * An event of an engine (inact_event). Times are engine-clock milliseconds: [timeMs] is when
@@ -39,6 +40,21 @@ sealed class SessionEvent {
         override val timeMs: Long,
         override val nowMs: Long,
     ) : SessionEvent()
+
+    /**
+     * Ping your server now ([Policy.keepaliveInterval]): [timeMs] is the instant of the last user
+     * activity it carries, so its age ([activityAge]) is `nowMs - timeMs`; send that age, and
+     * report the answer with [InactivityEngine.holderReport].
+     */
+    data class Keepalive(
+        override val state: SessionState,
+        override val reason: Reason,
+        override val remaining: Duration,
+        override val timeMs: Long,
+        override val nowMs: Long,
+    ) : SessionEvent() {
+        val activityAge: Duration get() = (nowMs - timeMs).milliseconds
+    }
 }
 
 /** The state of an engine with the reason it entered it. */
@@ -122,6 +138,7 @@ internal class EventDispatcher(
                         SessionState.of(previousState), s, r, remaining, timeMs, nowMs, AuthStrength.of(requiredAuth),
                     )
                 KIND_TICK -> SessionEvent.Tick(s, r, remaining, timeMs, nowMs)
+                KIND_KEEPALIVE -> SessionEvent.Keepalive(s, r, remaining, timeMs, nowMs)
                 else -> return // an event kind of a newer library: not ours to interpret
             }
         } catch (t: Throwable) {
@@ -213,5 +230,6 @@ internal class EventDispatcher(
     companion object {
         const val KIND_STATE_CHANGED = 1
         const val KIND_TICK = 2
+        const val KIND_KEEPALIVE = 3
     }
 }

@@ -23,7 +23,8 @@ internal object WireLayout {
     const val P_EXPECTED_INTERRUPTION_MAX_MS = 15
     const val P_OFFLINE_TIMEOUT_MS = 16
     const val P_OFFLINE_EXPIRY_MS = 17
-    const val POLICY_FIELDS = 18
+    const val P_KEEPALIVE_INTERVAL_MS = 18
+    const val POLICY_FIELDS = 19
 
     // inact_ceilings
     const val L_MAX_UNLOCK_FAILURES = 0

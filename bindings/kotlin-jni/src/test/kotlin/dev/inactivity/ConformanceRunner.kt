@@ -56,6 +56,7 @@ object ConformanceRunner {
             expectedInterruptionMax = msIn(v.getValue("expected_interruption_max_ms")),
             offlineTimeout = msIn(v.getValue("offline_timeout_ms")),
             offlineExpiry = msIn(v.getValue("offline_expiry_ms")),
+            keepaliveInterval = msIn(v.getValue("keepalive_interval_ms")),
         )
     }
 
@@ -88,7 +89,8 @@ object ConformanceRunner {
             "lock_on_device_lock=${if (p.lockOnDeviceLock) 1 else 0} lock_on_restart=${if (p.lockOnRestart) 1 else 0} " +
             "strong_auth_timeout_ms=${msOut(p.strongAuthTimeout)} " +
             "expected_interruption_max_ms=${msOut(p.expectedInterruptionMax)} " +
-            "offline_timeout_ms=${msOut(p.offlineTimeout)} offline_expiry_ms=${msOut(p.offlineExpiry)}"
+            "offline_timeout_ms=${msOut(p.offlineTimeout)} offline_expiry_ms=${msOut(p.offlineExpiry)} " +
+            "keepalive_interval_ms=${msOut(p.keepaliveInterval)}"
 
     private fun info(i: EngineInfo): String =
         "state=${i.state.code} reason=${i.reason.code} background=${if (i.inBackground) 1 else 0} " +
@@ -120,7 +122,11 @@ object ConformanceRunner {
                     "error ${e.status.code} ${e.message}"
                 }
                 for (ev in events) {
-                    val kind = if (ev is SessionEvent.Tick) 2 else 1
+                    val kind = when (ev) {
+                        is SessionEvent.StateChanged -> 1
+                        is SessionEvent.Tick -> 2
+                        is SessionEvent.Keepalive -> 3
+                    }
                     val previous = if (ev is SessionEvent.StateChanged) ev.previous else ev.state
                     // A tick (WARNING) carries no requiredAuth: the library's is NONE outside LOCKED.
                     val auth = if (ev is SessionEvent.StateChanged) ev.requiredAuth else AuthStrength.NONE
@@ -157,6 +163,8 @@ object ConformanceRunner {
                 "expect-interruption" -> e.expectInterruption(a[0].toLong().milliseconds)
                 "set-ceilings" -> e.ceilings = ceilings(a)
                 "end" -> e.end(Reason.entries.first { it.code == a[0].toInt() })
+                "holder-report" -> e.holderReport(HolderKind.entries.first { it.code == a[0].toInt() },
+                                                  msIn(a[2].toLong()), Reason.entries.first { it.code == a[1].toInt() })
                 "refresh" -> return "ok outcome=${e.refreshResult(a[0].toInt(), a.getOrNull(2), a[1].toULong()).code}"
                 "push-scope" -> return "ok id=${e.pushScope(a[1].toLong().milliseconds).id.also { scopes[a[0]] = it }}"
                 "pop-scope" -> { e.popScope(scopes[a[0]] ?: 0); scopes.remove(a[0]) }

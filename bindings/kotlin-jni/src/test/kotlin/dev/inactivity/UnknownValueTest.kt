@@ -33,7 +33,7 @@ class UnknownValueTest {
 
     @Test
     fun an_event_of_an_unknown_kind_is_skipped() {
-        assertEquals(emptyList<SessionEvent>(), dispatch(3, SessionState.ACTIVE.code, SessionState.ACTIVE.code, 1))
+        assertEquals(emptyList<SessionEvent>(), dispatch(99, SessionState.ACTIVE.code, SessionState.ACTIVE.code, 1))
     }
 
     @Test
