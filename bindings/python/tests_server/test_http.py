@@ -143,6 +143,28 @@ def test_unlock_is_verified_by_the_app_and_failures_count(client: TestClient, ma
     assert client.post("/inactivity/unlock", json={}).status_code == 400
 
 
+def test_unlock_of_a_session_that_is_not_locked_verifies_nothing(manager: SessionManager) -> None:
+    # An unlock of a running session counts no failure (the core refuses it in ACTIVE), so an
+    # answer that told a right credential from a wrong one there would be an unlimited
+    # password oracle for anyone holding the session: the credential is not even looked at.
+    checked: List[str] = []
+
+    def verify(user: str, credential: str) -> bool:
+        checked.append(credential)
+        return credential == f"pin of {user}"
+
+    app = Starlette(routes=[Route("/hello", hello)])
+    app.add_middleware(InactivityMiddleware, manager=manager, cookie_secure=False, verify_credential=verify)
+    client = TestClient(app, base_url="http://127.0.0.1")
+    client.cookies.set(COOKIE, manager.sign_in("alice").session_id)
+    wrong = client.post("/inactivity/unlock", json={"credential": "wrong"})
+    right = client.post("/inactivity/unlock", json={"credential": "pin of alice"})
+    assert (wrong.status_code, wrong.json()) == (right.status_code, right.json())
+    assert wrong.status_code == 409 and wrong.json()["code"] == "inactivity.not_locked"
+    assert wrong.headers["Inactivity-State"] == "ACTIVE"
+    assert checked == []
+
+
 def test_sessions_list_and_revocations(client: TestClient, manager: SessionManager, clock: FleetClock) -> None:
     laptop = manager.sign_in("alice", "laptop").session_id
     clock.advance(1)
