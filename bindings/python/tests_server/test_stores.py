@@ -52,3 +52,22 @@ def test_a_users_commit_refuses_when_a_session_or_the_list_changed(manager: Sess
     assert {manager.status(e.session_id).reason for e in view.entries} == {"REVOKED"}
     assert manager.status(a).state == "EXPIRED"
 
+
+
+def test_an_emptied_script_cache_is_reloaded(manager: SessionManager, store: Store, store_kind: str) -> None:
+    # A restart, a failover or SCRIPT FLUSH empties Redis's script cache: EVALSHA answers
+    # NOSCRIPT, and the store runs the script by EVAL (which caches it again), on every node.
+    if store_kind == "sqlite":
+        return  # no scripts
+    from inactivity.server import RedisStore
+
+    assert isinstance(store, RedisStore)
+    s = manager.sign_in("alice", "a").session_id
+    manager.sign_in("alice", "b")
+    for flush in range(2):
+        store.client.script_flush()  # every primary of a cluster
+        assert manager.report(s, "LOCKED", "MANUAL_LOCK").state == "LOCKED"       # the CAS script
+        assert manager.revoke_all("alice") == 2 - flush                           # the commit script
+        assert manager.status(s).reason == "PASSWORD_CHANGED"
+        if not flush:
+            s = manager.sign_in("alice", "c").session_id
