@@ -8,6 +8,28 @@ import type {
 export const ACTIVITY_EVENTS: Readonly<Record<string, ActivityKindName>>;
 /** The kind an event maps to (PROGRAMMATIC when untrusted); null when it is not activity. */
 export function activityKind(event: Event): ActivityKindName | null;
+/** The option names connect() takes; any other is refused with a TypeError naming it. */
+export const CONNECT_OPTIONS: readonly string[];
+
+/** What another holder of the session reports (engine.holderReport's kinds). */
+export type HolderReportKind = 'ACTIVITY' | 'LOCKED' | 'EXPIRED' | 'IDLE_DEADLINE' | 'ABSOLUTE_DEADLINE';
+
+/** One exchange with the server, as onServer and serverStatus() give it. */
+export interface ServerExchange {
+    readonly what: 'keepalive' | 'status' | 'report';
+    /** The HTTP status; 0 when the request failed (network, abort, timeout). */
+    readonly status: number;
+    /** How long the request took (ms); the server's times left were reduced by it. */
+    readonly tookMs: number;
+    readonly state?: StateName | null;
+    readonly reason?: ReasonName | string | null;
+    readonly idleRemainingMs?: number | null;
+    readonly absoluteRemainingMs?: number | null;
+    /** Why a request failed (its error's name). */
+    readonly error?: string;
+    /** Sent before the session's last unlock or start: told, not merged. */
+    readonly stale?: boolean;
+}
 
 /** What the store holds: one frozen object per change. */
 export interface SessionSnapshot {
@@ -18,8 +40,10 @@ export interface SessionSnapshot {
     readonly remainingMs: number;
     /** No tab of the session is visible. */
     readonly inBackground: boolean;
-    /** Other tabs of the session known to this one. */
+    /** Other live tabs of the session known to this one. */
     readonly peers: number;
+    /** This tab pings the server for the browser. */
+    readonly pinging: boolean;
     /** The engine event that made this snapshot, or null (a lifecycle change, the join). */
     readonly event: InactivityEvent | null;
 }
@@ -40,6 +64,17 @@ export interface ConnectOptions {
     BroadcastChannel?: new (name: string) => BroadcastChannel;
     joinTimeoutMs?: number;
     relayThrottleMs?: number;
+    /** Every tab says it is alive this often (default 1000 ms). */
+    heartbeatMs?: number;
+    /** A peer not heard from for this long is dropped (default 3 x heartbeatMs; at least 2 x). */
+    peerTimeoutMs?: number;
+    /** The session API's prefix ('/inactivity'): keepalive, status, report. Default null: no server. */
+    serverUrl?: string | URL | null;
+    fetch?: typeof fetch;
+    /** How long a restore waits for the server's status (default 3000 ms). */
+    statusTimeoutMs?: number;
+    /** Every exchange with the server (keepalive, status, report). */
+    onServer?: (exchange: ServerExchange) => void;
     onChange?: (snapshot: SessionSnapshot) => void;
     onEvent?: (event: InactivityEvent) => void;
     /** An input the engine refused (a relayed one, a corrupt stored snapshot). Default: rethrown from a microtask. */
@@ -57,6 +92,12 @@ export interface Session {
     /** Writes the snapshot to the storage now (it is written on every change and when hidden). */
     save(): void;
     disconnect(): void;
+    /** This tab pings the server for the browser. */
+    readonly pinging: boolean;
+    /** The server's read-only status (never extends), merged as holder reports; null without a server or an answer. */
+    serverStatus(timeoutMs?: number): Promise<ServerExchange | null>;
+    /** What another holder reported (ms: an age for ACTIVITY/LOCKED/EXPIRED, a time left for deadlines); every tab gets it. */
+    holderReport(kind: HolderReportKind, ms?: number, reason?: ReasonName): void;
     // The inputs relayed to every tab.
     activity(kind: ActivityKindName | number): void;
     start(): void;

@@ -6,15 +6,26 @@ import { connect } from '../../bindings/js/src/dom.js';
 
 const $ = (id) => document.getElementById(id);
 
+// The server side: when the page is served by examples/web/server.py, /api/config answers with
+// the policy both ends run (and the session API is under /inactivity); served by a static
+// server, the page is the client alone.
+const params = new URLSearchParams(location.search);
+let server = null;
+try {
+    const answer = await fetch('/api/config', { credentials: 'include' });
+    if (answer.ok) server = await answer.json();
+} catch { server = null; }
+
 // Short demo timings over the chosen preset, so that WARNING shows within seconds. The warning
 // lasts 20 s: WCAG 2.2.1 asks for at least 20 s to answer it. The URL can set them
-// (?idle=...&warning=...&background=..., ms), as the browser tests do.
-const params = new URLSearchParams(location.search);
-const demo = {
+// (?idle=...&warning=...&background=..., ms), as the browser tests do; with the server, its
+// timings (the same on both ends).
+const demo = server ? { ...server.timings } : {
     idleTimeoutMs: Number(params.get('idle') ?? 30000),
     warningMs: Number(params.get('warning') ?? 20000),
     backgroundTimeoutMs: Number(params.get('background') ?? 10000),
 };
+const user = params.get('user') ?? 'demo';
 const storageKey = 'inactivity.demo';
 const presetKey = 'inactivity.demo.preset';
 
@@ -39,12 +50,13 @@ function demoPolicy(preset) {
 const preset = sessionStorage.getItem(presetKey) ?? 'BANKING';
 $('preset').value = preset;
 $('demo-timings').textContent =
-    `idle ${demo.idleTimeoutMs / 1000} s (the warning ${demo.warningMs / 1000} s before it), background ${demo.backgroundTimeoutMs / 1000} s`;
+    `idle ${demo.idleTimeoutMs / 1000} s (the warning ${demo.warningMs / 1000} s before it), background ${demo.backgroundTimeoutMs / 1000} s` +
+    (server ? `, a keepalive at most every ${demo.keepaliveIntervalMs / 1000} s while you are active` : '');
 
 // ---- The timeline record (drawn by drawTimeline below).
 const t0 = performance.now();
 const now = () => performance.now() - t0;
-const record = { bands: [{ state: 'LOADING', reason: 'NONE', start: 0 }], inputs: [], deadlines: [], ticks: [], background: [] };
+const record = { bands: [{ state: 'LOADING', reason: 'NONE', start: 0 }], inputs: [], deadlines: [], ticks: [], background: [], pings: [] };
 const DEADLINE_REASONS = new Set(['IDLE', 'IDLE_TIMEOUT', 'BACKGROUND_TIMEOUT', 'ABSOLUTE_TIMEOUT', 'LOCKED_TIMEOUT', 'OFFLINE_TIMEOUT', 'OFFLINE_EXPIRY']);
 function input(label) {
     const last = record.inputs[record.inputs.length - 1];
@@ -57,6 +69,7 @@ const engine = new Engine({
     policy: demoPolicy(preset),
     onEvent(event) {
         if (event.kind === 'tick') { record.ticks.push(now()); return; }
+        if (event.kind === 'keepalive') return;   // the ping itself is drawn from onServer
         record.bands.push({ state: event.state, reason: event.reason, start: now() });
         if (DEADLINE_REASONS.has(event.reason)) record.deadlines.push({ t: now(), state: event.state, reason: event.reason });
         log(`${event.previousState} -> ${event.state} (${event.reason})`);
@@ -67,8 +80,19 @@ const session = connect(engine, {
     // Every tab of the page is one session; ?channel= gives a separate one (the tests use it).
     channel: params.get('channel') ?? 'inactivity-demo',
     onError(error) { console.warn(`inactivity: ${error.message}`); log(`refused: ${error.message}`); },
+    // Both ends: the keepalive pings, the status requests and this tab's own reports.
+    serverUrl: server ? '/inactivity' : null,
+    onServer(exchange) {
+        if (exchange.what === 'status') return showServer(exchange);
+        record.pings.push({ t: now(), what: exchange.what, status: exchange.status });
+        log(`server ${exchange.what}: ${exchange.status || exchange.error}` +
+            `${exchange.reason ? ` ${exchange.state} (${exchange.reason})` : ''} in ${exchange.tookMs} ms`);
+    },
 });
-window.demo = { inactivity, engine, session, record };
+// shown: every state the page has shown, in order (the tests check what a user saw).
+// statusPolling: the server panel's status request once a second (a test turns it off to see
+// what the keepalive alone finds).
+window.demo = { inactivity, engine, session, record, shown: [], server, statusPolling: true };
 
 // Trusted input marks for the picture (the adapter feeds the engine; this only draws).
 for (const type of ['pointerdown', 'keydown', 'wheel', 'touchstart']) {
@@ -89,11 +113,79 @@ $('preset').addEventListener('change', () => {
 });
 $('lock').addEventListener('click', () => { input('lock'); session.lock(); });
 $('logout').addEventListener('click', () => { input('end'); session.end('LOGOUT'); });
-$('unlock').addEventListener('click', () => { input('unlock'); session.unlock(); });
+$('unlock').addEventListener('click', async () => {
+    input('unlock');
+    if (!server) { session.unlock(); return; }
+    // The server verifies the credential (the demo's accepts any) and unlocks its end first.
+    const answer = await serverCall('POST', '/inactivity/unlock', { credential: 'demo' });
+    if (answer?.ok) session.unlock();
+    else if (answer?.status === 401) session.holderReport('EXPIRED', 0, answer.body?.reason ?? 'REVOKED');
+    else log(`unlock refused by the server: ${answer?.status ?? 'no answer'}`);
+});
 $('signin').addEventListener('click', () => {
+    // A cold start without a snapshot is a new session (with the server: a sign-in there).
     sessionStorage.removeItem(storageKey);
     location.reload();
 });
+$('load-data').addEventListener('click', async () => {
+    // A request of the user's: the server counts it as activity (if the session is live).
+    const answer = await serverCall('GET', '/api/data');
+    $('data').textContent = answer?.ok ? answer.body.statement : `refused: ${answer?.status} ${answer?.body?.reason ?? ''}`;
+});
+
+// ---- The server's end (examples/web/server.py).
+async function serverCall(method, url, body, { machine = false } = {}) {
+    try {
+        const headers = body ? { 'Content-Type': 'application/json' } : {};
+        // The page's own timers are machine traffic: they never extend the session.
+        if (machine) headers['Inactivity-Machine'] = '1';
+        const answer = await fetch(url, {
+            method, credentials: 'include', headers,
+            body: body ? JSON.stringify(body) : undefined,
+        });
+        let json = null;
+        try { json = await answer.json(); } catch { json = null; }
+        return { ok: answer.ok, status: answer.status, body: json };
+    } catch (error) {
+        log(`server ${method} ${url}: ${error.message}`);
+        return null;
+    }
+}
+async function signIn() {
+    const answer = await serverCall('POST', '/inactivity/sign-in', { user, device: `browser tab ${navigator.userAgent.includes('Headless') ? '(headless)' : ''}`.trim() });
+    log(`signed in on the server: ${answer?.status ?? 'no answer'}`);
+    return answer?.ok === true;
+}
+function showServer(exchange) {
+    const st = exchange.status === 200 ? exchange.state : exchange.status === 401 ? 'EXPIRED' : exchange.status === 403 ? 'LOCKED' : null;
+    $('server-state').textContent = st ?? `no answer (${exchange.status || exchange.error})`;
+    $('server-state').dataset.state = st ?? 'LOADING';
+    $('server-reason').textContent = exchange.reason && exchange.reason !== 'NONE' ? `(${exchange.reason})` : '';
+    const left = exchange.idleRemainingMs;
+    $('server-remaining').textContent = st === 'ACTIVE' || st === 'WARNING'
+        ? `${typeof left === 'number' ? (left / 1000).toFixed(1) : '–'} s left on the server` : '–';
+    window.demo.serverSeen = exchange;
+}
+async function refreshSessions() {
+    const answer = await serverCall('GET', '/inactivity/sessions', null, { machine: true });
+    const list = $('sessions');
+    if (!answer?.ok) { list.replaceChildren(); return; }
+    const items = (answer.body.sessions ?? []).map((x) => {
+        const li = document.createElement('li');
+        li.dataset.session = x.handle;
+        li.textContent = `${x.is_current ? 'this browser' : x.device || 'a session'}: ${x.state}${x.reason && x.reason !== 'NONE' ? ` (${x.reason})` : ''} `;
+        const button = document.createElement('button');
+        button.type = 'button';
+        button.textContent = 'Sign out';
+        button.addEventListener('click', async () => {
+            await serverCall('DELETE', `/inactivity/sessions/${encodeURIComponent(x.handle)}`);
+            refreshSessions();
+        });
+        li.append(button);
+        return li;
+    });
+    list.replaceChildren(...items);
+}
 
 // ---- The warning dialog (WCAG 2.2.1, 2.1.1): a native modal <dialog> opened with showModal()
 // (focus moves into it, the page behind is inert), Continue focused and operable by keyboard
@@ -138,6 +230,7 @@ session.subscribe((s) => {
         else if (record.background.length) record.background.at(-1).end = now();
         input(s.inBackground ? 'background' : 'foreground');
     }
+    if (window.demo.shown.at(-1) !== s.state) window.demo.shown.push(s.state);
     $('state').textContent = s.state;
     $('state').dataset.state = s.state;
     $('reason').textContent = s.reason === 'NONE' ? '' : `(${s.reason})`;
@@ -160,6 +253,13 @@ function refresh() {
     drawTimeline();
 }
 setInterval(refresh, 250);
+if (server) {
+    $('server-panel').hidden = false;
+    // The server's remaining time: a read-only status request (machine traffic: it never
+    // extends the session), once a second.
+    setInterval(() => { if (window.demo.statusPolling) session.serverStatus(); }, 1000);
+    setInterval(refreshSessions, 3000);
+}
 
 // ---- The timeline picture: a port of Sources/inactivity-demo/TimelineSVG.swift's layout
 // (lanes of inputs above, deadlines, the state band with its reasons, ticks, the time axis;
@@ -202,6 +302,14 @@ function drawTimeline() {
             if (b.reason !== 'NONE' && x1 - x0 > 80) parts.push(el('text', { x: x0 + 4, y: bandTop + 30, 'font-size': 10.5, fill: ink }, b.reason));
         }
     });
+    const pingY = 20;
+    for (const p of record.pings) {
+        if (p.t < start) continue;
+        const ok = p.status >= 200 && p.status < 300;
+        parts.push(el('rect', { class: `ping ping-${p.what}`, 'data-status': p.status, x: x(p.t) - 3, y: pingY - 6, width: 6, height: 12,
+            fill: p.what === 'report' ? '#553c9a' : ok ? '#2b6cb0' : p.status ? '#c53030' : '#a0aec0' }));
+    }
+    if (server) parts.push(el('text', { x: left - 10, y: pingY + 4, 'font-size': 11, fill: '#718096', 'text-anchor': 'end' }, 'server'));
     for (const t of record.ticks) {
         if (t >= start) parts.push(el('line', { class: 'tick', x1: x(t), y1: tickY + 1, x2: x(t), y2: tickY + 7, stroke: '#975a16' }));
     }
@@ -233,7 +341,11 @@ function drawTimeline() {
 // ---- The cold start: a peer tab's state, else this tab's stored snapshot, else sign in.
 const how = await session.ready;
 log(`cold start: ${how}`);
-if (how === 'new') { input('start'); session.start(); }
+if (how === 'new') {
+    // With the server, a new session is a sign-in there first (the demo's own endpoint).
+    if (!server || await signIn()) { input('start'); session.start(); }
+}
 else input(how === 'joined' ? 'join' : 'restore');
 document.body.dataset.ready = how;
 refresh();
+if (server) { session.serverStatus(); refreshSessions(); }

@@ -1,7 +1,7 @@
 // Compiled (not run) by scripts/lib/test-js with tsc --strict, with types-check.ts: the dom
 // entry's declarations (dom.d.ts) accept the uses bindings/js/README.md shows.
 import { load } from '../index.js';
-import { connect, activityKind, type Session, type SessionSnapshot } from '../dom.js';
+import { connect, activityKind, type ServerExchange, type Session, type SessionSnapshot } from '../dom.js';
 
 async function main(): Promise<void> {
     const ia = await load();
@@ -17,7 +17,15 @@ async function main(): Promise<void> {
     session.unlock();
     session.setPolicy(ia.Policy.preset('PSD2'));
     unsubscribe();
+    const withServer: Session = connect(engine, {
+        serverUrl: '/inactivity', heartbeatMs: 1000, peerTimeoutMs: 3000, statusTimeoutMs: 2000,
+        onServer: (x: ServerExchange) => console.log(x.what, x.status, x.tookMs, x.idleRemainingMs),
+    });
+    const status: ServerExchange | null = await withServer.serverStatus();
+    withServer.holderReport('LOCKED', 0, 'MANUAL_LOCK');
+    const pinging: boolean = withServer.pinging && withServer.getSnapshot().pinging;
+    withServer.disconnect();
     session.disconnect();
-    console.log(snapshot.remainingMs, outcome, kind);
+    console.log(snapshot.remainingMs, outcome, kind, status?.state, pinging);
 }
 void main();

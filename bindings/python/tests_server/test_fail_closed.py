@@ -138,6 +138,43 @@ def test_sqlite_write_lock_held_too_long_is_503(tmp_path: object) -> None:
     assert _recovered(lambda: client.get("/hello", headers=ck(s))).status_code == 200
 
 
+def test_a_paused_cluster_node_is_503_for_its_sessions_only() -> None:
+    """One of the three masters paused: the sessions in its slots are 503 within the timeout,
+    the others are decided as usual; all recover when it resumes."""
+    from conftest import cluster_nodes
+
+    pids = [int(p) for p in os.environ["INACT_TEST_CLUSTER_PIDS"].split(",")]
+    store = RedisStore.cluster(cluster_nodes(), timeout=TIMEOUT, prefix="f" + secrets.token_hex(4))
+    manager = SessionManager(store, LONG, precision=0, timeout=TIMEOUT)
+    sessions = [manager.sign_in(f"user{i}").session_id for i in range(12)]
+    os.kill(pids[1], signal.SIGSTOP)
+    answers = []
+    try:
+        for s in sessions:
+            start = time.monotonic()
+            try:
+                answers.append(manager.request(s).state)
+            except StoreUnavailable:
+                answers.append("503")
+            assert time.monotonic() - start < TIMEOUT + SLACK
+    finally:
+        os.kill(pids[1], signal.SIGCONT)
+    assert set(answers) == {"503", "ACTIVE"}, answers   # 12 users over 3 masters: both kinds
+    for s in sessions:
+        assert _recovered(lambda: _Status(manager, s)).state == "ACTIVE"
+
+
+class _Status:
+    """A request's answer with the status code _recovered looks at (503 while undecided)."""
+
+    def __init__(self, manager: SessionManager, session_id: str) -> None:
+        try:
+            self.state = manager.request(session_id).state
+            self.status_code = 200
+        except StoreUnavailable:
+            self.state, self.status_code = "", 503
+
+
 def test_no_worker_thread_in_time_is_503(tmp_path: object) -> None:
     # The ASGI middleware decides in a worker thread; when every thread of the limiter is busy
     # past the manager's timeout (a slow store under load), the wait itself is 503, never a pass.

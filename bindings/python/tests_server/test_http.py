@@ -51,6 +51,9 @@ def test_an_allowed_request_reaches_the_app_with_the_headers(client: TestClient,
     assert r.status_code == 200 and r.json() == {"user": "alice", "state": "ACTIVE"}
     assert r.headers["Inactivity-State"] == "ACTIVE"
     assert r.headers["Inactivity-Reason"] == "STARTED"
+    # Among the app's other cookies, some of a form http.cookies refuses.
+    odd = {"Cookie": f'prefs={{"a":1,"b":"x y"}}; theme="dark; {COOKIE}={s}; other=1'}
+    assert client.get("/hello", headers=odd).status_code == 200
     assert r.headers["Inactivity-Idle-Remaining-Ms"] == "10000"
     assert r.headers["Inactivity-Absolute-Remaining-Ms"] == "60000"
     assert [h.strip() for h in r.headers["Access-Control-Expose-Headers"].split(",")] == list(EXPOSED_HEADERS)

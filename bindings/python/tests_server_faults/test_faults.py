@@ -90,7 +90,7 @@ def test_kill_9_in_bursts_loses_no_acknowledged_update(kind: str, tmp_path: Any)
     counted = o.decision.unlock_failures
     # Every acknowledged failure counted; at most one more per kill (applied, not yet acknowledged).
     print(f"kill -9 in bursts ({kind}): {acked} acknowledged, {counted} counted, {kills} kills")
-    assert acked > 200, acked
+    assert acked > 50, acked   # the bursts did run (a loaded machine runs fewer)
     assert acked <= counted <= acked + kills, (acked, counted, kills)
     if kind == "sqlite":
         with sqlite3.connect(spec[1]) as conn:

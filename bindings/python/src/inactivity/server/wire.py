@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from http.cookies import CookieError, SimpleCookie
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from ..enums import Status
@@ -63,16 +62,17 @@ class WireRequest:
     raw: Any = None
 
     def cookie(self, name: str) -> Optional[str]:
+        """The value of cookie `name` (the first one). Parsed by hand, pair by pair: the app's
+        other cookies may hold what http.cookies refuses (quotes, commas, JSON), and one odd
+        neighbour must not hide the session's cookie."""
         text = self.headers.get("cookie")
         if not text:
             return None
-        jar: SimpleCookie = SimpleCookie()
-        try:
-            jar.load(text)
-        except CookieError:
-            return None
-        morsel = jar.get(name)
-        return None if morsel is None else morsel.value
+        for pair in text.split(";"):
+            key, sep, value = pair.strip().partition("=")
+            if sep and key == name:
+                return value.strip()
+        return None
 
 
 @dataclasses.dataclass
