@@ -146,10 +146,10 @@ def test_unlock_is_verified_by_the_app_and_failures_count(client: TestClient, ma
     assert client.post("/inactivity/unlock", json={}).status_code == 400
 
 
-def test_unlock_of_a_session_that_is_not_locked_verifies_nothing(manager: SessionManager) -> None:
-    # An unlock of a running session counts no failure (the core refuses it in ACTIVE), so an
-    # answer that told a right credential from a wrong one there would be an unlimited
-    # password oracle for anyone holding the session: the credential is not even looked at.
+def test_unlock_of_a_running_session_locks_it_and_counts_failures(manager: SessionManager) -> None:
+    # The core counts no unlock failure outside LOCKED, so an answer there that told a right
+    # credential from a wrong one would be an unlimited password oracle for anyone holding the
+    # session. An unlock attempt says the client is locked: the server locks too, then counts.
     checked: List[str] = []
 
     def verify(user: str, credential: str) -> bool:
@@ -160,12 +160,16 @@ def test_unlock_of_a_session_that_is_not_locked_verifies_nothing(manager: Sessio
     app.add_middleware(InactivityMiddleware, manager=manager, cookie_secure=False, verify_credential=verify)
     client = TestClient(app, base_url="http://127.0.0.1")
     client.cookies.set(COOKIE, manager.sign_in("alice").session_id)
-    wrong = client.post("/inactivity/unlock", json={"credential": "wrong"})
-    right = client.post("/inactivity/unlock", json={"credential": "pin of alice"})
-    assert (wrong.status_code, wrong.json()) == (right.status_code, right.json())
-    assert wrong.status_code == 409 and wrong.json()["code"] == "inactivity.not_locked"
-    assert wrong.headers["Inactivity-State"] == "ACTIVE"
-    assert checked == []
+    r = client.post("/inactivity/unlock", json={"credential": "pin of alice"})
+    assert (r.status_code, r.json(), r.headers["Inactivity-Reason"]) == (200, {"unlocked": True}, "UNLOCKED")
+    for attempt in range(1, 3):                       # POLICY: 3 failures end the session
+        r = client.post("/inactivity/unlock", json={"credential": f"guess {attempt}"})
+        assert (r.status_code, r.json()["state"]) == (403, "LOCKED")
+        assert manager.status(client.cookies[COOKIE]).decision.unlock_failures == attempt  # type: ignore[union-attr]
+    r = client.post("/inactivity/unlock", json={"credential": "guess 3"})
+    assert (r.status_code, r.json()["reason"]) == (401, "UNLOCK_FAILURES")
+    assert client.post("/inactivity/unlock", json={"credential": "pin of alice"}).status_code == 401
+    assert checked == ["pin of alice", "guess 1", "guess 2", "guess 3"]   # never after the end
 
 
 def test_sessions_list_and_revocations(client: TestClient, manager: SessionManager, clock: FleetClock) -> None:
