@@ -206,7 +206,7 @@ def _outcome_response(outcome: Outcome, ok_status: int = 204, body: Any = None) 
 
 
 def _not_locked(outcome: Outcome) -> WireResponse:
-    """409: an unlock of a session that is not locked; the credential was not verified."""
+    """409: an unlock that found the session running and did not verify the credential."""
     return _json(409, {"state": outcome.state, "reason": outcome.reason, "code": "inactivity.not_locked"},
                  outcome_headers(outcome))
 
@@ -353,10 +353,14 @@ def _route(manager: SessionManager, config: WireConfig, request: WireRequest) ->
         if current.user is None or current.state == "EXPIRED":
             return refusal(current)
         if current.state != "LOCKED":
-            # The core counts no failure outside LOCKED: verifying here would answer "right" or
-            # "wrong" for free, an unlimited password oracle for whoever holds the session.
-            return _not_locked(current)
-        ok = bool(config.verify_credential(current.user, credential))
+            # The core counts no failure outside LOCKED, so a credential verified there would be
+            # answered "right" or "wrong" for free: an unlimited password oracle for whoever holds
+            # the session. An unlock attempt says the client is locked (its own lock the server
+            # may not have taken): the server locks too (stricter), then failures count.
+            current = manager.report(session_id, "LOCKED", "MANUAL_LOCK")
+            if current.state != "LOCKED":
+                return refusal(current) if not current.allowed else _not_locked(current)
+        ok = bool(config.verify_credential(current.user or "", credential))
         after = manager.unlock(session_id, ok)
         if not ok and after.allowed:
             return _not_locked(after)  # unlocked meanwhile by another request: nothing counted
