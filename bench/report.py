@@ -494,7 +494,7 @@ def main() -> int:
     # ---- server ----------------------------------------------------------------------------
     server_path = os.path.join(results, "server.json")
     if os.path.exists(server_path) or skipped(results, "server"):
-        t.section("A server's decision (bench/c/bench_server.c; inact_server_decide; median of runs)")
+        t.section("A server's decision (bench/c/bench_server.c; inact_server_decide; CPU ns per call, median of runs)")
         if not os.path.exists(server_path):
             t.row("not measured", skipped(results, "server") or "no output")
         else:

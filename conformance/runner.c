@@ -27,7 +27,7 @@ static inact_engine engine;
 static uint8_t snapshot[INACT_SNAPSHOT_MAX_SIZE];
 static size_t snapshot_length;
 static named_id scopes[MAX_NAMES], holds[MAX_NAMES];
-static char result[512];
+static char result[1024];
 
 /* Events are written as they come (between the op's line and its result): a call may deliver
  * any number of them (a 1 ms tick over a long advance), and none may be dropped. */

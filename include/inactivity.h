@@ -1187,6 +1187,9 @@ INACT_EXPORT int32_t inact_get_policy(inact_engine engine, inact_policy *policy)
 /** Writes the ms from now until the engine next needs inact_poll, or INACT_NEVER when nothing
  *  is scheduled. Like every call it first delivers what is already due, so the delay is > 0
  *  when it returns. Arm one timer for it; re-ask after every call that may move deadlines.
+ *  With policy.keepalive_interval_ms an activity call may bring it earlier (the first activity
+ *  after a quiet interval starts an interval whose end is a deadline): re-ask after activity
+ *  too, or never wait longer than the interval.
  *  Returns INACT_OK or INACT_E_NULL_POINTER.
  *  Ownership: *out_delay_ms is written only on success.
  *  Thread: any; delivers the events it causes before it returns (see Threading). */
@@ -1316,11 +1319,13 @@ INACT_EXPORT int32_t inact_decision_init_sized(inact_decision *decision, size_t 
  *   unlock failures run as on a device. An unlock needs no server contact (the server is it).
  * - REQUEST is counted activity (the first person-made kind policy.activity_kinds counts; a
  *   policy counting none counts no request); in WARNING it returns to ACTIVE only with
- *   policy.activity_dismisses_warning, as on a device. HOLDER_ACTIVITY counts activity at
- *   now - arg, clamped to [the later of the session start and the stored last activity, now].
- *   MACHINE changes nothing but what came due. LOCK locks an ACTIVE or WARNING session (a
- *   LOCKED or EXPIRED one stays as it is); END expires any session not yet EXPIRED with the
- *   reason given; UNLOCK (a credential) returns a LOCKED session to ACTIVE (UNLOCKED);
+ *   policy.activity_dismisses_warning, as on a device. HOLDER_ACTIVITY, LOCK and END with a
+ *   reason other than an ending one are what another holder reports, as inact_holder_report
+ *   with an age of arg (activity) or 0 (a lock, an expiry): activity counts at now - arg,
+ *   clamped to [the later of the session start and the stored last activity, now]; LOCK locks
+ *   an ACTIVE or WARNING session with the reason given (a LOCKED or EXPIRED one stays as it
+ *   is); END expires any session not yet EXPIRED with the reason given (an ending reason:
+ *   as inact_end). MACHINE changes nothing but what came due; UNLOCK (a credential) returns a LOCKED session to ACTIVE (UNLOCKED);
  *   UNLOCK_FAILED counts a failure, and the policy's max_unlock_failures-th expires it
  *   (UNLOCK_FAILURES). An input the state does not take (UNLOCK of a session that is not
  *   LOCKED) changes nothing and is not an error: the decision gives the state.
@@ -1337,8 +1342,8 @@ INACT_EXPORT int32_t inact_decision_init_sized(inact_decision *decision, size_t 
  *   ignored. length: any size_t; at most 105 bytes are read.
  * now_ms: the server's wall clock, ms since 1970, 0 .. 1000 years.
  * input: an inact_server_input. arg: 0 for SIGN_IN, REQUEST, MACHINE, UNLOCK, UNLOCK_FAILED;
- *   the activity's age (>= 0, any) for HOLDER_ACTIVITY; a LOCKED reason but RESTORED for LOCK
- *   (this build: INACT_REASON_MANUAL_LOCK); an EXPIRED reason but RESTORED for END.
+ *   the activity's age (>= 0, any) for HOLDER_ACTIVITY; a LOCKED reason but RESTORED for LOCK;
+ *   an EXPIRED reason but RESTORED for END.
  * precision_ms: >= 0 and shorter than policy.idle_timeout_ms - policy.warning_ms.
  * decision: decision->size set by the caller (inact_decision_init), as inact_get_info.
  * out_record/capacity: at least INACT_SNAPSHOT_MAX_SIZE bytes, whatever the decision.
@@ -1349,7 +1354,8 @@ INACT_EXPORT int32_t inact_decision_init_sized(inact_decision *decision, size_t 
  * it and its rule); INACT_E_BUFFER_TOO_SMALL (capacity). On any error nothing is written.
  * Ownership: nothing is kept; the caller's decision and out_record are written on success
  * only, out_record only when decision->write = 1.
- * Thread: any; touches no shared state (a pure function of its arguments).
+ * Thread: any; a function of its arguments alone: it touches no engine and takes no lock (on
+ * an error, the message is the calling thread's inact_last_error).
  */
 INACT_EXPORT int32_t inact_server_decide(const inact_policy *policy, const uint8_t *record, size_t length,
                                          int64_t now_ms, int32_t input, int64_t arg, int64_t precision_ms,

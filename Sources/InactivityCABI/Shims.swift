@@ -86,16 +86,17 @@ private func layouts<T>(_ table: [Int], of _: T.Type) -> [Int] {
 /// `subject` names the size in messages: the struct's field, or a _sized function's argument.
 private func structSize(_ declared: UInt, layouts: [Int], name: String,
                         subject: String? = nil) throws(InactivityError) -> StructSize {
-    let subject = subject ?? "\(name)->size"
+    // Named only on a refusal: the message is built on the error path, never per call.
+    func subjectText() -> String { subject ?? "\(name)->size" }
     // The upper bound first, on the unsigned value: Int(declared) traps above 2^31 on 32-bit CPUs.
     guard declared <= 65_536 else {
-        throw InactivityError(.structSize, "\(subject) (\(declared)) is implausibly large (at most 65536)")
+        throw InactivityError(.structSize, "\(subjectText()) (\(declared)) is implausibly large (at most 65536)")
     }
     let size = Int(declared)
     guard let layout = layouts.last(where: { $0 <= size }) else {
         let rule = layouts.count == 1 ? "at least sizeof(\(name)) (\(layouts[0]))"
             : "at least \(layouts[0]) (the 1.0 layout; sizeof(\(name)) is \(layouts[layouts.count - 1]))"
-        throw InactivityError(.structSize, "\(subject) (\(size)) must be \(rule) for this library")
+        throw InactivityError(.structSize, "\(subjectText()) (\(size)) must be \(rule) for this library")
     }
     return StructSize(size: size, layout: layout)
 }

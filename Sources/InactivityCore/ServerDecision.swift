@@ -147,15 +147,12 @@ public enum ServerRecord {
             }
             return nil
         case .lock:
-            guard let r = reason(arg), r != .restored, Reason.allowed(in: .locked).contains(r) else {
+            guard let r = reason(arg), r != .restored, Input.holderLocked.namedReasons.contains(r) else {
                 throw InactivityError(.invalidArgument, "arg (\(arg)) must be a LOCKED reason (not RESTORED) for INACT_SERVER_LOCK")
-            }
-            guard r == .manualLock else {
-                throw InactivityError(.invalidArgument, "arg (\(arg)) must be INACT_REASON_MANUAL_LOCK for INACT_SERVER_LOCK in this build")
             }
             return r
         case .end:
-            guard let r = reason(arg), r != .restored, Reason.allowed(in: .expired).contains(r) else {
+            guard let r = reason(arg), r != .restored, Input.holderExpired.namedReasons.contains(r) else {
                 throw InactivityError(.invalidArgument, "arg (\(arg)) must be an EXPIRED reason (not RESTORED) for INACT_SERVER_END")
             }
             return r
@@ -249,8 +246,10 @@ extension SessionMachine {
     }
 
     /// Applies a server input at `now` (the machine caught up to it) through the machine's own
-    /// input methods. A refusal by the state changes nothing and is not an error here: the
-    /// decision reports the state.
+    /// inputs: a request is the activity row, a keepalive and a holder's lock or expiry the
+    /// holder rows (`holderReport`: stricter only, the instant clamped to the session), an end
+    /// the end row, an unlock the unlock rows with the credential. A refusal by the state changes
+    /// nothing and is not an error here: the decision reports the state.
     mutating func apply(_ input: ServerInput, named: Reason?, arg: Int64, now: Int64, precisionMs: Int64) throws(InactivityError) {
         let stamp = lastActivity
         let before = (state, reason)
@@ -258,19 +257,20 @@ extension SessionMachine {
             switch input {
             case .signIn: assertionFailure("a sign-in ignores the record")
             case .machine: break
-            case .request: try activity(serverActivityKind, at: now, now: now)
-            case .holderActivity:
-                // Now less its age (both >= 0: no overflow), never after now; `activity` keeps
-                // the stored last activity when it is later (and so the session's start).
-                try activity(serverActivityKind, at: now - arg, now: now)
-            case .lock: try lock(now: now)
-            case .end: try end(named!, now: now)
+            case .request: try activity(serverActivityKind, now: now)
+            // Any age: one beyond the longest duration places the activity at the session's
+            // start or the stored activity all the same.
+            case .holderActivity: try holderReport(.activity, reason: .none, ms: min(arg, SessionPolicy.maxFiniteMs), now: now)
+            case .lock: try holderReport(.locked, reason: named!, ms: 0, now: now)
+            case .end:
+                if named!.isEnding { try end(named!, now: now) } else { try holderReport(.expired, reason: named!, ms: 0, now: now) }
             case .unlock: try unlock(method: .credential, now: now)
             case .unlockFailed: _ = try unlockFailed(method: .credential, now: now)
             }
         } catch where error.code == .invalidState {
             return
         }
+        evaluate(now: now)   // what the input made due (a keepalive's activity in WARNING)
         coalesce(stored: stamp, before: before, precisionMs: precisionMs, now: now)
     }
 
@@ -279,15 +279,6 @@ extension SessionMachine {
     var serverActivityKind: ActivityKind {
         let counted = policy.activityKinds.rawValue & ActivityKind.user.rawValue
         return counted == 0 ? .touchDown : ActivityKind(rawValue: counted & (~counted &+ 1))
-    }
-
-    /// Counted activity of `kind` seen at `t` (at most `now`, at least the stored last activity),
-    /// applied at `now`: the activity row of the table, as `activity` at `t` would be.
-    mutating func activity(_ kind: ActivityKind, at t: Int64, now: Int64) throws(InactivityError) {
-        guard try admits(.activity, kind: kind) else { return }
-        lastActivity = max(lastActivity, t)
-        move(by: .activity, at: now)
-        evaluate(now: now)
     }
 
     /// Keeps the stored last activity when an input moved only it, and by less than the

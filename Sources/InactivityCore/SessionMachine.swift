@@ -406,7 +406,7 @@ extension SessionMachine {
 
     /// Makes the move the input's cell names in the current state: the one way an input
     /// changes the state.
-    mutating func move(by input: Input, reason named: Reason? = nil, at t: Int64) {
+    private mutating func move(by input: Input, reason named: Reason? = nil, at t: Int64) {
         switch input.cell(in: state).move {
         case .stays: break
         case .to(let s, let r): transition(to: s, r, at: t)
@@ -609,11 +609,9 @@ extension SessionMachine {
     }
 
 
-    /// Ends the session with an EXPIRED reason: an ending reason (`Reason.isEnding`: the
-    /// engine checks it), or on a server the expiry another holder of the session reports
-    /// (ServerDecision.swift checks it).
+    /// Ends the session with an ending reason (`Reason.isEnding`: the engine checks it).
     mutating func end(_ endReason: Reason, now: Int64) throws(InactivityError) {
-        assert(Reason.allowed(in: .expired).contains(endReason) && endReason != .restored)
+        assert(endReason.isEnding)
         guard try admits(.end) else { return }
         move(by: .end, reason: endReason, at: now)
     }

@@ -157,8 +157,13 @@ TEST(server_lock_end_and_unlock_failures_follow_the_table) {
     CHECK_EQ(s.d.reason, INACT_REASON_MANUAL_LOCK);
     keep(locked, &s);
     /* A lock of a LOCKED session changes nothing (the first reason stays). */
-    s = decide_ok(&policy, locked, T0 + 2 * SECOND, INACT_SERVER_LOCK, INACT_REASON_MANUAL_LOCK, 0);
+    s = decide_ok(&policy, locked, T0 + 2 * SECOND, INACT_SERVER_LOCK, INACT_REASON_DEVICE_LOCKED, 0);
+    CHECK_EQ(s.d.reason, INACT_REASON_MANUAL_LOCK);
     CHECK_EQ(s.d.write, 0);
+    /* A holder's lock carries its reason. */
+    s = decide_ok(&policy, stored, T0 + SECOND, INACT_SERVER_LOCK, INACT_REASON_BACKGROUND_TIMEOUT, 0);
+    CHECK_EQ(s.d.state, INACT_STATE_LOCKED);
+    CHECK_EQ(s.d.reason, INACT_REASON_BACKGROUND_TIMEOUT);
     s = decide_ok(&policy, locked, T0 + 2 * SECOND, INACT_SERVER_UNLOCK_FAILED, 0, 0);
     CHECK_EQ(s.d.unlock_failures, 1);
     keep(locked, &s);
@@ -377,7 +382,9 @@ TEST(two_servers_whose_clocks_differ_stay_within_their_spread) {
     const int64_t e = 2 * SECOND;
     unsigned seed = 12345;
     int round;
-    for (round = 0; round < 60; round++) {
+    /* Fewer rounds under valgrind (each decision costs ~50x there). */
+    const int rounds = harness_slow() ? 6 : 60;
+    for (round = 0; round < rounds; round++) {
         uint8_t fleet[INACT_SNAPSHOT_MAX_SIZE], truth[INACT_SNAPSHOT_MAX_SIZE], ahead[INACT_SNAPSHOT_MAX_SIZE];
         int64_t t = T0 + round * 1000 * SECOND, fleet_lock = 0, truth_lock = 0, ahead_lock = 0;
         int requests = 1 + round % 5, k;
@@ -417,14 +424,16 @@ TEST(two_servers_whose_clocks_differ_stay_within_their_spread) {
 /* ---- the session machine is the one truth -------------------------------------------- */
 
 /* The same inputs at the same times, to a server over its record and to an engine on a
- * manual clock (engine time t is the fleet's T0 + t): the same state, reason, remaining time,
+ * manual clock (engine time t is the fleet's T0 + t; a keepalive, a holder's lock or expiry
+ * are the engine's inact_holder_report): the same state, reason, remaining time,
  * unlock failures, required strength, session start and last activity after every step, over
  * random policies, inputs and delays. Precision 0: the engine stores every activity. */
 TEST(server_decide_equals_an_engine_fed_the_same_inputs) {
     unsigned seed = 777;
     int round;
 #define RAND(n) ((seed = seed * 1103515245u + 12345u), (int64_t)((seed >> 8) % (unsigned)(n)))
-    for (round = 0; round < 40; round++) {
+    const int rounds = harness_slow() ? 4 : 40;
+    for (round = 0; round < rounds; round++) {
         inact_policy policy = test_policy();
         uint8_t stored[INACT_SNAPSHOT_MAX_SIZE];
         inact_engine engine;
@@ -443,6 +452,9 @@ TEST(server_decide_equals_an_engine_fed_the_same_inputs) {
         keep(stored, &s);
         for (step = 0; step < 60; step++) {
             int64_t dt = RAND(3) == 0 ? 0 : RAND(2) ? RAND(15 * SECOND) : 40 * SECOND + RAND(30 * SECOND);
+            static const int32_t locks[] = {INACT_REASON_MANUAL_LOCK, INACT_REASON_IDLE_TIMEOUT, INACT_REASON_DEVICE_LOCKED};
+            static const int32_t ends[] = {INACT_REASON_LOGOUT, INACT_REASON_DEVICE_LIMIT, INACT_REASON_ABSOLUTE_TIMEOUT,
+                                           INACT_REASON_UNLOCK_FAILURES};
             int32_t input = (int32_t)(2 + RAND(7)), state;
             int64_t arg = 0;
             inact_info info;
@@ -450,18 +462,25 @@ TEST(server_decide_equals_an_engine_fed_the_same_inputs) {
             t += dt;
             REQUIRE_OK(inact_clock_advance(engine, dt));
             state = state_of(engine);
-            if (input == INACT_SERVER_HOLDER_ACTIVITY) input = state == INACT_STATE_EXPIRED ? INACT_SERVER_SIGN_IN : INACT_SERVER_MACHINE;
+            if (state == INACT_STATE_EXPIRED && RAND(3) == 0) input = INACT_SERVER_SIGN_IN;
             switch (input) {
             case INACT_SERVER_SIGN_IN: REQUIRE_OK(inact_start(engine)); break;
             case INACT_SERVER_REQUEST: REQUIRE_OK(inact_activity(engine, INACT_ACTIVITY_KEY)); break;
             case INACT_SERVER_MACHINE: REQUIRE_OK(inact_poll(engine)); break;
+            case INACT_SERVER_HOLDER_ACTIVITY:
+                arg = RAND(20 * SECOND);
+                REQUIRE_OK(inact_holder_report(engine, INACT_HOLDER_ACTIVITY, INACT_REASON_NONE, arg));
+                break;
             case INACT_SERVER_LOCK:
-                arg = INACT_REASON_MANUAL_LOCK;
-                (void)inact_lock(engine); /* refused in EXPIRED: nothing changes */
+                arg = locks[RAND(3)];
+                (void)inact_holder_report(engine, INACT_HOLDER_LOCKED, (int32_t)arg, 0); /* refused in no state here */
                 break;
             case INACT_SERVER_END:
-                arg = RAND(2) ? INACT_REASON_LOGOUT : INACT_REASON_DEVICE_LIMIT;
-                REQUIRE_OK(inact_end(engine, (int32_t)arg));
+                arg = ends[RAND(4)];
+                if (arg == INACT_REASON_LOGOUT || arg == INACT_REASON_DEVICE_LIMIT)
+                    REQUIRE_OK(inact_end(engine, (int32_t)arg));
+                else
+                    REQUIRE_OK(inact_holder_report(engine, INACT_HOLDER_EXPIRED, (int32_t)arg, 0));
                 break;
             case INACT_SERVER_UNLOCK: (void)inact_unlock_with(engine, INACT_AUTH_CREDENTIAL); break;
             case INACT_SERVER_UNLOCK_FAILED: (void)inact_unlock_failed_with(engine, INACT_AUTH_CREDENTIAL, &failures); break;

@@ -24,7 +24,7 @@ from typing import Any, Dict, List
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "bindings", "python", "tests_server"))
 
-from test_gateway import free_port, nginx_snippet, wait_for_port  # noqa: E402
+from test_gateway import free_port, nginx_http_snippet, nginx_snippet, wait_for_port  # noqa: E402
 
 
 def ab(url: str, requests: int, concurrency: int, cookie: str) -> Dict[str, float]:
@@ -53,6 +53,7 @@ def main() -> int:
         wait_for_port(gport, procs[-1], "inactivity-server")
         backend, guarded, floor = free_port(), free_port(), free_port()
         snippet = nginx_snippet().replace("127.0.0.1:8250", f"127.0.0.1:{gport}").replace("127.0.0.1:8080", f"127.0.0.1:{backend}")
+        upstream = nginx_http_snippet().replace("127.0.0.1:8250", f"127.0.0.1:{gport}")
         conf = os.path.join(work, "nginx.conf")
         with open(conf, "w") as f:
             f.write(f"""
@@ -68,7 +69,7 @@ http {{
     fastcgi_temp_path {work}/fastcgi;
     uwsgi_temp_path {work}/uwsgi;
     scgi_temp_path {work}/scgi;
-    upstream gateway {{ server 127.0.0.1:{gport}; keepalive 16; }}
+{upstream}
     server {{ listen 127.0.0.1:{backend}; root {work}/site; }}
     server {{
         listen 127.0.0.1:{guarded};

@@ -456,6 +456,10 @@ function makeLibrary(x, memory, listeners) {
         #queues = new Set();
         #listeners = new Set();
         #manual;
+        // The policy's keepalive interval (0: off): activity does not re-arm the timer (the hot
+        // path), yet with a keepalive an activity after a quiet interval starts an interval whose
+        // end is a deadline, so the timer never waits longer than one interval.
+        #keepaliveMs = 0;
         #timer = null;
         #closed = false;
         // The module's callbacks and the deadline timer reach the engine through this weak
@@ -492,7 +496,8 @@ function makeLibrary(x, memory, listeners) {
                 if (manual.wallMs !== undefined) values.manual_wall_ms = i64Arg(manual.wallMs, 'options.manual.wallMs');
                 if (manual.bootId !== undefined) values.manual_boot_id = u64Arg(manual.bootId, 'options.manual.bootId');
                 writeStruct('inact_config', config, values);
-                const policy = policyStruct(options.policy ?? Policy.defaults());
+                const given = options.policy ?? Policy.defaults();
+                const policy = policyStruct(given);
                 const out = alloc(8);
                 listeners.set(listener, this.#self);
                 try {
@@ -503,6 +508,7 @@ function makeLibrary(x, memory, listeners) {
                 }
                 this.#handle = view().getBigUint64(out, true);
                 this.#listener = listener;
+                this.#keepaliveMs = Number(given.keepaliveIntervalMs ?? 0);
             });
             registry?.register(this, BigInt.asIntN(64, this.#handle), this);
             this.#rearm();
@@ -557,8 +563,9 @@ function makeLibrary(x, memory, listeners) {
             });
             if (this.#timer !== null) clearTimeout(this.#timer);
             this.#timer = null;
-            if (delay === null || delay === NEVER_I64) return;
-            const ms = Number(delay > 0x7fffffffn ? 0x7fffffffn : delay);
+            if (delay === null || (delay === NEVER_I64 && this.#keepaliveMs <= 0)) return;
+            let ms = Number(delay > 0x7fffffffn ? 0x7fffffffn : delay);
+            if (this.#keepaliveMs > 0) ms = Math.min(ms, this.#keepaliveMs);
             this.#timer = Engine.#pollLater(this.#self, ms);
             this.#timer.unref?.(); // Node: a pending deadline does not keep the process alive
         }
@@ -668,6 +675,8 @@ function makeLibrary(x, memory, listeners) {
         }
         setPolicy(policy) {
             this.#call((h) => scoped(() => check(x.inact_set_policy(h, policyStruct(policy)))));
+            this.#keepaliveMs = Number(policy.keepaliveIntervalMs ?? 0);
+            this.#rearm();
         }
         setCeilings(ceilings) {
             this.#call((h) => scoped(() => check(x.inact_set_ceilings(h, ceilingsStruct(ceilings)))));

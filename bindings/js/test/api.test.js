@@ -351,3 +351,24 @@ test('keepalive events carry the last user activity', () => {
     assert.throws(() => new ia.Policy({ keepaliveIntervalMs: 500 }).validate(), /keepalive_interval_ms/);
     engine.close();
 });
+
+test('system clock: the interval end of a keepalive is delivered by the binding\'s timer', async () => {
+    // Activity does not re-arm the timer (the hot path). After a quiet interval the first
+    // activity pings at once, inside the call, and starts an interval whose end is the next
+    // deadline; the binding's timer waits at most one interval, so that ping comes on its own.
+    const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+    const events = [];
+    const engine = new ia.Engine({ policy: new ia.Policy({ keepaliveIntervalMs: 1_000 }), onEvent: (e) => events.push(e) });
+    engine.start();
+    await sleep(1_100); // the sign-in's interval ends with nothing to carry: quiet
+    engine.activity('KEY');
+    const first = events.filter((e) => e.kind === 'keepalive').length;
+    await sleep(100);
+    engine.activity('POINTER'); // stamped without the lock, carried at the interval's end
+    await sleep(1_300);
+    const pings = events.filter((e) => e.kind === 'keepalive');
+    engine.close();
+    assert.equal(first, 1, 'the first activity after a quiet interval pings at once');
+    assert.equal(pings.length, 2, `keepalives: ${pings.length}`);
+    assert.ok(pings[1].nowMs - pings[1].timeMs >= 700, 'the second carries the activity of ~0.9 s before');
+});

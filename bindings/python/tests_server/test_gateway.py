@@ -119,9 +119,19 @@ def nginx_snippet() -> str:
     return m.group(1)
 
 
+def nginx_http_snippet() -> str:
+    """The http-level part of docs/server.md's configuration (the gateway's upstream)."""
+    with open(DOCS) as f:
+        text = f.read()
+    m = re.search(r"<!-- nginx-http-config -->\n```nginx\n(.*?)```\n<!-- end nginx-http-config -->", text, re.S)
+    assert m, "docs/server.md has no nginx-http-config block"
+    return m.group(1)
+
+
 def start_nginx(procs: List[subprocess.Popen[bytes]], directory: str, gateway: int, backend: int) -> int:
     port = free_port()
     snippet = nginx_snippet().replace("127.0.0.1:8250", f"127.0.0.1:{gateway}").replace("127.0.0.1:8080", f"127.0.0.1:{backend}")
+    upstream = nginx_http_snippet().replace("127.0.0.1:8250", f"127.0.0.1:{gateway}")
     conf = os.path.join(directory, "nginx.conf")
     with open(conf, "w") as f:
         f.write(f"""
@@ -137,6 +147,7 @@ http {{
     fastcgi_temp_path {directory}/fastcgi;
     uwsgi_temp_path {directory}/uwsgi;
     scgi_temp_path {directory}/scgi;
+{upstream}
     server {{
         listen 127.0.0.1:{port};
 {snippet}

@@ -84,6 +84,8 @@ class Outcome:
 
 
 _UNKNOWN = Outcome("EXPIRED", "NONE")
+_new = object.__new__
+_set = object.__setattr__
 
 
 @dataclasses.dataclass(frozen=True)
@@ -218,7 +220,7 @@ class SessionManager:
         return time.monotonic() + self.timeout
 
     def _decide(self, record: Optional[bytes], input: Input, arg: int = 0) -> tuple[Decision, Optional[bytes]]:
-        return _core.run(self.policy, record, self.clock(), input, arg, self.precision_ms)
+        return _core.decide(self.policy, record, self.clock(), input, arg, self.precision_ms)
 
     def _collect_at(self, d: Decision) -> int:
         """The instant after which this session is dead for certain, plus the retention: when
@@ -247,8 +249,16 @@ class SessionManager:
     def _outcome(self, d: Decision, entry: Entry) -> Outcome:
         # The core gives the remaining times only where they run (idle: ACTIVE and WARNING;
         # absolute: until the session ends).
-        return Outcome(_core.state_name(d.state), _core.reason_name(d.reason), d.idle_remaining_ms,
-                       d.absolute_remaining_ms, entry.session_id, entry.user, entry.device, d)
+        # Built as one dict, not through the frozen dataclass's __init__ (one object.__setattr__
+        # per field): an Outcome per request. The names are the core's own enums' (a Decision
+        # holds State and Reason members).
+        outcome = _new(Outcome)
+        _set(outcome, "__dict__", {
+            "state": d.state.name, "reason": d.reason.name, "idle_remaining_ms": d.idle_remaining_ms,
+            "absolute_remaining_ms": d.absolute_remaining_ms, "session_id": entry.session_id, "user": entry.user,
+            "device": entry.device, "decision": d,
+        })
+        return outcome
 
     def _session(self, session_id: Optional[str], input: Input, arg: int = 0, *, write: bool = True) -> Outcome:
         """Read, decide, write if the core says so and the record is unchanged; else again."""

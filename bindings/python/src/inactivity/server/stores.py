@@ -61,6 +61,19 @@ class Entry:
     version: int
 
 
+_new = object.__new__
+_set = object.__setattr__
+
+
+def _entry(session_id: str, user: str, device: str, created_ms: int, record: bytes, version: int) -> Entry:
+    """An Entry built as one dict rather than by the frozen dataclass's __init__ (one
+    object.__setattr__ per field): every request reads one."""
+    e = _new(Entry)
+    _set(e, "__dict__", {"session_id": session_id, "user": user, "device": device, "created_ms": created_ms,
+                         "record": record, "version": version})
+    return e
+
+
 class UserView(NamedTuple):
     """A user's sessions as read (oldest first), with what ``commit_user`` checks against."""
 
@@ -131,6 +144,10 @@ CREATE INDEX IF NOT EXISTS inactivity_sessions_user ON inactivity_sessions (user
 CREATE INDEX IF NOT EXISTS inactivity_sessions_collect ON inactivity_sessions (collect_at_ms)
     WHERE collect_at_ms > 0;
 """
+
+
+_GET = ("SELECT user, device, created_ms, record, version FROM inactivity_sessions"
+        " WHERE id = ? AND (collect_at_ms = 0 OR collect_at_ms > ?)")
 
 
 class SQLiteStore(Store):
@@ -204,15 +221,17 @@ class SQLiteStore(Store):
             raise StoreUnavailable(f"SQLite {self.path}: {e}") from None
 
     def get(self, session_id: str, deadline: float) -> Optional[Entry]:
-        def work(conn: sqlite3.Connection) -> Optional[Entry]:
-            row = conn.execute(
-                "SELECT user, device, created_ms, record, version FROM inactivity_sessions"
-                " WHERE id = ? AND (collect_at_ms = 0 OR collect_at_ms > ?)",
-                (session_id, _now_ms()),
-            ).fetchone()
-            return None if row is None else Entry(session_id, row[0], row[1], row[2], bytes(row[3]), row[4])
-
-        return self._run(deadline, work)  # type: ignore[no-any-return]
+        # The read path: one statement, no closure, no PRAGMA. A read in WAL mode waits for no
+        # writer; should it wait at all (the WAL index being rebuilt), the connection's own
+        # timeout bounds it and the deadline is checked after: late is StoreUnavailable.
+        _remaining(deadline)
+        conn = self._conn()
+        try:
+            row = conn.execute(_GET, (session_id, _now_ms())).fetchone()
+        except sqlite3.OperationalError as e:
+            raise StoreUnavailable(f"SQLite {self.path}: {e}") from None
+        _remaining(deadline)
+        return None if row is None else _entry(session_id, row[0], row[1], row[2], bytes(row[3]), row[4])
 
     def compare_and_set(self, entry: Entry, record: bytes, collect_at_ms: int, deadline: float) -> bool:
         def work(conn: sqlite3.Connection) -> bool:
@@ -428,8 +447,8 @@ def _pack(version: int, created_ms: int, device: str, record: bytes) -> bytes:
 
 def _unpack(session_id: str, user: str, value: bytes) -> Entry:
     length = int(value[23:26])
-    return Entry(session_id, user, value[26:26 + length].decode("utf-8"), int(value[10:23]), bytes(value[26 + length:]),
-                 int(value[:10]))
+    return _entry(session_id, user, value[26:26 + length].decode("utf-8"), int(value[10:23]), value[26 + length:],
+                  int(value[:10]))
 
 
 def _tag(user: str) -> str:
@@ -474,6 +493,9 @@ class RedisStore(Store):
         self._pointers: dict[str, str] = {}
         self._pointer_cache = pointer_cache
         self._lock = threading.Lock()
+        import redis.exceptions
+
+        self._rex = redis.exceptions  # looked up once, not per call
 
     @classmethod
     def from_url(cls, url: str, *, timeout: float = 1.0, prefix: str = "inact") -> "RedisStore":
@@ -519,8 +541,7 @@ class RedisStore(Store):
         return f"{self.prefix}:p:{session_id}"
 
     def _call(self, deadline: float, fn: Any, *args: Any) -> Any:
-        import redis.exceptions as rex
-
+        rex = self._rex
         _remaining(deadline)
         try:
             result = fn(*args)
@@ -535,8 +556,7 @@ class RedisStore(Store):
         return result
 
     def _user_of(self, session_id: str, deadline: float) -> Optional[str]:
-        with self._lock:
-            user = self._pointers.get(session_id)
+        user = self._pointers.get(session_id)  # one dict read is atomic; writers take the lock
         if user is not None:
             return user
         raw = self._call(deadline, self.client.get, self._pointer_key(session_id))

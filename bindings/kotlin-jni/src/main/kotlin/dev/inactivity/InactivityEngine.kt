@@ -226,9 +226,13 @@ class InactivityEngine private constructor(
      * relative to now: holders do not share this engine's clock. [reason] is the holder's for a
      * lock or an expiry, NONE otherwise. Only ever stricter: nothing reported unlocks or extends.
      */
-    @JvmOverloads
     fun holderReport(kind: HolderKind, duration: Duration = Duration.ZERO, reason: Reason = Reason.NONE) =
         call { NativeCalls.holderReport(it, kind.code, reason.code, duration.toWireMs()) }
+
+    /** [holderReport] with a `java.time.Duration` (for Java). */
+    @JvmOverloads
+    fun holderReport(kind: HolderKind, duration: java.time.Duration, reason: Reason = Reason.NONE) =
+        holderReport(kind, duration.toKotlinDuration(), reason)
 
     /**
      * Reports a token refresh result: [httpStatus] 0 for "no response", else 100..599;

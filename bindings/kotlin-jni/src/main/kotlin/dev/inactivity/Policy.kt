@@ -74,6 +74,7 @@ data class Policy(
     val expectedInterruptionMaxMillis: Long get() = expectedInterruptionMax.toWireMs()
     val offlineTimeoutMillis: Long get() = offlineTimeout.toWireMs()
     val offlineExpiryMillis: Long get() = offlineExpiry.toWireMs()
+    val keepaliveIntervalMillis: Long get() = keepaliveInterval.toWireMs()
 
     fun withIdleTimeoutMillis(ms: Long) = copy(idleTimeout = ms.wireMsToDuration())
     fun withWarningMillis(ms: Long) = copy(warning = ms.wireMsToDuration())
@@ -94,6 +95,7 @@ data class Policy(
     fun withExpectedInterruptionMaxMillis(ms: Long) = copy(expectedInterruptionMax = ms.wireMsToDuration())
     fun withOfflineTimeoutMillis(ms: Long) = copy(offlineTimeout = ms.wireMsToDuration())
     fun withOfflineExpiryMillis(ms: Long) = copy(offlineExpiry = ms.wireMsToDuration())
+    fun withKeepaliveIntervalMillis(ms: Long) = copy(keepaliveInterval = ms.wireMsToDuration())
 
     /** Asks the library to check this policy; throws [InvalidArgumentException] naming the field. */
     fun validate(): Policy {

@@ -54,6 +54,8 @@ sealed class SessionEvent {
         override val nowMs: Long,
     ) : SessionEvent() {
         val activityAge: Duration get() = (nowMs - timeMs).milliseconds
+        /** [activityAge] in milliseconds (for Java). */
+        val activityAgeMillis: Long get() = nowMs - timeMs
     }
 }
 
