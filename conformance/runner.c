@@ -269,6 +269,44 @@ static int32_t op_clock(char **a, int n) {
     return rc;
 }
 
+/* Names (issue 32): read by the library (inact_*_from_string), then the call; the same bad
+ * name gives the same message through every binding. */
+static int32_t op_preset_name(char **a, int n) {
+    (void)n;
+    int32_t preset = 0;
+    inact_policy p;
+    int32_t rc = inact_preset_from_string(a[0], &preset);
+    if (rc == INACT_OK) rc = inact_policy_preset(&p, preset);
+    if (rc == INACT_OK) snprintf(result, sizeof result, "ok idle_timeout_ms=%" PRId64, p.idle_timeout_ms);
+    return rc;
+}
+static int32_t op_activity_name(char **a, int n) {
+    (void)n;
+    uint32_t kind = 0;
+    int32_t rc = inact_activity_kind_from_string(a[0], &kind);
+    return rc != INACT_OK ? rc : inact_activity(engine, kind);
+}
+static int32_t op_end_name(char **a, int n) {
+    (void)n;
+    int32_t reason = 0;
+    int32_t rc = inact_reason_from_string(a[0], &reason);
+    return rc != INACT_OK ? rc : inact_end(engine, reason);
+}
+static int32_t op_names(char **a, int n) {
+    (void)a; (void)n;
+    int32_t state = 0, reason = 0;
+    int32_t rc = inact_get_state(engine, &state);
+    if (rc == INACT_OK) rc = inact_get_reason(engine, &reason);
+    snprintf(result, sizeof result, "ok state=%s reason=%s", inact_state_string(state), inact_reason_string(reason));
+    return rc;
+}
+/* A call on a closed engine: destroyed, then called with its handle (the others' close()). */
+static int32_t op_closed_call(char **a, int n) {
+    inact_engine closed = engine;
+    op_kill(a, n);
+    return inact_lock(closed);
+}
+
 /* The inputs that are one C call each: one line per input (name, call; `a` holds the words
  * after the name). The ops with results or host state are the functions above. The inputs
  * that take the engine alone are GENERATED_OPS (runner_ops.h, from the header), tried after
@@ -306,6 +344,8 @@ static const struct {
     {"restore", op_restore},     {"restore-corrupt", op_restore_corrupt},
     {"info", op_info},           {"policy", op_policy},
     {"next-deadline", op_next_deadline}, {"clock", op_clock},
+    {"preset-name", op_preset_name}, {"activity-name", op_activity_name}, {"end-name", op_end_name},
+    {"names", op_names},         {"closed-call", op_closed_call},
 };
 
 static void run_line(char *line) {

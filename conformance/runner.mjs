@@ -66,6 +66,12 @@ function run(lines) {
     let holds = new Map();
     const ops = {
         kill() { engine.close(); engine = null; scopes = new Map(); holds = new Map(); },
+        // names (issue 32): read and printed by the binding as its users write them
+        'preset-name': (a) => `ok idle_timeout_ms=${ms(ia.Policy.preset(a[0]).idleTimeoutMs)}`,
+        'activity-name': (a) => engine.activity(a[0]),
+        'end-name': (a) => engine.end(a[0]),
+        names: () => `ok state=${engine.state} reason=${engine.reason}`,
+        'closed-call': () => { const closed = engine; ops.kill(); closed.lock(); },
         advance: (a) => engine.advance(BigInt(a[0])),
         freeze: (a) => engine.freeze(BigInt(a[0])),
         'wall-jump': (a) => engine.jumpWall(BigInt(a[0])),
@@ -128,7 +134,7 @@ function run(lines) {
             else { const r = ops[op](a); result = typeof r === 'string' ? r : 'ok'; }
         } catch (error) {
             if (!(error instanceof InactivityError)) throw error;
-            result = `error ${error.code} ${error.message}`;
+            result = `error ${error.code} ${error.engineMessage}`; // the engine's text: the same in every binding
         }
         for (const e of events) {
             out.push(`event ${EVENT_KIND[e.kind]} ${num(State, e.state)} ${num(State, e.previousState)} `

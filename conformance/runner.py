@@ -92,6 +92,13 @@ class Runner:
         self.engine = ia.Engine(policy(a[3:]), on_event=self.events.append, clock=clock)
         return "ok"
 
+    def closed_call(self) -> str:
+        assert self.engine is not None
+        closed = self.engine
+        self.kill()
+        closed.lock()
+        return "ok"
+
     def kill(self) -> str:
         assert self.engine is not None
         self.engine.close()
@@ -135,6 +142,12 @@ class Runner:
             return "no-engine"
         ops: Dict[str, Callable[[], object]] = {
             "kill": self.kill,
+            # names (issue 32): read and printed by the binding as its users write them
+            "preset-name": lambda: f"ok idle_timeout_ms={ms_out(ia.Policy.preset(a[0]).idle_timeout)}",
+            "activity-name": lambda: e.activity(a[0]),
+            "end-name": lambda: e.end(a[0]),
+            "names": lambda: f"ok state={e.state()} reason={e.reason()}",
+            "closed-call": lambda: self.closed_call(),
             "advance": lambda: e.advance(ms_in(int(a[0]))),
             "freeze": lambda: e.freeze(ms_in(int(a[0]))),
             "wall-jump": lambda: e.jump_wall(ms_in(int(a[0]))),
@@ -178,7 +191,8 @@ class Runner:
             try:
                 result = self.execute(words[0], words[1:])
             except ia.InactivityError as error:
-                result = f"error {int(error.status)} {error.message}"
+                # the library's own text (policy.idle_timeout_ms), the same in every binding
+                result = f"error {int(error.status)} {error.engine_message}"
             for ev in self.events:
                 self.out.append(
                     f"event {int(ev.kind)} {int(ev.state)} {int(ev.previous_state)} {int(ev.reason)} {int(ev.required_auth)} "

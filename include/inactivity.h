@@ -137,7 +137,8 @@
  * An engine is named by an inact_engine, a 64-bit id with a generation. 0 is never a
  * valid handle. A destroyed, stale or forged handle is rejected with
  * INACT_E_INVALID_HANDLE and never touches freed memory, so a garbage-collected binding
- * may double-close or close after finalize without harm.
+ * may double-close or close after finalize without harm. The message for the handle of a
+ * destroyed engine is "the engine is closed", the words of every binding's closed engine.
  */
 #ifndef INACTIVITY_H
 #define INACTIVITY_H
@@ -534,6 +535,50 @@ INACT_EXPORT const char *inact_version_string(void);
 INACT_EXPORT const char *inact_status_string(int32_t status);
 
 /**
+ * Names: every binding prints and reads states, reasons, presets and activity kinds through these
+ * functions, so they spell them alike. A name is the enumerator without its prefix
+ * (INACT_REASON_IDLE_TIMEOUT -> "IDLE_TIMEOUT", INACT_ACTIVITY_TOUCH_DOWN -> "TOUCH_DOWN").
+ * The *_string functions return the name of `state` (`reason`, `preset`, `kind`), or "unknown"
+ * for a value outside the enum (an activity kind must be exactly one bit); never NULL.
+ * Thread: any. Ownership: a static string; never free it.
+ */
+INACT_EXPORT const char *inact_state_string(int32_t state);
+
+/** The name of `reason` ("IDLE_TIMEOUT"), or "unknown"; see inact_state_string.
+ *  Thread: any. Ownership: a static string; never free it. */
+INACT_EXPORT const char *inact_reason_string(int32_t reason);
+
+/** The name of `preset` ("BANKING"), or "unknown"; see inact_state_string.
+ *  Thread: any. Ownership: a static string; never free it. */
+INACT_EXPORT const char *inact_preset_string(int32_t preset);
+
+/** The name of the activity kind `kind` ("KEY"), or "unknown"; see inact_state_string.
+ *  Thread: any. Ownership: a static string; never free it. */
+INACT_EXPORT const char *inact_activity_kind_string(uint32_t kind);
+
+/**
+ * Reads a state's name into `*out_state`. Accepted: the names of inact_state_string in any
+ * ASCII case, with '-' and '_' alike ("LOCKED", "locked"; "IDLE_TIMEOUT", "idle-timeout").
+ * Returns INACT_OK; INACT_E_NULL_POINTER for a NULL `name` or `out_state`;
+ * INACT_E_INVALID_ARGUMENT for any other text (inact_last_error names it and lists the
+ * accepted names: `state ("LOCK") must be one of LOADING, ACTIVE, ...`), writing nothing.
+ * Thread: any. Ownership: nothing is kept.
+ */
+INACT_EXPORT int32_t inact_state_from_string(const char *name, int32_t *out_state);
+
+/** Reads a reason's name into `*out_reason`, as inact_state_from_string does.
+ *  Thread: any. Ownership: nothing is kept. */
+INACT_EXPORT int32_t inact_reason_from_string(const char *name, int32_t *out_reason);
+
+/** Reads a preset's name ("BANKING", "banking", "pci-dss") into `*out_preset`, as
+ *  inact_state_from_string does. Thread: any. Ownership: nothing is kept. */
+INACT_EXPORT int32_t inact_preset_from_string(const char *name, int32_t *out_preset);
+
+/** Reads an activity kind's name ("KEY", "touch-down") into `*out_kind` (one bit), as
+ *  inact_state_from_string does. Thread: any. Ownership: nothing is kept. */
+INACT_EXPORT int32_t inact_activity_kind_from_string(const char *name, uint32_t *out_kind);
+
+/**
  * Returns the message of the most recent failed call on the calling thread, naming the
  * argument and the rule ("policy.warning_ms (60000) must be shorter than
  * policy.idle_timeout_ms (30000)"); "" if no call failed yet on this thread.
@@ -722,7 +767,7 @@ INACT_EXPORT int32_t inact_scheduler_faults(int32_t *out_degraded, uint64_t *out
  * does not allow returns INACT_E_INVALID_STATE and changes nothing; an input refused for
  * its argument still delivers the catch-up first. Every input returns
  * INACT_E_INVALID_HANDLE for a bad handle. The transition table (which input does what in
- * which state) is Input.rule in Sources/InactivityCore/SessionMachine.swift and the README's
+ * which state) is Input.cell(in:) in Sources/InactivityCore/SessionRules.swift and the README's
  * state diagram. Unless a block says otherwise: Ownership: nothing is kept. Thread: any;
  * the events a call causes are delivered on the calling thread before it returns, unless
  * another thread is delivering this engine's events (then that thread delivers them).

@@ -213,6 +213,20 @@ final class Registry: @unchecked Sendable {
         return i
     }
 
+    /// Whether `handle` named an engine of this process that has been destroyed since: its slot
+    /// is retired at that generation or has moved past it. Only for the message of a refused
+    /// call ("the engine is closed", the wording of every binding); a handle this cannot place
+    /// (0, forged, a generation that wrapped) is false.
+    func wasDestroyed(_ handle: UInt64) -> Bool {
+        let low = handle & 0xFFFF_FFFF
+        let generation = handle >> 32
+        guard low != 0, generation != 0, low <= UInt64(Registry.maxChunks * Registry.chunkSize),
+              let gate = gatePointer(Int(low - 1)) else { return false }
+        let word = gate.pointee.handle.load(ordering: .acquiring)
+        let current = word >> 32
+        return generation < current || (generation == current && word & 0xFFFF_FFFF == 0)
+    }
+
     /// The live engine with this handle, or nil. Lock-free (see the file's head): a lookup
     /// writes only its stripe's reader count and never waits.
     func lookup(_ handle: UInt64) -> InactivityEngine? {

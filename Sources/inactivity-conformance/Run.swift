@@ -2,6 +2,7 @@
 // prints the canonical output (conformance/README.md). The C, Python and Kotlin runners print
 // the same text through their own bindings; the conformance suite compares them byte for byte.
 
+import CInactivity   // the library's names (inact_*_string, inact_*_from_string): Swift reads them as C does
 import InactivityCore
 import InactivityScenarios
 
@@ -75,9 +76,32 @@ final class SwiftRunner {
         case "next-deadline": return "ok delay=\(try e.nextDeadlineDelayMs() ?? SessionPolicy.never)"
         case "clock": let c = e.clockNow(); return "ok monotonic=\(c.monotonicMs) wall=\(c.wallMs) boot=\(c.bootID)"
         case "poll": try e.poll()
+        // names (issue 32): the library's reading and printing, as every binding
+        case "preset-name":
+            let preset = try SwiftRunner.name(a[0], inact_preset_from_string)
+            guard let p = SessionPolicy.Preset(rawValue: preset) else { return "unknown-preset" }
+            return "ok idle_timeout_ms=\(SessionPolicy(preset: p).idleTimeoutMs)"
+        case "activity-name":
+            var kind: UInt32 = 0
+            let rc = a[0].withCString { inact_activity_kind_from_string($0, &kind) }
+            if rc != 0 { throw InactivityError(InactivityError.Code(rawValue: rc) ?? .internal, String(cString: inact_last_error())) }
+            try e.recordActivity(ActivityKind(rawValue: kind))
+        case "end-name": try e.end(reason: Reason(rawValue: try SwiftRunner.name(a[0], inact_reason_from_string))!)
+        case "names":
+            let state = try e.state(), reason = try e.reason()
+            return "ok state=\(String(cString: inact_state_string(state.rawValue))) reason=\(String(cString: inact_reason_string(reason.rawValue)))"
+        case "closed-call": e.close(); engine = nil; scopes = [:]; holds = [:]; try e.lock()
         default: if try !generatedOp(e, op) { return "unknown-op" }  // GeneratedOps.swift
         }
         return "ok"
+    }
+
+    /// A name read by the library (`parse` is one of inact_*_from_string); its error as thrown.
+    static func name(_ text: String, _ parse: (UnsafePointer<CChar>?, UnsafeMutablePointer<Int32>?) -> Int32) throws(InactivityError) -> Int32 {
+        var value: Int32 = 0
+        let rc = text.withCString { parse($0, &value) }
+        if rc != 0 { throw InactivityError(InactivityError.Code(rawValue: rc) ?? .internal, String(cString: inact_last_error())) }
+        return value
     }
 
     private func launch(_ a: [String]) throws(InactivityError) -> String {

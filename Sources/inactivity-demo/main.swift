@@ -29,7 +29,8 @@ let usage = """
       --check FILE...   parse scenario files only
       --live            drive an engine on the real clock from the keyboard
       --preset NAME     the policy for --live: \(Names.list(Names.presets.map(\.0))), or demo (default: short timeouts)
-      --set FIELD=VALUE change one policy field for --live (as 'set' in a scenario: idle-timeout=1m)
+      --set FIELD=VALUE change one policy field for --live: --set idle-timeout=1m (a scenario
+                        file writes the same change with a space: set idle-timeout 1m)
       --no-ticks        leave countdown ticks out of the timeline
       --quiet           print only failures and the summary
       --svg OUT.svg     also write the run as one self-contained SVG picture (a band per

@@ -26,6 +26,90 @@ TEST(status_strings_come_from_the_status_table) {
     CHECK_STR(inact_status_string(INT32_MAX), "unknown status");
 }
 
+/* The names come from the header's enums (Sources/CInactivity/names.h, generated): every value
+ * named reads back to itself; the spellings are any ASCII case with '-' and '_' alike. */
+TEST(names_of_states_reasons_presets_and_kinds_read_back) {
+    int32_t value = -1;
+    uint32_t kind = 0;
+    int named = 0;
+    CHECK_STR(inact_state_string(INACT_STATE_LOCKED), "LOCKED");
+    CHECK_STR(inact_reason_string(INACT_REASON_IDLE_TIMEOUT), "IDLE_TIMEOUT");
+    CHECK_STR(inact_reason_string(INACT_REASON_RESTART), "RESTART");
+    CHECK_STR(inact_preset_string(INACT_PRESET_PCI_DSS), "PCI_DSS");
+    CHECK_STR(inact_activity_kind_string(INACT_ACTIVITY_TOUCH_DOWN), "TOUCH_DOWN");
+    CHECK_STR(inact_state_string(5), "unknown");
+    CHECK_STR(inact_state_string(-1), "unknown");
+    CHECK_STR(inact_reason_string(INT32_MAX), "unknown");
+    CHECK_STR(inact_preset_string(-1), "unknown");
+    CHECK_STR(inact_activity_kind_string(0), "unknown");
+    CHECK_STR(inact_activity_kind_string(INACT_ACTIVITY_KEY | INACT_ACTIVITY_SCROLL), "unknown");
+    for (int32_t v = -2; v < 64; v++) {
+        const char *name = inact_reason_string(v);
+        if (strcmp(name, "unknown") == 0) continue;
+        named++;
+        value = -1;
+        REQUIRE_OK(inact_reason_from_string(name, &value));
+        CHECK_EQ(value, v);
+    }
+    CHECK(named >= 23); /* NONE .. RESTART at least: a reason added later only adds */
+    for (int32_t v = 0; v <= INACT_STATE_EXPIRED; v++) {
+        REQUIRE_OK(inact_state_from_string(inact_state_string(v), &value));
+        CHECK_EQ(value, v);
+    }
+    for (int32_t v = 0; v <= INACT_PRESET_ENTERPRISE; v++) {
+        REQUIRE_OK(inact_preset_from_string(inact_preset_string(v), &value));
+        CHECK_EQ(value, v);
+    }
+    for (uint32_t bit = 1; bit <= INACT_ACTIVITY_PROGRAMMATIC; bit <<= 1) {
+        REQUIRE_OK(inact_activity_kind_from_string(inact_activity_kind_string(bit), &kind));
+        CHECK_EQ(kind, bit);
+    }
+    REQUIRE_OK(inact_preset_from_string("banking", &value));
+    CHECK_EQ(value, INACT_PRESET_BANKING);
+    REQUIRE_OK(inact_reason_from_string("idle-timeout", &value));
+    CHECK_EQ(value, INACT_REASON_IDLE_TIMEOUT);
+    REQUIRE_OK(inact_activity_kind_from_string("Touch-Down", &kind));
+    CHECK_EQ(kind, INACT_ACTIVITY_TOUCH_DOWN);
+}
+
+TEST(unknown_names_are_refused_naming_the_accepted_ones) {
+    int32_t value = 77;
+    uint32_t kind = 77;
+    CHECK_STATUS(inact_preset_from_string("BANKNG", &value), INACT_E_INVALID_ARGUMENT);
+    CHECK_STR(inact_last_error(), "preset (\"BANKNG\") must be one of DEFAULT, NIST_AAL2, NIST_AAL3, "
+                                  "PCI_DSS, BANKING, PSD2, ENTERPRISE");
+    CHECK_EQ(value, 77);
+    CHECK_STATUS(inact_state_from_string("LOCK", &value), INACT_E_INVALID_ARGUMENT);
+    CHECK_STR(inact_last_error(), "state (\"LOCK\") must be one of LOADING, ACTIVE, WARNING, LOCKED, EXPIRED");
+    CHECK_STATUS(inact_activity_kind_from_string("", &kind), INACT_E_INVALID_ARGUMENT);
+    CHECK(strncmp(inact_last_error(), "kind (\"\") must be one of TOUCH_DOWN, ", 36) == 0);
+    CHECK_EQ(kind, 77);
+    CHECK_STATUS(inact_reason_from_string("IDLE TIMEOUT", &value), INACT_E_INVALID_ARGUMENT);
+    CHECK(strstr(inact_last_error(), "IDLE_TIMEOUT") != NULL);
+    CHECK_STATUS(inact_reason_from_string("IDLE_TIMEOUTX", &value), INACT_E_INVALID_ARGUMENT);
+    CHECK_STATUS(inact_reason_from_string(NULL, &value), INACT_E_NULL_POINTER);
+    CHECK_STR(inact_last_error(), "reason must not be NULL");
+    CHECK_STATUS(inact_reason_from_string("LOGOUT", NULL), INACT_E_NULL_POINTER);
+    CHECK_STR(inact_last_error(), "out_reason must not be NULL");
+    CHECK_EQ(value, 77);
+}
+
+/* A call with the handle of a destroyed engine says what every binding says of a closed one; a
+ * handle never issued keeps naming itself. */
+TEST(a_destroyed_engine_is_closed_in_the_words_of_every_binding) {
+    inact_policy policy = test_policy();
+    inact_engine engine = make_manual_engine(NULL, &policy, INACT_DELIVERY_HOST);
+    REQUIRE_OK(inact_destroy(engine));
+    CHECK_STATUS(inact_lock(engine), INACT_E_INVALID_HANDLE);
+    CHECK_STR(inact_last_error(), "the engine is closed");
+    CHECK_STATUS(inact_activity(engine, INACT_ACTIVITY_KEY), INACT_E_INVALID_HANDLE);
+    CHECK_STR(inact_last_error(), "the engine is closed");
+    CHECK_STATUS(inact_lock(engine + ((uint64_t)1000 << 32)), INACT_E_INVALID_HANDLE); /* a later generation: forged */
+    CHECK(strstr(inact_last_error(), "stale or forged") != NULL);
+    CHECK_STATUS(inact_lock(0), INACT_E_INVALID_HANDLE);
+    CHECK_STR(inact_last_error(), "engine (0) is not a valid handle");
+}
+
 TEST(last_error_names_the_argument_and_the_rule) {
     inact_policy policy = test_policy();
     const char *message;

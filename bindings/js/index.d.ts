@@ -43,6 +43,8 @@ export const SNAPSHOT_MAX_SIZE: number;
 export class InactivityError extends Error {
     readonly status: string;
     readonly code: number;
+    /** The engine's own text (C field names, as in every binding); `message` uses this binding's names. */
+    readonly engineMessage: string;
 }
 /** One subclass per status of the header's table. */
 export const errors: Readonly<{
@@ -180,6 +182,8 @@ export interface EngineOptions {
     /** 'system' (the web clock: see the README) or 'manual' (tests and simulations). */
     clock?: 'system' | 'manual';
     manual?: { startMs?: Ms; wallMs?: Ms; bootId?: Id };
+    /** Node: keep the event loop alive while a deadline is pending (default false). */
+    keepAlive?: boolean;
 }
 
 export interface Engine {

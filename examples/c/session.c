@@ -16,21 +16,6 @@
 #include <string.h>
 #include <time.h>
 
-static const char *state_name(int32_t state) {
-    static const char *const names[] = {"LOADING", "ACTIVE", "WARNING", "LOCKED", "EXPIRED"};
-    return state >= 0 && state <= 4 ? names[state] : "?";
-}
-
-static const char *reason_name(int32_t reason) {
-    static const char *const names[] = {
-        "NONE",           "STARTED",          "RESTORED",         "CONTINUED",
-        "ACTIVITY",       "UNLOCKED",         "EXTENDED",         "IDLE",
-        "IDLE_TIMEOUT",   "BACKGROUND_TIMEOUT", "MANUAL_LOCK",    "UNTRUSTED_CLOCK",
-        "ABSOLUTE_TIMEOUT", "LOCKED_TIMEOUT", "UNLOCK_FAILURES",  "LOGOUT",
-        "REVOKED",        "PASSWORD_CHANGED", "RESTORE_FAILED"};
-    return reason >= 0 && reason <= 18 ? names[reason] : "?";
-}
-
 static int64_t origin_ms; /* printed times are relative to this engine-clock instant */
 
 /* The callback: keep it short; a real app posts to its UI thread here. */
@@ -42,8 +27,8 @@ static void on_event(const inact_event *event, void *user_data) {
                (long long)(event->remaining_ms / 1000));
     } else {
         printf("  [%s] t=%6.1fs  %s -> %s (%s)\n", who, (event->time_ms - origin_ms) / 1000.0,
-               state_name(event->previous_state), state_name(event->state),
-               reason_name(event->reason));
+               inact_state_string(event->previous_state), inact_state_string(event->state),
+               inact_reason_string(event->reason));
     }
 }
 
@@ -111,7 +96,7 @@ static int simulated(void) {
     TRY(inact_restore(restored, snapshot, length));
     TRY(inact_get_state(restored, &state));
     TRY(inact_destroy(restored));
-    printf("restored state: %s\n", state_name(state));
+    printf("restored state: %s\n", inact_state_string(state));
     return state == INACT_STATE_LOCKED ? 0 : 1;
 }
 
@@ -135,7 +120,7 @@ static int live(void) {
     nanosleep(&wait, NULL); /* events arrive on the scheduler thread meanwhile */
     TRY(inact_get_state(engine, &state));
     TRY(inact_destroy(engine));
-    printf("final state: %s\n", state_name(state));
+    printf("final state: %s\n", inact_state_string(state));
     return state == INACT_STATE_LOCKED ? 0 : 1;
 }
 

@@ -234,7 +234,8 @@ session.subscribe((s) => {
     $('state').textContent = s.state;
     $('state').dataset.state = s.state;
     $('reason').textContent = s.reason === 'NONE' ? '' : `(${s.reason})`;
-    $('peers').textContent = s.peers ? `${s.peers} other tab${s.peers > 1 ? 's' : ''} in this session` : 'this tab alone';
+    $('peers').textContent = s.peers ? `${s.peers} other tab${s.peers > 1 ? 's' : ''} share this session (one state for all)`
+        : 'no other tab of this session is open (open this page in another tab: both share one session)';
     $('locked-panel').hidden = s.state !== 'LOCKED';
     $('expired-panel').hidden = s.state !== 'EXPIRED';
     if (s.state === 'EXPIRED') $('expired-text').textContent = `Ended: ${s.reason}.`;
@@ -327,7 +328,9 @@ function drawTimeline() {
         if (d.t < start) continue;
         const dx = x(d.t);
         parts.push(el('path', { class: 'deadline', d: `M${dx - 5} ${deadlineY - 8} h10 l-5 8 z`, fill: '#c53030' }));
-        parts.push(el('text', { x: dx + 7, y: deadlineY - 1, 'font-size': 10.5, fill: '#c53030' }, d.reason));
+        // Left of the flag when the label would pass the picture's right edge (about 6.5 px a letter).
+        const leftward = dx + 7 + 6.5 * d.reason.length > W;
+        parts.push(el('text', { x: leftward ? dx - 7 : dx + 7, y: deadlineY - 1, 'font-size': 10.5, fill: '#c53030', 'text-anchor': leftward ? 'end' : 'start' }, d.reason));
     }
     parts.push(el('line', { x1: left, y1: axisY, x2: left + plot, y2: axisY, stroke: '#4a5568' }));
     parts.push(el('text', { x: left - 10, y: axisY + 4, 'font-size': 11, fill: '#718096', 'text-anchor': 'end' }, 'time'));

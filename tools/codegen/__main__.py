@@ -9,10 +9,10 @@ import argparse
 import difflib
 import sys
 
-from . import emit_conformance, emit_docs, emit_js, emit_kotlin, emit_python, emit_regions, emit_swift
+from . import emit_conformance, emit_docs, emit_js, emit_kotlin, emit_names, emit_python, emit_regions, emit_swift
 from .model import ROOT, HeaderError, load
 
-EMITTERS = [emit_python, emit_swift, emit_kotlin, emit_js, emit_conformance, emit_docs, emit_regions]
+EMITTERS = [emit_names, emit_python, emit_swift, emit_kotlin, emit_js, emit_conformance, emit_docs, emit_regions]
 
 
 def outputs() -> dict[str, str]:

@@ -14,15 +14,35 @@ const INT64_MIN = -0x8000000000000000n;
 // ---- Errors ---------------------------------------------------------------------------------
 
 /** An error the engine returned: `status` is the header's name (INACT_E_INVALID_ARGUMENT),
- *  `code` its value, `message` the engine's text naming the argument and the rule. */
+ *  `code` its value, `message` the text naming the argument and the rule in this binding's
+ *  terms (policy.idleTimeoutMs), `engineMessage` the engine's own text (policy.idle_timeout_ms),
+ *  which is the same in every binding. */
 export class InactivityError extends Error {
-    constructor(status, code, message) {
+    constructor(status, code, message, engineMessage = message) {
         super(message);
         this.name = new.target.name;
         this.status = status;
         this.code = code;
+        this.engineMessage = engineMessage;
     }
 }
+
+// How a refused value is shown in a message: a string in quotes, so that advance('1000') does
+// not read as if the number 1000 was refused.
+function shown(value) {
+    if (typeof value === 'string') return JSON.stringify(value.length > 64 ? `${value.slice(0, 64)}...` : value);
+    if (typeof value === 'bigint') return `${value}n`;
+    if (value === null) return 'null';
+    if (typeof value === 'function') return 'a function';
+    if (Array.isArray(value)) return 'an array';
+    if (typeof value === 'object') return `an object (${value.constructor?.name ?? 'null prototype'})`;
+    return String(value);
+}
+/** The one wording of a call on a closed engine, in every binding (conformance checks it). */
+const CLOSED_MESSAGE = 'the engine is closed';
+const INVALID_HANDLE = statuses.find(([name]) => name === 'INACT_E_INVALID_HANDLE')[1];
+const closedError = () => new errorClasses[INVALID_HANDLE]('INACT_E_INVALID_HANDLE', INVALID_HANDLE, CLOSED_MESSAGE);
+const ENGINE_OPTIONS = ['policy', 'onEvent', 'onError', 'clock', 'manual', 'keepAlive'];
 
 // One subclass per status, named from the status table: INACT_E_INVALID_ARGUMENT ->
 // InvalidArgumentError. Each extends InactivityError.
@@ -59,8 +79,8 @@ export const NEVER = Infinity;
 export const SNAPSHOT_MAX_SIZE = INACT_SNAPSHOT_MAX_SIZE;
 
 const byValue = (table) => new Map(Object.entries(table).map(([k, v]) => [v, k]));
-const stateNames = byValue(enums.inact_state);
-const reasonNames = byValue(enums.inact_reason);
+// States, reasons, presets and activity kinds are named and read by the engine
+// (inact_state_string, inact_preset_from_string, ...: makeLibrary), as in every binding.
 const authNames = byValue(enums.inact_auth);
 const outcomeNames = byValue(enums.inact_refresh_outcome);
 const idleActionNames = byValue(enums.inact_idle_action);
@@ -74,7 +94,7 @@ const nameOf = (map, value) => map.get(value) ?? value;
 function enumArg(table, value, argument) {
     if (typeof value === 'string') {
         if (Object.hasOwn(table, value)) return table[value];
-        throw new TypeError(`${argument} ('${value}') must be one of ${Object.keys(table).join(', ')} or a number`);
+        throw new TypeError(`${argument} (${shown(value)}) must be one of ${Object.keys(table).join(', ')} or a number`);
     }
     return int32Arg(value, argument);
 }
@@ -91,31 +111,31 @@ function i64Arg(value, argument) {
     }
     if (value === Infinity) return NEVER_I64;
     if (typeof value !== 'number' || !Number.isSafeInteger(value)) {
-        throw new TypeError(`${argument} (${String(value)}) must be an integer number of ms (a safe integer), Infinity for NEVER, or a BigInt`);
+        throw new TypeError(`${argument} (${shown(value)}) must be an integer number of ms (a safe integer), Infinity for NEVER, or a BigInt`);
     }
     return BigInt(value);
 }
 function u64Arg(value, argument) {
     if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return BigInt(value);
     if (typeof value !== 'bigint' || value < 0n || value > 0xffffffffffffffffn) {
-        throw new TypeError(`${argument} (${String(value)}) must be a BigInt (or a safe integer) in 0 .. 2^64-1`);
+        throw new TypeError(`${argument} (${shown(value)}) must be a BigInt (or a safe integer) in 0 .. 2^64-1`);
     }
     return BigInt.asIntN(64, value); // wasm i64 parameters are signed; the bits are the same
 }
 function int32Arg(value, argument) {
     if (typeof value !== 'number' || !Number.isInteger(value) || value < -2147483648 || value > 2147483647) {
-        throw new TypeError(`${argument} (${String(value)}) must be an int32 number`);
+        throw new TypeError(`${argument} (${shown(value)}) must be an int32 number`);
     }
     return value;
 }
 function uint32Arg(value, argument) {
     if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 4294967295) {
-        throw new TypeError(`${argument} (${String(value)}) must be a uint32 number`);
+        throw new TypeError(`${argument} (${shown(value)}) must be a uint32 number`);
     }
     return value;
 }
 function boolArg(value, argument) {
-    if (typeof value !== 'boolean') throw new TypeError(`${argument} (${String(value)}) must be a boolean`);
+    if (typeof value !== 'boolean') throw new TypeError(`${argument} (${shown(value)}) must be a boolean (true or false)`);
     return value ? 1 : 0;
 }
 // A duration or time from the engine: NEVER is Infinity; every other value the engine writes is
@@ -264,12 +284,50 @@ function makeLibrary(x, memory, listeners) {
         const end = bytes.indexOf(0);
         return fromUtf8.decode(bytes.subarray(0, end < 0 ? 0 : end));
     }
-    function check(code) {
+    // rename: for a policy or ceilings check, the engine's C field names (policy.idle_timeout_ms)
+    // become this binding's (policy.idleTimeoutMs); engineMessage keeps the engine's text.
+    function check(code, rename = false) {
         if (code === 0) return;
-        const message = cString(x.inact_last_error());
+        const engineMessage = cString(x.inact_last_error()) || cString(x.inact_status_string(code));
+        const message = rename
+            ? engineMessage.replace(/\b(policy|ceilings)\.([a-z0-9_]+)/g, (_, what, field) => `${what}.${camel(field)}`)
+            : engineMessage;
         const cls = errorClasses[code] ?? InactivityError;
-        throw new cls(statusName.get(code) ?? String(code), code, message || cString(x.inact_status_string(code)));
+        throw new cls(statusName.get(code) ?? String(code), code, message, engineMessage);
     }
+    // Names: the engine's tables (inact_*_string, inact_*_from_string), so every binding prints
+    // and reads them alike: any case, '-' or '_' ("banking", "idle-timeout").
+    const nameOut = (fn) => (value) => cString(fn(value));
+    const stateName = nameOut(x.inact_state_string);
+    const reasonName = nameOut(x.inact_reason_string);
+    function cText(text) {
+        // Longer than any name: cut (it cannot match, and the engine's message shows 64 bytes).
+        // A NUL would end the C string early ('BANKING\0x' read as 'BANKING'): it becomes U+FFFD,
+        // so the text is refused as given.
+        const bytes = utf8.encode((text.length > 256 ? text.slice(0, 256) : text).replaceAll('\0', '\uFFFD'));
+        const p = alloc(bytes.length + 1);
+        new Uint8Array(memory.buffer, p, bytes.length + 1).set(bytes);
+        view().setUint8(p + bytes.length, 0);
+        return p;
+    }
+    // A name argument: a string the engine reads, or a number (the engine judges the value at
+    // the call that uses it).
+    function nameArg(parse, value, argument, unsigned = false) {
+        if (typeof value === 'string') {
+            return scoped(() => {
+                const p = alloc(4);
+                check(parse(cText(value), p));
+                return unsigned ? view().getUint32(p, true) : view().getInt32(p, true);
+            });
+        }
+        if (typeof value !== 'number') {
+            throw new TypeError(`${argument} (${shown(value)}) must be a name (a string) or a number`);
+        }
+        return unsigned ? uint32Arg(value, argument) : int32Arg(value, argument);
+    }
+    const presetArg = (v) => nameArg(x.inact_preset_from_string, v, 'preset');
+    const kindArg = (v) => nameArg(x.inact_activity_kind_from_string, v, 'kind', true);
+    const reasonArg = (v) => nameArg(x.inact_reason_from_string, v, 'reason');
     // Struct access by the ffi table's layout.
     function readField(dv, base, [offset, kind]) {
         switch (kind) {
@@ -362,11 +420,28 @@ function makeLibrary(x, memory, listeners) {
         return out;
     }
 
+    // An object of fields (new Policy({...}), new Ceilings({...}), options.policy): an unknown
+    // field is refused, never ignored (a misspelled idleTimoutMs would run the default policy).
+    function checkFieldNames(values, kinds, what, className) {
+        const known = kinds.map(([, js]) => js);
+        if (values === null || typeof values !== 'object' || Array.isArray(values)) {
+            throw new TypeError(`${what} (${shown(values)}) must be an object of ${className} fields: ${known.join(', ')}`);
+        }
+        for (const key of Object.keys(values)) {
+            if (!known.includes(key)) {
+                throw new TypeError(`${what}.${key} is not a ${className} field; the fields are ${known.join(', ')}`);
+            }
+        }
+    }
+
     /** A session policy: plain fields (durations in ms, Infinity = NEVER). Make one with
-     *  Policy.defaults() or Policy.preset(name), then change fields. */
+     *  Policy.defaults(), Policy.preset(name) or new Policy({ field: value, ... }) (the
+     *  defaults with those fields changed; an unknown field or a bad value throws here). */
     class Policy {
-        constructor(fields) {
+        constructor(fields = {}) {
+            checkFieldNames(fields, policyFields, 'policy', 'Policy');
             Object.assign(this, Policy.defaults(), fields);
+            this.validate();
         }
         static defaults() {
             return scoped(() => {
@@ -377,7 +452,7 @@ function makeLibrary(x, memory, listeners) {
         }
         /** A named preset (Preset: 'BANKING', 'NIST_AAL2', ...; or its number). */
         static preset(name) {
-            const value = enumArg(enums.inact_preset, name, 'preset');
+            const value = presetArg(name);
             return scoped(() => {
                 const p = newStruct('inact_policy');
                 check(init('inact_policy_preset', p, value));
@@ -386,10 +461,11 @@ function makeLibrary(x, memory, listeners) {
         }
         /** Checks the policy without using it: throws the engine's error naming the field. */
         validate() {
-            scoped(() => check(x.inact_policy_validate(policyStruct(this))));
+            scoped(() => check(x.inact_policy_validate(policyStruct(this)), true));
         }
     }
     function policyStruct(policy) {
+        checkFieldNames(policy, policyFields, 'policy', 'Policy');
         const values = toC(policyFields, policy, 'policy');
         const p = newStruct('inact_policy');
         writeStruct('inact_policy', p, values);
@@ -398,8 +474,10 @@ function makeLibrary(x, memory, listeners) {
 
     /** An administrator's limits (inact_set_ceilings): Ceilings.none(), then tighten fields. */
     class Ceilings {
-        constructor(fields) {
+        constructor(fields = {}) {
+            checkFieldNames(fields, ceilingFields, 'ceilings', 'Ceilings');
             Object.assign(this, Ceilings.none(), fields);
+            toC(ceilingFields, this, 'ceilings'); // each value's type, here rather than at use
         }
         static none() {
             return scoped(() => {
@@ -410,6 +488,7 @@ function makeLibrary(x, memory, listeners) {
         }
     }
     function ceilingsStruct(ceilings) {
+        checkFieldNames(ceilings, ceilingFields, 'ceilings', 'Ceilings');
         const values = toC(ceilingFields, ceilings, 'ceilings');
         const p = newStruct('inact_ceilings');
         writeStruct('inact_ceilings', p, values);
@@ -422,8 +501,8 @@ function makeLibrary(x, memory, listeners) {
             if (c === 'size' || c === 'delivery') continue;
             const js = camel(c);
             let v = raw[c];
-            if (c === 'state') v = nameOf(stateNames, v);
-            else if (c === 'reason') v = nameOf(reasonNames, v);
+            if (c === 'state') v = stateName(v);
+            else if (c === 'reason') v = reasonName(v);
             else if (c === 'required_auth') v = nameOf(authNames, v);
             else if (c === 'clock') v = v === enums.inact_clock_kind.MANUAL ? 'manual' : 'system';
             else if (c === 'in_background' || c === 'needs_server_contact') v = v !== 0;
@@ -462,6 +541,7 @@ function makeLibrary(x, memory, listeners) {
         #keepaliveMs = 0;
         #timer = null;
         #closed = false;
+        #keepAlive = false;
         // The module's callbacks and the deadline timer reach the engine through this weak
         // reference, so that an engine nobody holds can be collected (and destroyed by the
         // FinalizationRegistry) although the module may still call back for it.
@@ -472,16 +552,53 @@ function makeLibrary(x, memory, listeners) {
          * every event, synchronously, before the call that caused it returns; options.onError:
          * receives what onEvent throws (default: rethrown from a microtask); options.clock:
          * 'system' (default: the web clock, see README) or 'manual' (time moves only through
-         * advance/freeze/jumpWall/reboot); options.manual: { startMs, wallMs, bootId } for it.
+         * advance/freeze/jumpWall/reboot); options.manual: { startMs, wallMs, bootId } for it;
+         * options.keepAlive: true keeps Node's event loop alive while a deadline is pending
+         * (default false: an engine's timer never holds a process open; see README).
+         * Anything else in options is refused: a misspelled option would run the defaults.
          */
         constructor(options = {}) {
+            if (options instanceof Policy) {
+                throw new TypeError('options (a Policy) must be an options object: new Engine({ policy })');
+            }
+            if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+                const hint = typeof options === 'string' ? `{ policy: Policy.preset(${shown(options)}) }` : '{ policy }';
+                throw new TypeError(`options (${shown(options)}) must be an options object such as new Engine(${hint})`);
+            }
+            for (const key of Object.keys(options)) {
+                if (!ENGINE_OPTIONS.includes(key)) {
+                    throw new TypeError(`options.${key} is not an Engine option; the options are ${ENGINE_OPTIONS.join(', ')}`);
+                }
+            }
+            for (const key of ['onEvent', 'onError']) {
+                if (options[key] !== undefined && typeof options[key] !== 'function') {
+                    throw new TypeError(`options.${key} (${shown(options[key])}) must be a function`);
+                }
+            }
+            if (options.keepAlive !== undefined) boolArg(options.keepAlive, 'options.keepAlive');
+            if (options.policy !== undefined && (options.policy === null || typeof options.policy !== 'object')) {
+                const hint = typeof options.policy === 'string' ? `: Policy.preset(${shown(options.policy)})` : '';
+                throw new TypeError(`options.policy (${shown(options.policy)}) must be a Policy${hint}`);
+            }
             this.#onEvent = options.onEvent;
             this.#onError = options.onError;
+            this.#keepAlive = options.keepAlive === true;
             const clockKind = options.clock ?? 'system';
             if (clockKind !== 'system' && clockKind !== 'manual') {
-                throw new TypeError(`options.clock ('${clockKind}') must be 'system' or 'manual'`);
+                throw new TypeError(`options.clock (${shown(clockKind)}) must be 'system' or 'manual'`);
             }
             this.#manual = clockKind === 'manual';
+            if (options.manual !== undefined) {
+                if (!this.#manual) throw new TypeError("options.manual is for options.clock 'manual' only");
+                if (options.manual === null || typeof options.manual !== 'object') {
+                    throw new TypeError(`options.manual (${shown(options.manual)}) must be an object: { startMs, wallMs, bootId }`);
+                }
+                for (const key of Object.keys(options.manual)) {
+                    if (!['startMs', 'wallMs', 'bootId'].includes(key)) {
+                        throw new TypeError(`options.manual.${key} is not a manual-clock option; they are startMs, wallMs, bootId`);
+                    }
+                }
+            }
             const listener = nextListener++;
             scoped(() => {
                 const config = newStruct('inact_config');
@@ -501,7 +618,7 @@ function makeLibrary(x, memory, listeners) {
                 const out = alloc(8);
                 listeners.set(listener, this.#self);
                 try {
-                    check(x.inact_engine_create(config, policy, eventCallback, listener, releaseCallback, out));
+                    check(x.inact_engine_create(config, policy, eventCallback, listener, releaseCallback, out), true);
                 } catch (error) {
                     listeners.delete(listener);
                     throw error;
@@ -522,9 +639,9 @@ function makeLibrary(x, memory, listeners) {
                 if (eventKindOf(e.kind) === undefined) return;
                 event = Object.freeze({
                     kind: eventKindOf(e.kind),
-                    state: nameOf(stateNames, e.state),
-                    previousState: nameOf(stateNames, e.previous_state),
-                    reason: nameOf(reasonNames, e.reason),
+                    state: stateName(e.state),
+                    previousState: stateName(e.previous_state),
+                    reason: reasonName(e.reason),
                     requiredAuth: nameOf(authNames, e.required_auth),
                     remainingMs: msOut(e.remaining_ms),
                     timeMs: msOut(e.time_ms),
@@ -547,6 +664,7 @@ function makeLibrary(x, memory, listeners) {
         get #h() { return BigInt.asIntN(64, this.#handle); }
 
         #call(fn) {
+            if (this.#closed) throw closedError();
             const result = fn(this.#h);
             this.#rearm();
             return result;
@@ -567,7 +685,8 @@ function makeLibrary(x, memory, listeners) {
             let ms = Number(delay > 0x7fffffffn ? 0x7fffffffn : delay);
             if (this.#keepaliveMs > 0) ms = Math.min(ms, this.#keepaliveMs);
             this.#timer = Engine.#pollLater(this.#self, ms);
-            this.#timer.unref?.(); // Node: a pending deadline does not keep the process alive
+            // Node: a pending deadline does not keep the process alive, unless options.keepAlive.
+            if (!this.#keepAlive) this.#timer.unref?.();
         }
 
         // A static method, so that the timer's closure holds only the weak reference (a closure
@@ -595,7 +714,8 @@ function makeLibrary(x, memory, listeners) {
         start() { this.#call((h) => check(x.inact_start(h))); }
         activity(kind) {
             // The hot path: no re-arm (activity only moves deadlines later; an early timer polls).
-            check(x.inact_activity(this.#h, typeof kind === 'number' ? uint32Arg(kind, 'kind') : enumArg(enums.inact_activity_kind, kind, 'kind')));
+            if (this.#closed) throw closedError();
+            check(x.inact_activity(this.#h, typeof kind === 'number' ? uint32Arg(kind, 'kind') : kindArg(kind)));
         }
         continue() { this.#call((h) => check(x.inact_continue(h))); }
         lock() { this.#call((h) => check(x.inact_lock(h))); }
@@ -609,7 +729,7 @@ function makeLibrary(x, memory, listeners) {
         }
         biometricsChanged() { this.#call((h) => check(x.inact_biometrics_changed(h))); }
         end(reason) {
-            const r = enumArg(enums.inact_reason, reason, 'reason');
+            const r = reasonArg(reason);
             this.#call((h) => check(x.inact_end(h, r)));
         }
         /** What another holder of the session (a tab, the server) observed: kind 'ACTIVITY',
@@ -618,7 +738,7 @@ function makeLibrary(x, memory, listeners) {
          *  lock or an expiry, 'NONE' otherwise. It only ever makes the session stricter. */
         holderReport(kind, ms = 0, reason = 'NONE') {
             const k = enumArg(enums.inact_holder_kind, kind, 'kind');
-            const r = enumArg(enums.inact_reason, reason, 'reason');
+            const r = reasonArg(reason);
             const age = i64Arg(ms, 'ms');
             this.#call((h) => check(x.inact_holder_report(h, k, r, age)));
         }
@@ -674,17 +794,17 @@ function makeLibrary(x, memory, listeners) {
             this.#call((h) => check(x.inact_hold_release(h, v)));
         }
         setPolicy(policy) {
-            this.#call((h) => scoped(() => check(x.inact_set_policy(h, policyStruct(policy)))));
+            this.#call((h) => scoped(() => check(x.inact_set_policy(h, policyStruct(policy)), true)));
             this.#keepaliveMs = Number(policy.keepaliveIntervalMs ?? 0);
             this.#rearm();
         }
         setCeilings(ceilings) {
-            this.#call((h) => scoped(() => check(x.inact_set_ceilings(h, ceilingsStruct(ceilings)))));
+            this.#call((h) => scoped(() => check(x.inact_set_ceilings(h, ceilingsStruct(ceilings)), true)));
         }
 
         // Queries (each catches up first).
-        get state() { return nameOf(stateNames, this.#call((h) => outI32((p) => x.inact_get_state(h, p)))); }
-        get reason() { return nameOf(reasonNames, this.#call((h) => outI32((p) => x.inact_get_reason(h, p)))); }
+        get state() { return stateName(this.#call((h) => outI32((p) => x.inact_get_state(h, p)))); }
+        get reason() { return reasonName(this.#call((h) => outI32((p) => x.inact_get_reason(h, p)))); }
         get remainingMs() { return msOut(this.#call((h) => outI64((p) => x.inact_get_remaining(h, p)))); }
         get requiredAuth() { return nameOf(authNames, this.#call((h) => outI32((p) => x.inact_get_required_auth(h, p)))); }
         info() {
@@ -749,6 +869,7 @@ function makeLibrary(x, memory, listeners) {
         clockNow() {
             return scoped(() => {
                 const m = alloc(8), w = alloc(8), b = alloc(8);
+                if (this.#closed) throw closedError();
                 check(x.inact_clock_now(this.#h, m, w, b));
                 const dv = view();
                 return { monotonicMs: msOut(dv.getBigInt64(m, true)), wallMs: msOut(dv.getBigInt64(w, true)),

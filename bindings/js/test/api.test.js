@@ -119,11 +119,22 @@ test('presets come from the engine; a policy validates with the engine message',
     assert.equal(ia.Policy.preset(Preset.NIST_AAL2).idleTimeoutMs, 30 * MIN);
     assert.equal(ia.Policy.defaults().lockedTimeoutMs, NEVER);
     for (const name of Object.keys(Preset)) assert.equal(typeof ia.Policy.preset(name).idleTimeoutMs, 'number');
-    const bad = new ia.Policy({ warningMs: 20 * MIN });
-    assert.throws(() => bad.validate(), (e) => e instanceof errors.InvalidArgumentError
-        && e.status === 'INACT_E_INVALID_ARGUMENT' && e.code === -3 && /policy\.warning_ms/.test(e.message));
+    // Refused where it is made, in this binding's field names; engineMessage is the engine's text.
+    assert.throws(() => new ia.Policy({ warningMs: 20 * MIN }), (e) => e instanceof errors.InvalidArgumentError
+        && e.status === 'INACT_E_INVALID_ARGUMENT' && e.code === -3 && /^policy\.warningMs \(1200000\)/.test(e.message)
+        && /^policy\.warning_ms \(1200000\)/.test(e.engineMessage));
+    const bad = ia.Policy.defaults();
+    bad.warningMs = 20 * MIN; // a field changed afterwards: refused by validate() and at use
+    assert.throws(() => bad.validate(), (e) => /^policy\.warningMs/.test(e.message));
+    assert.throws(() => new ia.Engine({ clock: 'manual', policy: bad }), (e) => /^policy\.warningMs/.test(e.message));
     assert.throws(() => ia.Policy.preset(99), errors.InvalidArgumentError);
-    assert.throws(() => ia.Policy.preset('BANK'), /preset \('BANK'\) must be one of/);
+    assert.throws(() => ia.Policy.preset('BANK'), (e) => e instanceof errors.InvalidArgumentError
+        && e.message === 'preset ("BANK") must be one of DEFAULT, NIST_AAL2, NIST_AAL3, PCI_DSS, BANKING, PSD2, ENTERPRISE');
+    // The names are the engine's: any case, '-' or '_'.
+    assert.equal(ia.Policy.preset('banking').idleTimeoutMs, 5 * MIN);
+    assert.equal(ia.Policy.preset('pci-dss').idleTimeoutMs, ia.Policy.preset(Preset.PCI_DSS).idleTimeoutMs);
+    assert.throws(() => ia.Policy.preset({}), (e) => e instanceof TypeError && /^preset \(an object/.test(e.message));
+    assert.throws(() => ia.Policy.preset('BANKING\0x'), errors.InvalidArgumentError); // not read as 'BANKING'
 });
 
 test('ceilings: a laxer policy is refused with CeilingError naming the field', () => {
@@ -132,7 +143,8 @@ test('ceilings: a laxer policy is refused with CeilingError naming the field', (
     assert.equal(engine.policy().idleTimeoutMs, 10 * MIN);
     assert.equal(engine.ceilings().idleTimeoutMs, 10 * MIN);
     assert.throws(() => engine.setPolicy(new ia.Policy({ idleTimeoutMs: 20 * MIN })),
-        (e) => e instanceof errors.CeilingError && /idle_timeout_ms/.test(e.message));
+        (e) => e instanceof errors.CeilingError && /policy\.idleTimeoutMs/.test(e.message)
+            && /policy\.idle_timeout_ms/.test(e.engineMessage));
     assert.equal(ia.Ceilings.none().idleTimeoutMs, NEVER);
     engine.close();
 });
@@ -187,7 +199,8 @@ test('errors are typed and name the argument; a failed call changes nothing', ()
         && e instanceof InactivityError && /reason/.test(e.message));
     assert.throws(() => engine.continue(), errors.InvalidStateError);
     assert.throws(() => engine.activity(3), (e) => e instanceof errors.InvalidArgumentError && /kind/.test(e.message));
-    assert.throws(() => engine.activity('WINK'), (e) => e instanceof TypeError && /kind \('WINK'\)/.test(e.message));
+    assert.throws(() => engine.activity('WINK'), (e) => e instanceof errors.InvalidArgumentError && /^kind \("WINK"\) must be one of TOUCH_DOWN/.test(e.message));
+    assert.throws(() => engine.advance('1000'), (e) => e instanceof TypeError && /^ms \("1000"\)/.test(e.message));
     assert.throws(() => engine.advance(-1), (e) => e instanceof errors.InvalidArgumentError && /ms \(-1\)/.test(e.message));
     assert.throws(() => engine.advance(1.5), (e) => e instanceof TypeError && /^ms \(1\.5\)/.test(e.message));
     assert.throws(() => engine.advance(2 ** 60), TypeError);
@@ -312,6 +325,50 @@ test('a call from inside a callback queues its events: delivered after the callb
     engine.close();
 });
 
+// Issue 32: each of these ran the default 15-minute policy without a word in 1.2.
+test('options and policies are strict: a mistake is refused at the call that received it', () => {
+    const refused = [
+        [() => new ia.Engine(ia.Policy.preset('BANKING')), /^options \(a Policy\) must be an options object: new Engine\(\{ policy \}\)$/],
+        [() => new ia.Engine('BANKING'), /^options \("BANKING"\) must be an options object such as new Engine\(\{ policy: Policy\.preset\("BANKING"\) \}\)$/],
+        [() => new ia.Engine({ polcy: ia.Policy.preset('BANKING') }), /^options\.polcy is not an Engine option; the options are policy, onEvent, onError, clock, manual, keepAlive$/],
+        [() => new ia.Engine({ policy: 'BANKING' }), /^options\.policy \("BANKING"\) must be a Policy: Policy\.preset\("BANKING"\)$/],
+        [() => new ia.Engine({ onEvent: 'log' }), /^options\.onEvent \("log"\) must be a function$/],
+        [() => new ia.Engine({ keepAlive: 1 }), /^options\.keepAlive \(1\) must be a boolean/],
+        [() => new ia.Engine({ manual: { startMs: 0 } }), /^options\.manual is for options\.clock 'manual' only$/],
+        [() => new ia.Engine({ clock: 'manual', manual: { start: 0 } }), /^options\.manual\.start is not a manual-clock option/],
+        [() => new ia.Policy({ idleTimout: 5000 }), /^policy\.idleTimout is not a Policy field; the fields are idleAction, idleTimeoutMs, /],
+        [() => new ia.Policy({ idleTimeoutMs: '5m' }), /^policy\.idleTimeoutMs \("5m"\) must be an integer number of ms/],
+        [() => new ia.Policy({ idleTimeoutMs: NaN }), /^policy\.idleTimeoutMs \(NaN\) must be an integer number of ms/],
+        [() => new ia.Policy({ idleTimeoutMs: -5 }), /^policy\.idleTimeoutMs \(-5\) must be/],
+        [() => new ia.Policy('BANKING'), /^policy \("BANKING"\) must be an object of Policy fields/],
+        [() => new ia.Ceilings({ idleTimeout: 1 }), /^ceilings\.idleTimeout is not a Ceilings field/],
+    ];
+    for (const [call, message] of refused) assert.throws(call, (e) => message.test(e.message));
+    // A misspelled field added to a policy afterwards is refused where the policy is used.
+    const p = ia.Policy.preset('BANKING');
+    p.idleTimout = 5000;
+    assert.throws(() => new ia.Engine({ clock: 'manual', policy: p }), (e) => /^policy\.idleTimout is not a Policy field/.test(e.message));
+    // What is right still works, and the fields given are the ones used.
+    const engine = new ia.Engine({ clock: 'manual', policy: new ia.Policy({ idleTimeoutMs: 5 * MIN, warningMs: 30000 }) });
+    assert.equal(engine.policy().idleTimeoutMs, 5 * MIN);
+    engine.close();
+});
+
+test('states and reasons are the engine names; a closed engine says so in every binding\'s words', () => {
+    const { engine } = manual();
+    engine.start();
+    engine.activity('key');
+    engine.activity('Touch-Down');
+    engine.end('password-changed');
+    assert.equal(engine.state, 'EXPIRED');
+    assert.equal(engine.reason, 'PASSWORD_CHANGED');
+    assert.equal(engine.info().reason, 'PASSWORD_CHANGED');
+    engine.close();
+    for (const call of [() => engine.lock(), () => engine.activity('KEY'), () => engine.state, () => engine.clockNow()]) {
+        assert.throws(call, (e) => e instanceof errors.InvalidHandleError && e.message === 'the engine is closed');
+    }
+});
+
 test('holderReport: each kind only makes the session stricter, and DEVICE_LIMIT ends it', () => {
     const { engine, events } = manual({ policy: new ia.Policy({ idleTimeoutMs: MIN, warningMs: 10_000 }) });
     engine.start();
@@ -348,7 +405,8 @@ test('keepalive events carry the last user activity', () => {
     engine.advance(3_000);
     const pings = events.filter((e) => e.kind === 'keepalive');
     assert.deepEqual(pings.map((p) => [p.timeMs, p.nowMs]), [[2_000, 5_000]]);
-    assert.throws(() => new ia.Policy({ keepaliveIntervalMs: 500 }).validate(), /keepalive_interval_ms/);
+    assert.throws(() => new ia.Policy({ keepaliveIntervalMs: 500 }).validate(),
+        (e) => /keepalive_interval_ms/.test(e.engineMessage) && /policy\.keepaliveIntervalMs/.test(e.message));
     engine.close();
 });
 

@@ -85,7 +85,8 @@ def test_bad_arguments_raise_value_errors(manual_engine: ManualFactory, recorder
         (lambda: engine.advance(-1), InvalidArgumentError),
         (lambda: engine.advance(float("-inf")), InvalidArgumentError),
         (lambda: engine.reboot(-1), InvalidArgumentError),
-        (lambda: engine.activity("key"), TypeError),  # type: ignore[arg-type]
+        (lambda: engine.activity("wink"), InvalidArgumentError),  # a name the library does not know
+        (lambda: engine.activity(b"KEY"), TypeError),  # type: ignore[arg-type]
         (lambda: engine.advance("1s"), TypeError),  # type: ignore[arg-type]
         (lambda: engine.set_policy("strict"), TypeError),  # type: ignore[arg-type]
     ]
@@ -183,7 +184,7 @@ def test_bad_engine_configurations_are_rejected() -> None:
 @pytest.mark.parametrize(
     "arguments, named",
     [
-        ((("banking",), {}), "policy must be a Policy or None, not str (a preset: Policy.preset(Preset.BANKING))"),
+        ((("banking",), {}), "policy must be a Policy or None, not str (a preset: Policy.preset('banking'))"),
         (((inactivity.Preset.BANKING,), {}), "policy must be a Policy or None, not Preset"),
         (((), {"on_event": 42}), "on_event must be a callable taking an Event, or None, not int"),
         (((), {"on_event": "print"}), "on_event must be a callable"),

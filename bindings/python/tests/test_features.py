@@ -143,7 +143,7 @@ def test_max_unlock_failures_keeps_its_whole_uint32_range(manual_engine: ManualF
     assert engine.ceilings().max_unlock_failures == 2**32 - 1
     engine.set_ceilings(Ceilings(max_unlock_failures=2**31))
     assert engine.ceilings().max_unlock_failures == 2**31
-    with pytest.raises(CeilingError, match=r"policy.max_unlock_failures \(2147483649\) exceeds the managed ceiling \(2147483648;"):
+    with pytest.raises(CeilingError, match=r"^max_unlock_failures \(2147483649\) exceeds the managed ceiling \(2147483648;"):
         engine.set_policy(TEST_POLICY.replace(max_unlock_failures=2**31 + 1))
     assert engine.policy().max_unlock_failures == 2**31
 
@@ -154,14 +154,14 @@ def test_offline_limits(manual_engine: ManualFactory, recorder: Recorder) -> Non
     engine.advance(40)
     check_transition(recorder[-1], State.ACTIVE, State.LOCKED, Reason.OFFLINE_TIMEOUT, 40_000)
     assert engine.info().needs_server_contact
-    with pytest.raises(OfflineError, match="offline_timeout_ms"):
+    with pytest.raises(OfflineError, match="offline_timeout"):
         engine.unlock()
     engine.server_contact()
     engine.unlock()
     engine.advance(50)
     # locked again at 80 s (40 s without contact), then expired at 90 s
     check_transition(recorder[-1], State.LOCKED, State.EXPIRED, Reason.OFFLINE_EXPIRY, 90_000)
-    with pytest.raises(InvalidArgumentError, match=r"policy.offline_timeout_ms \(0\) must be > 0"):
+    with pytest.raises(InvalidArgumentError, match=r"^offline_timeout \(0 s\) must be > 0"):
         Policy(offline_timeout=0).validate()
 
 
@@ -173,11 +173,11 @@ def test_managed_ceilings(manual_engine: ManualFactory) -> None:
     assert engine.ceilings() == ceilings
     assert engine.policy().idle_timeout == timedelta(seconds=30)
     assert engine.policy().max_unlock_failures == 5
-    with pytest.raises(CeilingError, match=r"policy.idle_timeout_ms \(60000\) exceeds the managed ceiling \(30000\)"):
+    with pytest.raises(CeilingError, match=r"^idle_timeout \(60 s\) exceeds the managed ceiling \(30 s\)"):
         engine.set_policy(TEST_POLICY)
     with pytest.raises(CeilingError):
         engine.set_policy(Policy.preset(Preset.PSD2))
-    with pytest.raises(InvalidArgumentError, match="warning_ms"):
+    with pytest.raises(InvalidArgumentError, match="warning"):
         engine.set_ceilings(Ceilings(idle_timeout=5))
     assert engine.ceilings() == ceilings
     assert Ceilings() == Ceilings(idle_timeout=NEVER)

@@ -50,7 +50,8 @@ from ._time import (
 )
 from .enums import ActivityKind, Auth, ClockKind, Delivery, EventKind, HolderKind, Preset, Reason, RefreshOutcome, State
 from .errors import EngineClosedError, InvalidHandleError
-from .policy import Ceilings, Policy
+from ._names import value_of
+from .policy import Ceilings, Policy, python_terms
 
 __all__ = ["ClockReading", "Engine", "Event", "EventCallback", "Info", "ManualClock", "SNAPSHOT_MAX_SIZE"]
 
@@ -291,7 +292,8 @@ class Engine(GeneratedInputs):
         # Types at the door: a wrong one would otherwise surface later, as an AttributeError in
         # the policy conversion or a TypeError logged for every event delivered.
         if policy is not None and not isinstance(policy, Policy):
-            hint = " (a preset: Policy.preset(Preset.BANKING))" if isinstance(policy, (str, Preset)) else ""
+            named = f"Preset.{policy.name}" if isinstance(policy, Preset) else repr(policy)
+            hint = f" (a preset: Policy.preset({named}))" if isinstance(policy, (str, Preset)) else ""
             raise TypeError(f"policy must be a Policy or None, not {type(policy).__name__}{hint}")
         if on_event is not None and not callable(on_event):
             raise TypeError(f"on_event must be a callable taking an Event, or None, not {type(on_event).__name__}")
@@ -313,14 +315,15 @@ class Engine(GeneratedInputs):
         _engines[self._key] = weakref.ref(self)
         handle = c_uint64()
         try:
-            _lib.LIB.inact_engine_create(
-                byref(config),
-                byref(c_policy) if c_policy is not None else None,
-                _DISPATCH,
-                self._key,
-                _NO_USER_DATA_FREE,
-                byref(handle),
-            )
+            with python_terms():
+                _lib.LIB.inact_engine_create(
+                    byref(config),
+                    byref(c_policy) if c_policy is not None else None,
+                    _DISPATCH,
+                    self._key,
+                    _NO_USER_DATA_FREE,
+                    byref(handle),
+                )
         except BaseException:
             del _engines[self._key]
             raise
@@ -397,14 +400,18 @@ class Engine(GeneratedInputs):
         data = bytes(snapshot)
         self._call(_lib.LIB.inact_restore, data, len(data))
 
-    def activity(self, kind: Union[ActivityKind, int]) -> None:
-        """Records user activity of one kind. Ignored when it does not count (not ACTIVE, in
-        background, a kind the policy does not count)."""
+    def activity(self, kind: Union[ActivityKind, int, str]) -> None:
+        """Records user activity of one kind (``ActivityKind.KEY``, ``"KEY"`` or ``"key"``, 8).
+        Ignored when it does not count (not ACTIVE, in background, a kind the policy does not
+        count)."""
         # Hot path (one call per touch): an unchecked ctypes call and an inline status check.
         # No _after_call: activity never moves a deadline earlier, so an armed timer stays valid.
         if (type(kind) is ActivityKind or type(kind) is int) and 0 <= kind <= UINT32_MAX:
             if _lib.ACTIVITY_UNCHECKED(self._handle, kind) == 0:
                 return
+        if isinstance(kind, str):  # a name, read by the library as in every binding
+            self._call(_lib.LIB.inact_activity, value_of("activity_kind", kind))
+            return
         # Bad arguments, a closed engine, or a failure: the checked path raises the right error
         # (a failed call changed nothing, so calling again is harmless).
         self._call(_lib.LIB.inact_activity, check_int(kind, "kind", 0, UINT32_MAX))
@@ -452,16 +459,18 @@ class Engine(GeneratedInputs):
         older generation is then STALE. Generations never go back."""
         self._call(_lib.LIB.inact_token_rotated, check_int(generation, "generation", 0, UINT64_MAX))
 
-    def end(self, reason: Union[Reason, int] = Reason.LOGOUT) -> None:
-        """Ends the session with LOGOUT, REVOKED, PASSWORD_CHANGED or DEVICE_LIMIT; a no-op when
-        EXPIRED."""
+    def end(self, reason: Union[Reason, int, str] = Reason.LOGOUT) -> None:
+        """Ends the session with LOGOUT, REVOKED, PASSWORD_CHANGED or DEVICE_LIMIT (a Reason, its
+        name in any case, or its value); a no-op when EXPIRED."""
+        if isinstance(reason, str):
+            reason = value_of("reason", reason)  # the library's reading; its message lists the names
         self._call(_lib.LIB.inact_end, check_int(reason, "reason", INT32_MIN, INT32_MAX))
 
     def holder_report(
         self,
         kind: Union[HolderKind, int],
         duration: Duration = 0,
-        reason: Union[Reason, int] = Reason.NONE,
+        reason: Union[Reason, int, str] = Reason.NONE,
     ) -> None:
         """What another holder of the session (a tab, the server) observed. ``duration`` is the
         age of what it saw (ACTIVITY, LOCKED, EXPIRED) or the time left to its deadline
@@ -471,7 +480,9 @@ class Engine(GeneratedInputs):
 
         ``engine.holder_report(HolderKind.EXPIRED, reason=Reason.DEVICE_LIMIT)`` after a 401;
         ``engine.holder_report(HolderKind.IDLE_DEADLINE, timedelta(minutes=14))`` from a
-        keepalive's answer."""
+        keepalive's answer. ``reason`` may be a name ("device-limit"), read by the library."""
+        if isinstance(reason, str):
+            reason = value_of("reason", reason)
         self._call(
             _lib.LIB.inact_holder_report,
             check_int(kind, "kind", INT32_MIN, INT32_MAX),
@@ -548,14 +559,16 @@ class Engine(GeneratedInputs):
         laxer than the ceilings set on the engine."""
         if not isinstance(policy, Policy):
             raise TypeError(f"policy must be a Policy, not {type(policy).__name__}")
-        self._call(_lib.LIB.inact_set_policy, byref(policy._to_c()))
+        with python_terms():
+            self._call(_lib.LIB.inact_set_policy, byref(policy._to_c()))
 
     def set_ceilings(self, ceilings: Ceilings) -> None:
         """Sets the administrator's limits and makes the current policy as strict as them;
         every later ``set_policy`` must be within them."""
         if not isinstance(ceilings, Ceilings):
             raise TypeError(f"ceilings must be a Ceilings, not {type(ceilings).__name__}")
-        self._call(_lib.LIB.inact_set_ceilings, byref(ceilings._to_c()))
+        with python_terms():
+            self._call(_lib.LIB.inact_set_ceilings, byref(ceilings._to_c()))
 
     def ceilings(self) -> Ceilings:
         """The ceilings set on the engine (no limits by default)."""

@@ -1,11 +1,18 @@
 """The engine's enumerations, value for value as in include/inactivity.h.
 
 A test parses the header and compares, so these cannot drift from the C contract.
+
+``State``, ``Reason``, ``Preset`` and ``ActivityKind`` print as the library names them
+(``str(State.LOCKED) == "LOCKED"``, where a plain IntEnum prints ``3``) and are made from a name
+as the library reads it (``Preset("banking")``, ``ActivityKind("key")``, ``Reason("idle-timeout")``:
+any ASCII case, ``-`` or ``_``): the library's ``inact_*_string`` / ``inact_*_from_string``, the
+one table of every binding.
 """
 
 from __future__ import annotations
 
 import enum
+from typing import Any, Optional
 
 __all__ = [
     "ActivityKind",
@@ -21,6 +28,30 @@ __all__ = [
     "State",
     "Status",
 ]
+
+
+class _Named:
+    """Printed and read by the library's names (see the module's doc): the stem of the
+    library's functions (inact_<stem>_string, inact_<stem>_from_string) by class name (a class
+    attribute of an Enum would be a member)."""
+
+    _STEMS = {"State": "state", "Reason": "reason", "Preset": "preset", "ActivityKind": "activity_kind"}
+
+    def __str__(self) -> str:
+        from ._names import name_of  # the library loads after this module
+
+        return name_of(self._STEMS[type(self).__name__], int(self))  # type: ignore[call-overload]
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)
+
+    @classmethod
+    def _missing_(cls, value: Any) -> Optional[Any]:
+        if isinstance(value, str):
+            from ._names import value_of
+
+            return cls(value_of(cls._STEMS[cls.__name__], value))  # type: ignore[call-arg]
+        return None
 
 
 class Status(enum.IntEnum):
@@ -47,7 +78,7 @@ class Status(enum.IntEnum):
     E_CEILING = -18
 
 
-class State(enum.IntEnum):
+class State(_Named, enum.IntEnum):
     """Session states."""
 
     LOADING = 0  #: created; the session is not known yet
@@ -57,7 +88,7 @@ class State(enum.IntEnum):
     EXPIRED = 4  #: the session is over; a full sign-in is needed
 
 
-class Reason(enum.IntEnum):
+class Reason(_Named, enum.IntEnum):
     """Why the engine entered its current state."""
 
     NONE = 0
@@ -109,7 +140,7 @@ class IdleAction(enum.IntEnum):
     EXPIRE = 1
 
 
-class Preset(enum.IntEnum):
+class Preset(_Named, enum.IntEnum):
     """Named policies (see ``Policy.preset``)."""
 
     DEFAULT = 0

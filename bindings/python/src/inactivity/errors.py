@@ -45,19 +45,23 @@ __all__ = [
 class InactivityError(Exception):
     """An error reported by the engine.
 
-    ``status`` is the C status code, ``message`` the library's own explanation (it names the
-    argument and the rule that failed).
+    ``status`` is the C status code, ``message`` the explanation (it names the argument and the
+    rule that failed), in this binding's terms for a policy (``idle_timeout (-5 s)``);
+    ``engine_message`` is the library's own text (``policy.idle_timeout_ms (-5000)``), the same
+    in every binding.
     """
 
     status: Status
     message: str
+    engine_message: str
 
-    def __init__(self, status: int, message: str) -> None:
+    def __init__(self, status: int, message: str, engine_message: Optional[str] = None) -> None:
         try:
             self.status = Status(status)
         except ValueError:  # a code from a newer library: keep the number
             self.status = status  # type: ignore[assignment]
         self.message = message
+        self.engine_message = message if engine_message is None else engine_message
         super().__init__(status, message)
 
     def __str__(self) -> str:
@@ -118,8 +122,8 @@ class SystemResourceError(InactivityError, OSError):
 
     errno: Optional[int]
 
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(status, message)
+    def __init__(self, status: int, message: str, engine_message: Optional[str] = None) -> None:
+        super().__init__(status, message, engine_message)
         # OSError's constructor took the status for an errno: the library's message has the real one.
         found = re.search(r"\(errno (\d+)\)", message)
         self.errno = int(found.group(1)) if found else None
@@ -131,7 +135,8 @@ class InvalidHandleError(InactivityError):
 
 
 class EngineClosedError(InvalidHandleError):
-    """The engine was closed (or garbage-collected); it accepts no more calls."""
+    """The engine was closed (or garbage-collected); it accepts no more calls. The message is
+    the one of every binding: "the engine is closed"."""
 
     def __init__(self, message: str = "the engine is closed") -> None:
         super().__init__(Status.E_INVALID_HANDLE, message)

@@ -8,17 +8,21 @@ see ``validate``.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import dataclasses
 import enum
+import re
 from datetime import timedelta
-from typing import Any, Optional, Union
+from decimal import Decimal
+from typing import Any, Iterator, Optional, Union
 
 from . import _ffi, _lib, enums
+from ._names import value_of
 from ._fields import CeilingsFields, PolicyFields
 from ._time import NEVER, duration_to_ms, ms_to_duration
 from .enums import IdleAction, Preset, Status
-from .errors import InvalidArgumentError
+from .errors import InactivityError, InvalidArgumentError
 
 __all__ = ["Ceilings", "Policy"]
 
@@ -46,8 +50,13 @@ class Policy(PolicyFields):
     # -- construction ---------------------------------------------------------------------------
 
     @classmethod
-    def preset(cls, preset: Union[Preset, int]) -> "Policy":
-        """A named policy (``Preset.NIST_AAL2``, ``Preset.BANKING``, ...) as the library defines it."""
+    def preset(cls, preset: Union[Preset, int, str]) -> "Policy":
+        """A named policy (``Preset.BANKING``, ``"BANKING"`` or ``"banking"``, ``4``) as the
+        library defines it; a name is read by the library, as in every binding."""
+        if isinstance(preset, str):
+            preset = value_of("preset", preset)  # the library's reading; its message lists the names
+        elif isinstance(preset, bool) or not isinstance(preset, int):
+            raise TypeError(f"preset must be a Preset, a name (str) or an int, not {type(preset).__name__}")
         c = _lib.CPolicy()
         _lib.LIB.inact_policy_preset_sized(ctypes.byref(c), ctypes.sizeof(c), int(preset))
         return cls._from_c(c)
@@ -79,7 +88,8 @@ class Policy(PolicyFields):
     def validate(self) -> None:
         """Asks the library whether this policy is valid; raises InvalidArgumentError if not."""
         c = self._to_c()
-        _lib.LIB.inact_policy_validate(ctypes.byref(c))
+        with python_terms():
+            _lib.LIB.inact_policy_validate(ctypes.byref(c))
 
     # -- the C struct ---------------------------------------------------------------------------
 
@@ -129,6 +139,49 @@ class Ceilings(CeilingsFields):
 
 
 _Rows = tuple[tuple[str, str, str, str], ...]
+
+_NEVER_MS = 2**63 - 1
+_FIELD = re.compile(r"\b(?:policy|ceilings)\.([a-z0-9_]+?)(_ms)?\b(?: \((-?\d+|0x[0-9a-f]+)\))?")
+
+
+def _seconds(ms: str) -> str:
+    if int(ms) == _NEVER_MS:
+        return "NEVER"
+    text = f"{Decimal(ms) / 1000:f}"
+    return (text.rstrip("0").rstrip(".") if "." in text else text) + " s"
+
+
+def _python_message(message: str) -> str:
+    """The library's message in this binding's terms: its C fields (``policy.idle_timeout_ms
+    (-5000)``) become the Policy/Ceilings arguments in seconds (``idle_timeout (-5 s)``)."""
+    ms_field = False
+
+    def field(m: "re.Match[str]") -> str:
+        nonlocal ms_field
+        name, ms, value = m.group(1), m.group(2), m.group(3)
+        ms_field = ms_field or bool(ms)
+        if value is None:
+            return name
+        return f"{name} ({_seconds(value) if ms else value})"
+
+    text = _FIELD.sub(field, message)
+    if ms_field:  # the limits a duration is compared with are milliseconds too
+        text = re.sub(r"\((\d+) ms\)", lambda m: f"({_seconds(m.group(1))})", text)
+        text = re.sub(r"the managed ceiling \((\d+)\)", lambda m: f"the managed ceiling ({_seconds(m.group(1))})", text)
+    return text.replace("INACT_NEVER", "NEVER")
+
+
+@contextlib.contextmanager
+def python_terms() -> Iterator[None]:
+    """Re-raises the library's policy and ceilings errors in this binding's terms (the same
+    class and status; ``engine_message`` keeps the library's text)."""
+    try:
+        yield
+    except InactivityError as error:
+        message = _python_message(error.message)
+        if message == error.message:
+            raise
+        raise type(error)(error.status, message, error.engine_message) from None
 
 
 def _normalize(kind: str, enum_name: str, value: Any, name: str) -> Any:

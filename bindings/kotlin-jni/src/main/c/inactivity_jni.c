@@ -265,6 +265,36 @@ static jstring n_status_string(JNIEnv *env, jclass cls, jint status) {
     return (*env)->NewStringUTF(env, inact_status_string((int32_t)status));
 }
 
+/* Names of states (kind 0), reasons (1), presets (2) and activity kinds (3): the library's
+ * tables (inact_*_string, inact_*_from_string), so Kotlin spells them as every binding does. */
+static jstring n_name(JNIEnv *env, jclass cls, jint kind, jint value) {
+    (void)cls;
+    const char *name = kind == 0   ? inact_state_string((int32_t)value)
+                       : kind == 1 ? inact_reason_string((int32_t)value)
+                       : kind == 2 ? inact_preset_string((int32_t)value)
+                                   : inact_activity_kind_string((uint32_t)value);
+    return (*env)->NewStringUTF(env, name);
+}
+
+static jint n_parse_name(JNIEnv *env, jclass cls, jint kind, jstring text) {
+    (void)cls;
+    if (text == NULL) {
+        throw_illegal_argument(env, "name must not be null");
+        return 0;
+    }
+    const char *chars = (*env)->GetStringUTFChars(env, text, NULL);
+    if (chars == NULL) return 0; /* OutOfMemoryError pending */
+    int32_t value = 0;
+    uint32_t bit = 0;
+    int32_t rc = kind == 0   ? inact_state_from_string(chars, &value)
+                 : kind == 1 ? inact_reason_from_string(chars, &value)
+                 : kind == 2 ? inact_preset_from_string(chars, &value)
+                             : inact_activity_kind_from_string(chars, &bit);
+    (*env)->ReleaseStringUTFChars(env, text, chars);
+    if (throw_if_error(env, rc)) return 0;
+    return kind == 3 ? (jint)bit : (jint)value;
+}
+
 static void n_policy_preset(JNIEnv *env, jclass cls, jint preset, jlongArray out) {
     (void)cls;
     inact_policy policy;
@@ -499,6 +529,8 @@ static const JNINativeMethod k_natives[] = {
     NATIVE("libraryVersionString", "()Ljava/lang/String;", n_library_version_string),
     NATIVE("schedulerFaults", "([J)V", n_scheduler_faults),
     NATIVE("statusString", "(I)Ljava/lang/String;", n_status_string),
+    NATIVE("name", "(II)Ljava/lang/String;", n_name),
+    NATIVE("parseName", "(ILjava/lang/String;)I", n_parse_name),
     NATIVE("policyPreset", "(I[J)V", n_policy_preset),
     NATIVE("policyValidate", "([J)V", n_policy_validate),
     NATIVE("create", "([J[JLjava/lang/Object;)J", n_create),

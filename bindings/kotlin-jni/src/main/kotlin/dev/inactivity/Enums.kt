@@ -24,9 +24,17 @@ enum class SessionState(val code: Int) {
     /** A state of a newer library; treat it as locked (SessionUi does). */
     UNKNOWN(Int.MIN_VALUE);
 
+    /** The library's name ("LOCKED"), as every binding prints it. */
+    val libraryName: String get() = NativeBridge.name(0, code)
+
     companion object {
         private val byCode = entries.filter { it != UNKNOWN }.associateBy { it.code }
         internal fun of(code: Int): SessionState = byCode[code] ?: UNKNOWN
+
+        /** The state named `name`, read by the library as in every binding: any case, '-' or
+         *  '_'; [InvalidArgumentException] listing the names for any other text. */
+        @JvmStatic
+        fun fromName(name: String): SessionState = of(NativeBridge.parseName(0, name))
     }
 }
 
@@ -61,9 +69,16 @@ enum class Reason(val code: Int) {
     /** A reason of a newer library. */
     UNKNOWN(Int.MIN_VALUE);
 
+    /** The library's name ("IDLE_TIMEOUT"), as every binding prints it. */
+    val libraryName: String get() = NativeBridge.name(1, code)
+
     companion object {
         private val byCode = entries.filter { it != UNKNOWN }.associateBy { it.code }
         internal fun of(code: Int): Reason = byCode[code] ?: UNKNOWN
+
+        /** The reason named `name` ("idle-timeout"), read by the library as in every binding. */
+        @JvmStatic
+        fun fromName(name: String): Reason = of(NativeBridge.parseName(1, name))
     }
 }
 
@@ -83,6 +98,13 @@ enum class ActivityKind(val bit: Int) {
         val USER: Set<ActivityKind> = java.util.Collections.unmodifiableSet(
             java.util.EnumSet.complementOf(java.util.EnumSet.of(PROGRAMMATIC)),
         )
+
+        /** The kind named `name` ("KEY", "touch-down"), read by the library as in every binding. */
+        @JvmStatic
+        fun fromName(name: String): ActivityKind {
+            val bit = NativeBridge.parseName(3, name)
+            return entries.first { it.bit == bit }
+        }
 
         internal fun maskOf(kinds: Set<ActivityKind>): Int = kinds.fold(0) { mask, k -> mask or k.bit }
 
@@ -131,7 +153,16 @@ enum class Preset(val code: Int) {
     /** EU PSD2 RTS 2018/389 art. 4(3)(b) and (d): 5 min idle, 5 failed attempts. */
     PSD2(5),
     /** Modelled on Microsoft Intune app protection defaults. */
-    ENTERPRISE(6),
+    ENTERPRISE(6);
+
+    companion object {
+        /** The preset named `name` ("banking", "PCI_DSS"), read by the library as in every binding. */
+        @JvmStatic
+        fun fromName(name: String): Preset {
+            val code = NativeBridge.parseName(2, name)
+            return entries.first { it.code == code }
+        }
+    }
 }
 
 /**

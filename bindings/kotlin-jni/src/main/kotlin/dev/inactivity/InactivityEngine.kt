@@ -6,6 +6,10 @@ import java.util.concurrent.atomic.AtomicBoolean
 import kotlin.time.Duration
 import kotlin.time.toKotlinDuration
 
+
+/** The one wording of a call on a closed engine, in every binding (the conformance suite checks it). */
+internal const val CLOSED_MESSAGE = "the engine is closed"
+
 /**
  * One session-inactivity engine: the Kotlin face of an `inact_engine` of libinactivity.
  * The engine decides; this class converts arguments and results and maps failures to
@@ -145,6 +149,9 @@ class InactivityEngine private constructor(
     @JvmOverloads
     fun activity(kind: ActivityKind = ActivityKind.TOUCH_DOWN) = call { NativeCalls.activity(it, kind.bit) }
 
+    /** Activity of the kind named `kind` ("KEY", "touch-down"), read by the library as in every binding. */
+    fun activity(kind: String) = activity(ActivityKind.fromName(kind))
+
     /** The user chose Continue: WARNING -> ACTIVE (CONTINUED). */
     fun continueSession() = call { NativeBridge.continueSession(it) }
 
@@ -218,6 +225,9 @@ class InactivityEngine private constructor(
     /** Ends the session with [reason] (LOGOUT, REVOKED, PASSWORD_CHANGED or DEVICE_LIMIT) -> EXPIRED. */
     @JvmOverloads
     fun end(reason: Reason = Reason.LOGOUT) = call { NativeCalls.end(it, reason.code) }
+
+    /** Ends with the reason named `reason` ("LOGOUT", "password-changed"); see [end]. */
+    fun end(reason: String) = end(Reason.fromName(reason))
 
     /**
      * What another holder of the session (a tab, the server) observed. [duration] is the age of
@@ -364,7 +374,7 @@ class InactivityEngine private constructor(
 
     private fun checkOpen(): Long {
         val h = handle.get()
-        check(h != 0L) { "InactivityEngine is closed" }
+        check(h != 0L) { CLOSED_MESSAGE }
         return h
     }
 
@@ -383,7 +393,7 @@ class InactivityEngine private constructor(
             return block(h)
         } catch (e: InvalidHandleException) {
             // Closed by another thread between the check and the call: report it as a close.
-            if (isClosed) throw IllegalStateException("InactivityEngine is closed", e)
+            if (isClosed) throw IllegalStateException(CLOSED_MESSAGE, e)
             throw e
         } finally {
             if (!reachable) throw AssertionError() // never: the read is what matters

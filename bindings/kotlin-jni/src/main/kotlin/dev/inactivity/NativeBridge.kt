@@ -86,6 +86,10 @@ internal object NativeBridge {
     @JvmStatic external fun libraryVersionString(): String
     @JvmStatic external fun schedulerFaults(out: LongArray)
     @JvmStatic external fun statusString(status: Int): String
+    /** The library's name of `value` (kind: 0 state, 1 reason, 2 preset, 3 activity kind). */
+    @JvmStatic external fun name(kind: Int, value: Int): String
+    /** The library's reading of a name (kind as for [name]); InactivityException listing the names. */
+    @JvmStatic external fun parseName(kind: Int, name: String): Int
     @JvmStatic external fun policyPreset(preset: Int, out: LongArray)
     @JvmStatic external fun policyValidate(policy: LongArray)
 

@@ -140,6 +140,15 @@ data class Policy(
             return fromWire(v)
         }
 
+        /** A preset by name ("BANKING", "banking", "pci-dss"), read by the library as in every
+         *  binding; [InvalidArgumentException] listing the names for any other text. */
+        @JvmStatic
+        fun preset(name: String): Policy {
+            val v = LongArray(WireLayout.POLICY_FIELDS)
+            NativeBridge.policyPreset(NativeBridge.parseName(2, name), v)
+            return fromWire(v)
+        }
+
         internal fun fromWire(v: LongArray): Policy = Policy(
             idleTimeout = v[WireLayout.P_IDLE_TIMEOUT_MS].wireMsToDuration(),
             warning = v[WireLayout.P_WARNING_MS].wireMsToDuration(),

@@ -150,4 +150,29 @@ class BadInputTest {
         assertTrue(e.message!!.contains("-999"))
         assertEquals(Status.LIMIT, (InactivityException.fromStatus(-13, "x") as LimitException).status)
     }
+
+    // Issue 32: names are the library's (any case, '-' or '_'), the same bad name gives the
+    // library's message, and a closed engine says what every binding says.
+    @Test
+    fun names_are_read_and_printed_by_the_library() {
+        assertEquals(Policy.preset(Preset.BANKING), Policy.preset("banking"))
+        assertEquals(Policy.preset(Preset.PCI_DSS), Policy.preset("pci-dss"))
+        assertEquals(Reason.IDLE_TIMEOUT, Reason.fromName("idle-timeout"))
+        assertEquals(SessionState.LOCKED, SessionState.fromName("Locked"))
+        assertEquals(ActivityKind.TOUCH_DOWN, ActivityKind.fromName("touch_down"))
+        assertEquals(Preset.PSD2, Preset.fromName("psd2"))
+        assertEquals("IDLE_TIMEOUT", Reason.IDLE_TIMEOUT.libraryName)
+        assertEquals("unknown", Reason.UNKNOWN.libraryName)
+        val e = rejects<InvalidArgumentException>(null) { Policy.preset("BANKNG") }
+        assertEquals("preset (\"BANKNG\") must be one of DEFAULT, NIST_AAL2, NIST_AAL3, PCI_DSS, BANKING, PSD2, ENTERPRISE", e.message)
+        val engine = manualEngine()
+        engine.start()
+        engine.activity("KEY")
+        rejects<InvalidArgumentException>(engine, "kind (\"WINK\") must be one of TOUCH_DOWN") { engine.activity("WINK") }
+        engine.end("password-changed")
+        assertEquals(Reason.PASSWORD_CHANGED, engine.reason)
+        engine.close()
+        val closed = assertThrows(IllegalStateException::class.java) { engine.lock() }
+        assertEquals("the engine is closed", closed.message)
+    }
 }

@@ -152,6 +152,17 @@ object ConformanceRunner {
             val e = engine ?: return "no-engine"
             when (op) {
                 "kill" -> { e.close(); engine = null; scopes.clear(); holds.clear() }
+                // names (issue 32): read and printed by the binding as its users write them
+                "preset-name" -> return "ok idle_timeout_ms=${msOut(Policy.preset(a[0]).idleTimeout)}"
+                "activity-name" -> e.activity(a[0])
+                "end-name" -> e.end(a[0])
+                "names" -> return "ok state=${e.state.libraryName} reason=${e.reason.libraryName}"
+                "closed-call" -> {
+                    e.close(); engine = null; scopes.clear(); holds.clear()
+                    // Kotlin's closed engine is an IllegalStateException (its idiom), with the
+                    // message of every binding; the canonical form prints it as INVALID_HANDLE.
+                    try { e.lock() } catch (x: IllegalStateException) { return "error -2 ${x.message}" }
+                }
                 "advance" -> e.advanceClock(a[0].toLong().milliseconds)
                 "freeze" -> e.freezeClock(a[0].toLong().milliseconds)
                 "wall-jump" -> e.jumpWallClock(a[0].toLong().milliseconds)
