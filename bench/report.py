@@ -119,6 +119,11 @@ def main() -> int:
               f"activity is {r_tfd:.1f}x faster (goal >= 10x)", s2)
         t.row("1 thread: heap re-insert per event (mutex)", fmt_ns(hp["single_ns"]),
               f"activity is {r_heap:.1f}x faster")
+        if "activity_keepalive" in b:  # 1.3 on: an engine with keepalive_interval_ms = 1000
+            ka = b["activity_keepalive"]
+            t.row("1 thread: inact_activity, keepalive every 1 s", fmt_ns(ka["single_ns"]),
+                  f"{ka['single_ns'] / fl['single_ns']:.2f}x floor; 4 threads "
+                  f"{ka['threads4_cpu_ns'] / fl['threads4_cpu_ns']:.2f}x")
         r4_floor = act["threads4_cpu_ns"] / fl["threads4_cpu_ns"]
         r4_tfd = tfd["threads4_cpu_ns"] / act["threads4_cpu_ns"]
         r4_heap = hp["threads4_cpu_ns"] / act["threads4_cpu_ns"]
@@ -186,7 +191,7 @@ def main() -> int:
         if "floorJni" in b:
             t.row("static native doing the C floor (clock + store)", fmt_ns(b["floorJni"]["ns"]),
                   f"{b['floorJni']['ns'] / b['emptyJni']['ns']:.2f}x empty JNI: the least a clock read costs here")
-        t.row("NativeBridge.activity (glue only)", fmt_ns(b["glue"]["ns"]),
+        t.row("NativeCalls.activity (glue only)", fmt_ns(b["glue"]["ns"]),
               f"{b['glue']['ns'] / b['emptyJni']['ns']:.2f}x empty JNI")
         t.row("InactivityEngine.activity(TOUCH_MOVE)", fmt_ns(b["binding"]["ns"]),
               f"{r:.2f}x empty JNI (goal <= 1.5x)"

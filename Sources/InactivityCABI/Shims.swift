@@ -21,9 +21,16 @@ private func status(_ body: () throws(InactivityError) -> Void) -> Int32 {
         try body()
         return INACT_OK.rawValue
     } catch {
-        inactivity_set_last_error(error.message, error.errorNumber)
-        return error.code.rawValue
+        return failed(error)
     }
+}
+
+/// The error path of every entry point, out of line: the message's conversion to a C string and
+/// its release were copied into each of the ~60 functions (about 9 KB of the wasm module).
+@inline(never)
+private func failed(_ error: InactivityError) -> Int32 {
+    inactivity_set_last_error(error.message, error.errorNumber)
+    return error.code.rawValue
 }
 
 /// A C `size_t` as it is: Swift imports `size_t` as `Int`, so SIZE_MAX and every length of
@@ -41,8 +48,14 @@ func nullPointer(_ name: String) -> InactivityError {
 func withEngine(_ handle: inact_engine, _ body: (InactivityEngine) throws(InactivityError) -> Void) -> Int32 {
     status { () throws(InactivityError) in
         let engine = try InactivityEngine.find(handle: handle)
-        do throws(InactivityError) { try body(engine) } catch { throw error.code == .invalidHandle ? error : engine.refusing(error) }
+        do throws(InactivityError) { try body(engine) } catch { throw refused(error, by: engine) }
     }
+}
+
+/// A refusal inside `withEngine`, out of line for the reason `failed` is.
+@inline(never)
+private func refused(_ error: InactivityError, by engine: InactivityEngine) -> InactivityError {
+    error.code == .invalidHandle ? error : engine.refusing(error)
 }
 
 /// The published layouts of each caller struct, oldest first, this version's last. A layout is

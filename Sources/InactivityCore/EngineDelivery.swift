@@ -157,6 +157,9 @@ extension InactivityEngine {
     /// an observer): an advance then stops at each, as the header promises; unobserved, they
     /// would only make a long advance in WARNING cost one stop per tick (30 days of a 1 ms
     /// tick: 2.6e9), and the next stop covers them as the catch-up after a deep sleep does.
+    /// Not inlined: ManualClock.advance is its only caller, and the two deadline computations it
+    /// would take in (with and without ticks) made advance 7 KB of the wasm module (BENCHMARKS.md).
+    @inline(never)
     func peekNextWake() -> Int64? {
         withCore { c in
             if c.closed { return nil }

@@ -63,7 +63,7 @@ public struct Snapshot: Sendable, Equatable {
         default: byteCount
         }
     }
-    static let magic: [UInt8] = Array("INAS".utf8)
+    static let magic: [UInt8] = [0x49, 0x4E, 0x41, 0x53] // "INAS" (bytes: no String view in the module)
 
     public var state: SessionState
     public var reason: Reason

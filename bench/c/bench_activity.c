@@ -7,6 +7,10 @@
  *             "remember when the user last did something" can cost.
  *   activity  inact_activity(engine, INACT_ACTIVITY_TOUCH_MOVE) on an ACTIVE engine (SYSTEM
  *             clock, THREAD delivery, the default policy: 15 min idle, so nothing is due).
+ *   activity_keepalive  the same on a second engine whose policy sets keepalive_interval_ms to
+ *             1000 (the least allowed: the most keepalives, each taking the locked path once
+ *             per second of continuous activity); built with -DBENCH_KEEPALIVE, which
+ *             scripts/bench passes when the header has the field (1.3 on).
  *   timerfd   the naive pattern of re-arming a kernel timer per event:
  *             timerfd_settime(fd, 0, {15 min}) per event.
  *   heap      the naive pattern of a hand-written timer queue: per event, take its mutex, read
@@ -46,12 +50,25 @@ static void run_floor(uint64_t n, void *ctx) {
 
 static inact_engine engine;
 
-static void run_activity(uint64_t n, void *ctx) {
-    (void)ctx;
+static void run_activity_on(inact_engine e, uint64_t n) {
     int32_t bad = 0;
-    for (uint64_t i = 0; i < n; i++) bad |= inact_activity(engine, INACT_ACTIVITY_TOUCH_MOVE);
+    for (uint64_t i = 0; i < n; i++) bad |= inact_activity(e, INACT_ACTIVITY_TOUCH_MOVE);
     if (bad != INACT_OK) die("inact_activity failed inside the timed loop");
 }
+
+static void run_activity(uint64_t n, void *ctx) {
+    (void)ctx;
+    run_activity_on(engine, n);
+}
+
+#ifdef BENCH_KEEPALIVE
+static inact_engine keepalive_engine;
+
+static void run_activity_keepalive(uint64_t n, void *ctx) {
+    (void)ctx;
+    run_activity_on(keepalive_engine, n);
+}
+#endif
 
 /* ---- naive: timerfd re-arm -------------------------------------------------------------- */
 
@@ -224,11 +241,11 @@ static uint64_t calibrate(bench_fn fn, double target_ms) {
     }
 }
 
-static int64_t engine_last_activity_ms(void) {
+static int64_t engine_last_activity_ms(inact_engine e) {
     inact_info info;
     memset(&info, 0, sizeof info);
     info.size = sizeof info;
-    CHECK_OK(inact_get_info(engine, &info));
+    CHECK_OK(inact_get_info(e, &info));
     CHECK(info.state == INACT_STATE_ACTIVE, "the engine left ACTIVE (state %d): the benchmark is void",
           info.state);
     return info.last_activity_ms;
@@ -250,6 +267,11 @@ int main(int argc, char **argv) {
     CHECK_OK(inact_policy_init(&policy)); /* 15 min idle, 30 s warning: nothing is due */
     CHECK_OK(inact_engine_create(&config, &policy, NULL, NULL, NULL, &engine));
     CHECK_OK(inact_start(engine));
+#ifdef BENCH_KEEPALIVE
+    policy.keepalive_interval_ms = 1000;
+    CHECK_OK(inact_engine_create(&config, &policy, NULL, NULL, NULL, &keepalive_engine));
+    CHECK_OK(inact_start(keepalive_engine));
+#endif
 
     timer_fd = timerfd_create(CLOCK_BOOTTIME, TFD_CLOEXEC);
     CHECK(timer_fd >= 0, "timerfd_create failed");
@@ -258,6 +280,9 @@ int main(int argc, char **argv) {
     struct bench benches[] = {
         {"floor", run_floor, 0, 0, NULL, NULL, NULL},
         {"activity", run_activity, 0, 0, NULL, NULL, NULL},
+#ifdef BENCH_KEEPALIVE
+        {"activity_keepalive", run_activity_keepalive, 0, 0, NULL, NULL, NULL},
+#endif
         {"timerfd_rearm", run_timerfd, 0, 0, NULL, NULL, NULL},
         {"heap_reinsert", run_heap, 0, 0, NULL, NULL, NULL},
     };
@@ -277,18 +302,22 @@ int main(int argc, char **argv) {
         for (int b = 0; b < nb; b++) {
             int64_t before_ms = boottime_ns() / 1000000;
             benches[b].single_ns[r] = time_single(benches[b].fn, benches[b].ops1) / (double)benches[b].ops1;
-            if (benches[b].fn == run_activity)
-                CHECK(engine_last_activity_ms() >= before_ms,
+            inact_engine measured = benches[b].fn == run_activity ? engine : 0;
+#ifdef BENCH_KEEPALIVE
+            if (benches[b].fn == run_activity_keepalive) measured = keepalive_engine;
+#endif
+            if (measured)
+                CHECK(engine_last_activity_ms(measured) >= before_ms,
                       "the activity was not recorded (last activity %" PRId64 " < %" PRId64 ")",
-                      engine_last_activity_ms(), before_ms);
+                      engine_last_activity_ms(measured), before_ms);
             double cpu = 0;
             before_ms = boottime_ns() / 1000000;
             double wall = time_multi(benches[b].fn, benches[b].ops4, &cpu);
             double calls = (double)benches[b].ops4 * THREADS;
             benches[b].multi_cpu_ns[r] = cpu / calls;
             benches[b].multi_wall_mops[r] = calls / wall * 1e3;
-            if (benches[b].fn == run_activity)
-                CHECK(engine_last_activity_ms() >= before_ms, "the activity (4 threads) was not recorded");
+            if (measured)
+                CHECK(engine_last_activity_ms(measured) >= before_ms, "the activity (4 threads) was not recorded");
         }
     }
 

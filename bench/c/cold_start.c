@@ -77,7 +77,7 @@ static int64_t now_ns(void) {
  * Every function is resolved before main goes on, as a linked program's are (BIND_NOW). */
 #include <dlfcn.h>
 #define COLD_FUNCTIONS(X)                                                                          \
-    X(inact_status_string) X(inact_last_error) X(inact_policy_init) X(inact_config_init)          \
+    X(inact_status_string) X(inact_last_error) X(inact_policy_init_sized) X(inact_config_init_sized)          \
     X(inact_engine_create) X(inact_start) X(inact_snapshot_write) X(inact_destroy) X(inact_restore) \
     X(inact_get_state) X(inact_get_reason)
 #define COLD_POINTER(name) static __typeof__(name) *cold_##name;
@@ -92,8 +92,10 @@ static int load_library(const char *path) {
 }
 #define inact_status_string cold_inact_status_string
 #define inact_last_error cold_inact_last_error
-#define inact_policy_init cold_inact_policy_init
-#define inact_config_init cold_inact_config_init
+/* The header's inact_policy_init(p) and inact_config_init(c) are macros over the _sized
+ * functions (1.2): those are what a program resolves. */
+#define inact_policy_init_sized cold_inact_policy_init_sized
+#define inact_config_init_sized cold_inact_config_init_sized
 #define inact_engine_create cold_inact_engine_create
 #define inact_start cold_inact_start
 #define inact_snapshot_write cold_inact_snapshot_write

@@ -3,12 +3,13 @@
 // per event, and react-idle-timer's approach as a plain JS reimplementation (no npm package can
 // be installed here); the module's instantiation time; memory per engine. All in one process and
 // run, medians over RUNS runs, interleaved so that the machine's load falls on all alike.
-// Usage: node --expose-gc bench/js/bench.mjs [RUNS] > results.json
+// Usage: node --expose-gc bench/js/bench.mjs [RUNS] [CALLS per run = 200000] > results.json
+// (scripts/bench --compile-only runs it once with few calls: every name it uses is reached)
 import { readFileSync } from 'node:fs';
 import { load } from '../../bindings/js/src/index.js';
 
 const RUNS = Number(process.argv[2] ?? 15);
-const N = 200_000;
+const N = Number(process.argv[3] ?? 200_000);
 const wasmPath = new URL('../../bindings/js/inactivity.wasm', import.meta.url);
 const bytes = readFileSync(wasmPath);
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[s.length >> 1]; };

@@ -1,6 +1,6 @@
 /*
  * empty_jni.c -- the JNI baselines, static natives with the same signature as the binding's
- * NativeBridge.activity(long, int):
+ * NativeCalls.activity(long, int):
  *   empty  does nothing: the cost of a JNI transition from Kotlin, which no binding avoids;
  *   floor  the C floor behind that transition (a CLOCK_BOOTTIME read to ms and a relaxed atomic
  *          store): the least any activity call that reads the clock can cost from the JVM.

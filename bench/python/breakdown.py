@@ -4,7 +4,8 @@ calling a lambda subtracted). For attribution when the binding misses its target
 overlap a little (each is timed with its own call overhead removed), so they need not add up
 exactly to the difference.
 
-Usage: python3 breakdown.py   (PYTHONPATH and INACTIVITY_LIBRARY as for bench_activity.py)
+Usage: python3 breakdown.py [calls per timing=200000]   (PYTHONPATH and INACTIVITY_LIBRARY as for
+bench_activity.py)
 Prints one JSON object.
 """
 
@@ -20,7 +21,7 @@ from inactivity import ActivityKind, Engine
 from inactivity import _lib
 from inactivity._time import check_int
 
-NUMBER = 200_000
+NUMBER = int(sys.argv[1]) if len(sys.argv) > 1 else 200_000
 
 
 def best_ns(fn: Callable[[], object]) -> float:

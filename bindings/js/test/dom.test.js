@@ -254,25 +254,25 @@ test('a peer that stops answering (crashed) is dropped within peerTimeoutMs + he
     const name = `test-${Math.random()}`;
     const a = page();
     const ea = open(t, new Engine({ policy: policy() }));
-    const sa = open(t, connect(ea, { window: a.win, document: a.doc, storage: a.storage, channel: name, joinTimeoutMs: 20, heartbeatMs: 50, peerTimeoutMs: 150 }));
+    const sa = open(t, connect(ea, { window: a.win, document: a.doc, storage: a.storage, channel: name, joinTimeoutMs: 20, heartbeatMs: 100, peerTimeoutMs: 400 }));
     await sa.ready;
     sa.start();
     const b = page();
     const crashable = crashableChannel();
     const eb = open(t, new Engine({ policy: policy() }));
-    const sb = open(t, connect(eb, { window: b.win, document: b.doc, storage: b.storage, channel: name, joinTimeoutMs: 500, heartbeatMs: 50, peerTimeoutMs: 150, BroadcastChannel: crashable.C }));
+    const sb = open(t, connect(eb, { window: b.win, document: b.doc, storage: b.storage, channel: name, joinTimeoutMs: 500, heartbeatMs: 100, peerTimeoutMs: 400, BroadcastChannel: crashable.C }));
     assert.equal(await sb.ready, 'joined');
     a.doc.visibilityState = 'hidden';
     a.doc.dispatchEvent(trusted('visibilitychange'));
-    await new Promise((r) => setTimeout(r, 300));
+    await new Promise((r) => setTimeout(r, 500));
     assert.equal(sa.getSnapshot().peers, 1);
     assert.equal(ea.info().inBackground, false, 'a visible peer holds the session out of background');
     crashable.crash();
     const crashedAt = performance.now();
-    while (!ea.info().inBackground && performance.now() - crashedAt < 2000) await new Promise((r) => setTimeout(r, 10));
+    while (!ea.info().inBackground && performance.now() - crashedAt < 3000) await new Promise((r) => setTimeout(r, 10));
     const took = performance.now() - crashedAt;
     assert.equal(ea.info().inBackground, true, 'the crashed peer still holds the session out of background');
-    assert.ok(took <= 150 + 50 + 200, `dropped after ${took.toFixed(0)} ms (bound 200 ms + timer slack on a loaded machine)`);
+    assert.ok(took <= 400 + 100 + 300, `dropped after ${took.toFixed(0)} ms (bound 500 ms + timer slack on a loaded machine)`);
     assert.equal(sa.getSnapshot().peers, 0);
     assert.equal(sa.getSnapshot().inBackground, true);
 });
@@ -302,8 +302,8 @@ test('the store is right at the resume event even while the page stays hidden', 
 
 test('one tab pings for all: the visible tab with the smallest id; a tab that leaves or crashes hands the role on', async (t) => {
     const name = `test-${Math.random()}`;
-    const settle = (ms = 80) => new Promise((r) => setTimeout(r, ms));
-    const opts = { channel: name, joinTimeoutMs: 40, heartbeatMs: 50, peerTimeoutMs: 150, serverUrl: '/inactivity', fetch: async () => new Response(null, { status: 204 }) };
+    const settle = (ms = 150) => new Promise((r) => setTimeout(r, ms));
+    const opts = { channel: name, joinTimeoutMs: 40, heartbeatMs: 100, peerTimeoutMs: 400, serverUrl: '/inactivity', fetch: async () => new Response(null, { status: 204 }) };
     const tabs = [];
     const crashables = [];
     for (let i = 0; i < 3; i++) {
@@ -338,7 +338,7 @@ test('one tab pings for all: the visible tab with the smallest id; a tab that le
     holder = pingers()[0];
     crashables[tabs.indexOf(holder)].crash();
     holder.gone = true;
-    await settle(600);
+    await settle(1000);
     assert.equal(pingers().length, 1);
     assert.equal(pingers()[0].s.getSnapshot().peers, 0);
 });

@@ -173,3 +173,51 @@ class _Status:
             self.status_code = 200
         except StoreUnavailable:
             self.state, self.status_code = "", 503
+
+
+def test_no_worker_thread_in_time_is_503(tmp_path: object) -> None:
+    # The ASGI middleware decides in a worker thread; when every thread of the limiter is busy
+    # past the manager's timeout (a slow store under load), the wait itself is 503, never a pass.
+    import threading
+
+    import anyio
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import PlainTextResponse
+    from starlette.routing import Route
+
+    from inactivity.server import InactivityMiddleware
+
+    release = threading.Event()
+    held = threading.Event()
+
+    async def hold(request: Request) -> PlainTextResponse:
+        anyio.to_thread.current_default_thread_limiter().total_tokens = 1
+
+        def wait() -> None:
+            held.set()
+            release.wait(10)
+
+        await anyio.to_thread.run_sync(wait)
+        return PlainTextResponse("held")
+
+    async def hello(request: Request) -> PlainTextResponse:
+        return PlainTextResponse("the app")
+
+    manager = SessionManager(SQLiteStore(os.path.join(str(tmp_path), "s.sqlite3")), LONG, timeout=TIMEOUT)
+    s = manager.sign_in("alice").session_id
+    app = Starlette(routes=[Route("/hold", hold), Route("/hello", hello)])
+    app.add_middleware(InactivityMiddleware, manager=manager, exempt=("/hold",), cookie_secure=False)
+    with TestClient(app, base_url="http://127.0.0.1") as client:
+        holder = threading.Thread(target=lambda: client.get("/hold"))
+        holder.start()
+        try:
+            assert held.wait(10)
+            start = time.monotonic()
+            r = client.get("/hello", headers=ck(s))
+            assert (r.status_code, r.headers.get("Retry-After")) == (503, "1"), r.text
+            assert time.monotonic() - start < TIMEOUT + 0.5 + SLACK
+        finally:
+            release.set()
+            holder.join(10)
+        assert client.get("/hello", headers=ck(s)).status_code == 200

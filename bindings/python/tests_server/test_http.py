@@ -146,6 +146,32 @@ def test_unlock_is_verified_by_the_app_and_failures_count(client: TestClient, ma
     assert client.post("/inactivity/unlock", json={}).status_code == 400
 
 
+def test_unlock_of_a_running_session_locks_it_and_counts_failures(manager: SessionManager) -> None:
+    # The core counts no unlock failure outside LOCKED, so an answer there that told a right
+    # credential from a wrong one would be an unlimited password oracle for anyone holding the
+    # session. An unlock attempt says the client is locked: the server locks too, then counts.
+    checked: List[str] = []
+
+    def verify(user: str, credential: str) -> bool:
+        checked.append(credential)
+        return credential == f"pin of {user}"
+
+    app = Starlette(routes=[Route("/hello", hello)])
+    app.add_middleware(InactivityMiddleware, manager=manager, cookie_secure=False, verify_credential=verify)
+    client = TestClient(app, base_url="http://127.0.0.1")
+    client.cookies.set(COOKIE, manager.sign_in("alice").session_id)
+    r = client.post("/inactivity/unlock", json={"credential": "pin of alice"})
+    assert (r.status_code, r.json(), r.headers["Inactivity-Reason"]) == (200, {"unlocked": True}, "UNLOCKED")
+    for attempt in range(1, 3):                       # POLICY: 3 failures end the session
+        r = client.post("/inactivity/unlock", json={"credential": f"guess {attempt}"})
+        assert (r.status_code, r.json()["state"]) == (403, "LOCKED")
+        assert manager.status(client.cookies[COOKIE]).decision.unlock_failures == attempt  # type: ignore[union-attr]
+    r = client.post("/inactivity/unlock", json={"credential": "guess 3"})
+    assert (r.status_code, r.json()["reason"]) == (401, "UNLOCK_FAILURES")
+    assert client.post("/inactivity/unlock", json={"credential": "pin of alice"}).status_code == 401
+    assert checked == ["pin of alice", "guess 1", "guess 2", "guess 3"]   # never after the end
+
+
 def test_sessions_list_and_revocations(client: TestClient, manager: SessionManager, clock: FleetClock) -> None:
     laptop = manager.sign_in("alice", "laptop").session_id
     clock.advance(1)

@@ -52,3 +52,38 @@ def test_a_users_commit_refuses_when_a_session_or_the_list_changed(manager: Sess
     assert {manager.status(e.session_id).reason for e in view.entries} == {"REVOKED"}
     assert manager.status(a).state == "EXPIRED"
 
+
+
+def test_an_emptied_script_cache_is_reloaded(manager: SessionManager, store: Store, store_kind: str) -> None:
+    # A restart, a failover or SCRIPT FLUSH empties Redis's script cache: EVALSHA answers
+    # NOSCRIPT, and the store runs the script by EVAL (which caches it again), on every node.
+    if store_kind == "sqlite":
+        return  # no scripts
+    from inactivity.server import RedisStore
+
+    assert isinstance(store, RedisStore)
+    s = manager.sign_in("alice", "a").session_id
+    manager.sign_in("alice", "b")
+    for flush in range(2):
+        store.client.script_flush()  # every primary of a cluster
+        assert manager.report(s, "LOCKED", "MANUAL_LOCK").state == "LOCKED"       # the CAS script
+        assert manager.revoke_all("alice") == 2 - flush                           # the commit script
+        assert manager.status(s).reason == "PASSWORD_CHANGED"
+        if not flush:
+            s = manager.sign_in("alice", "c").session_id
+
+
+def test_a_redis_url_may_not_lengthen_the_timeouts_nor_carry_unknown_options() -> None:
+    # The manager's `timeout` bounds every store call (503 past it); redis-py lets a URL's query
+    # override the socket timeouts and retries, and passes an unknown name on to the connection
+    # (a TypeError at the first request, after the gateway started): both refused at open.
+    import pytest
+
+    from inactivity.server import open_store
+
+    for query, name in (("socket_timeout=30", "socket_timeout"), ("socket_connect_timeout=30", "socket_connect_timeout"),
+                        ("retry_on_timeout=true", "retry_on_timeout"), ("health_check_interval=5", "health_check_interval"),
+                        ("bogus_option=1", "bogus_option"), ("db=0&timeout=9", "timeout")):
+        with pytest.raises(ValueError, match=name):
+            open_store(f"redis://127.0.0.1:6379/0?{query}", timeout=1.0)
+    assert open_store("redis://127.0.0.1:6379/0?db=1&client_name=app", timeout=1.0) is not None

@@ -1,7 +1,7 @@
 // The cost of activity from the JVM, against its baselines, measured in the same process.
 //
 //   binding    InactivityEngine.activity(ActivityKind.TOUCH_MOVE): the public Kotlin API
-//   glue       NativeBridge.activity(handle, bit): the binding's JNI glue without the Kotlin
+//   glue       NativeCalls.activity(handle, bit): the binding's JNI glue without the Kotlin
 //              wrapper (open check, exception mapping); for attribution, not a target
 //   emptyJni   JniBaseline.empty(handle, bit): a static native with the same signature that
 //              does nothing (bench/jvm/empty_jni.c)
@@ -16,12 +16,12 @@
 // delivery, default policy (15 min idle), started; the run fails if it leaves ACTIVE or the
 // activity is not recorded. Prints one JSON object.
 //
-// Compiled in the binding's module (scripts/bench) so that the internal NativeBridge is visible.
+// Compiled in the binding's module (scripts/bench) so that the internal NativeCalls is visible.
 package dev.inactivity.bench
 
 import dev.inactivity.ActivityKind
 import dev.inactivity.InactivityEngine
-import dev.inactivity.NativeBridge
+import dev.inactivity.NativeCalls
 import dev.inactivity.SessionState
 import java.util.concurrent.ScheduledFuture
 import java.util.concurrent.ScheduledThreadPoolExecutor
@@ -73,7 +73,7 @@ fun main(args: Array<String>) {
 
     val benches = listOf(
         Bench("binding") { n -> var i = 0L; while (i < n) { engine.activity(kind); i++ } },
-        Bench("glue") { n -> var i = 0L; while (i < n) { NativeBridge.activity(handle, bit); i++ } },
+        Bench("glue") { n -> var i = 0L; while (i < n) { NativeCalls.activity(handle, bit); i++ } },
         Bench("emptyJni") { n -> var i = 0L; while (i < n) { JniBaseline.empty(handle, bit); i++ } },
         Bench("floorJni") { n -> var i = 0L; while (i < n) { JniBaseline.floor(handle, bit); i++ } },
         Bench("executor") { n ->

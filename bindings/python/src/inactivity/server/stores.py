@@ -417,6 +417,26 @@ return 1
 """
 
 
+#: Query options of a Redis URL that would change the store's timeouts or retries: the
+#: manager's `timeout` bounds every call (503 past it), and redis-py lets the URL override it.
+_TIMING_OPTIONS = ("socket_timeout", "socket_connect_timeout", "timeout", "retry_on_timeout", "retry_on_error",
+                   "health_check_interval")
+#: The others a Redis URL may carry (redis-py passes an unknown name on to the connection,
+#: which refuses it only at the first request).
+_URL_OPTIONS = ("db", "client_name", "protocol", "max_connections", "socket_keepalive", "socket_read_size",
+                "ssl_cert_reqs", "ssl_ca_certs", "ssl_ca_path", "ssl_certfile", "ssl_keyfile", "ssl_password",
+                "ssl_check_hostname", "ssl_min_version", "ssl_include_verify_flags", "ssl_exclude_verify_flags")
+
+
+def _check_url_options(url: str) -> None:
+    for name in urllib.parse.parse_qs(urllib.parse.urlsplit(url).query, keep_blank_values=True):
+        if name in _TIMING_OPTIONS:
+            raise ValueError(f"store ({url!r}): {name} may not be set in the URL: the store's timeouts are the"
+                             " manager's `timeout` (inactivity-server --timeout), so a decision is 503 past it")
+        if name not in _URL_OPTIONS:
+            raise ValueError(f"store ({url!r}): unknown option {name} (the options: {', '.join(_URL_OPTIONS)})")
+
+
 def _pack(version: int, created_ms: int, device: str, record: bytes) -> bytes:
     """A session's value in Redis (see the key layout above)."""
     label = device.encode("utf-8")
@@ -483,6 +503,7 @@ class RedisStore(Store):
         from redis.backoff import NoBackoff
         from redis.retry import Retry
 
+        _check_url_options(url)
         client = redis.Redis.from_url(
             url,
             socket_timeout=timeout,

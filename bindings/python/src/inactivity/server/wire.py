@@ -205,6 +205,12 @@ def _outcome_response(outcome: Outcome, ok_status: int = 204, body: Any = None) 
     return _json(ok_status, body, outcome_headers(outcome))
 
 
+def _not_locked(outcome: Outcome) -> WireResponse:
+    """409: an unlock that found the session running and did not verify the credential."""
+    return _json(409, {"state": outcome.state, "reason": outcome.reason, "code": "inactivity.not_locked"},
+                 outcome_headers(outcome))
+
+
 def _body(request: WireRequest) -> Dict[str, Any]:
     if not request.body:
         return {}
@@ -346,8 +352,19 @@ def _route(manager: SessionManager, config: WireConfig, request: WireRequest) ->
         current = manager.status(session_id)
         if current.user is None or current.state == "EXPIRED":
             return refusal(current)
-        ok = bool(config.verify_credential(current.user, credential))
-        return _outcome_response(manager.unlock(session_id, ok), 200, {"unlocked": ok})
+        if current.state != "LOCKED":
+            # The core counts no failure outside LOCKED, so a credential verified there would be
+            # answered "right" or "wrong" for free: an unlimited password oracle for whoever holds
+            # the session. An unlock attempt says the client is locked (its own lock the server
+            # may not have taken): the server locks too (stricter), then failures count.
+            current = manager.report(session_id, "LOCKED", "MANUAL_LOCK")
+            if current.state != "LOCKED":
+                return refusal(current) if not current.allowed else _not_locked(current)
+        ok = bool(config.verify_credential(current.user or "", credential))
+        after = manager.unlock(session_id, ok)
+        if not ok and after.allowed:
+            return _not_locked(after)  # unlocked meanwhile by another request: nothing counted
+        return _outcome_response(after, 200, {"unlocked": ok})
 
     if path == "/sign-out":
         wrong = expect("POST")
