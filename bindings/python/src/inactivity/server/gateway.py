@@ -18,6 +18,7 @@ import argparse
 import json
 import os
 import sys
+import threading
 import time
 from typing import Any, List, Optional, Sequence
 
@@ -28,6 +29,37 @@ from .wire import WireConfig, WireRequest
 __all__ = ["build_app", "main", "parse_args"]
 
 _ENV = "INACTIVITY_GATEWAY_ARGS"
+
+#: The test-only header of ``--test-trace`` (never sent otherwise; not part of the wire protocol).
+TRACE_HEADER = "Inactivity-Test-Trace"
+_trace = threading.local()
+
+
+def _observe(input: int, arg: int, clock_ms: int, d: Any, count: int, write: bool) -> None:
+    steps = getattr(_trace, "steps", None)
+    if steps is None:
+        return
+    if d is None:
+        steps.append([input, arg, clock_ms, None, None, None, None, None, None, count, write])
+    else:
+        steps.append([input, arg, clock_ms, d.now_ms, d.state.name, d.reason.name, d.idle_remaining_ms,
+                      d.absolute_remaining_ms, d.unlock_failures, count, write])
+
+
+def _traced(fn: Any, *args: Any) -> Any:
+    """Runs `fn` (in the worker thread that decides) collecting the manager's steps, and adds
+    them to its WireResponse as one JSON list in TRACE_HEADER."""
+    from .wire import WireResponse
+
+    steps: List[Any] = []
+    _trace.steps = steps
+    try:
+        result = fn(*args)
+    finally:
+        _trace.steps = None
+    if isinstance(result, WireResponse):
+        result.headers.append((TRACE_HEADER, json.dumps(steps, separators=(",", ":"))))
+    return result
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -60,6 +92,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--demo-credential", help="FOR TESTS AND DEMOS: the credential that unlocks any session")
     p.add_argument("--clock-offset-ms", type=int, default=0,
                    help="FOR TESTS: this server's clock error in ms (the fleet-clock tests)")
+    p.add_argument("--test-trace", action="store_true",
+                   help="FOR TESTS: every answer of the session API carries the header Inactivity-Test-Trace, "
+                        "the steps it was decided in, each with its clock reading (the model check)")
     p.add_argument("--log-level", default="warning", choices=("critical", "error", "warning", "info", "debug"))
     return p
 
@@ -109,7 +144,15 @@ def build_app(args: argparse.Namespace) -> Any:
         sign_in=sign_in if args.demo_sign_in else None,
         verify_credential=(lambda user, credential: credential == demo_credential) if demo_credential else None,
     )
-    return InactivityMiddleware(None, manager, config=config)
+    if not args.test_trace:
+        return InactivityMiddleware(None, manager, config=config)
+
+    class Traced(InactivityMiddleware):
+        async def _in_thread(self, fn: Any, *a: Any) -> Any:
+            return await super()._in_thread(_traced, fn, *a)
+
+    manager.observer = _observe
+    return Traced(None, manager, config=config)
 
 
 def app_from_environment() -> Any:

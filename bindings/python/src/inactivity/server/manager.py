@@ -187,6 +187,13 @@ class SessionManager:
         self.on_device_limit = on_device_limit
         self.timeout = float(timeout)
         self.clock = clock or _wall_ms
+        #: FOR TESTS (the model check, tests_server_faults): None, or a callable told of every
+        #: step once its decision is final (written, or read only), as
+        #: ``observer(input, arg, clock_ms, decision, count, write)``: the clock reading the step
+        #: was decided at, the session's decision (None for an unknown id and for a user's
+        #: revocation), the sessions it ended (a sign-in's evictions, a revocation's count) and
+        #: whether the step may write. Nothing else reads it.
+        self.observer: Optional[Callable[[int, int, int, Optional[Decision], int, bool], None]] = None
         if store is None:
             store = SQLiteStore("inactivity-sessions.sqlite3", timeout=self.timeout)
         elif isinstance(store, str):
@@ -219,8 +226,8 @@ class SessionManager:
     def _deadline(self) -> float:
         return time.monotonic() + self.timeout
 
-    def _decide(self, record: Optional[bytes], input: Input, arg: int = 0) -> tuple[Decision, Optional[bytes]]:
-        return _core.decide(self.policy, record, self.clock(), input, arg, self.precision_ms)
+    def _decide(self, record: Optional[bytes], input: Input, arg: int = 0, now: Optional[int] = None) -> tuple[Decision, Optional[bytes]]:
+        return _core.decide(self.policy, record, self.clock() if now is None else now, input, arg, self.precision_ms)
 
     def _collect_at(self, d: Decision) -> int:
         """The instant after which this session is dead for certain, plus the retention: when
@@ -268,13 +275,20 @@ class SessionManager:
         deadline = self._deadline()
         while True:
             entry = self.store.get(session_id, deadline)
+            now = self.clock()
             if entry is None:
+                if self.observer is not None:
+                    self.observer(int(input), arg, now, None, 0, write)
                 return _UNKNOWN
-            d, record = self._decide(entry.record, input, arg)
+            d, record = self._decide(entry.record, input, arg, now)
             if record is None or not write:
+                if self.observer is not None:
+                    self.observer(int(input), arg, now, d, 0, write)
                 return self._outcome(d, entry)
             if self.store.compare_and_set(entry, record, self._collect_at(d), deadline):
                 self._in_time(deadline)
+                if self.observer is not None:
+                    self.observer(int(input), arg, now, d, 1, write)
                 return self._outcome(d, entry)
             # Another request of this session wrote first: decide again over its record.
 
@@ -342,22 +356,26 @@ class SessionManager:
         deadline = self._deadline()
         while True:
             view = self.store.user_view(user, deadline)
-            d, record = self._decide(None, Input.SIGN_IN)
+            # One instant for the whole commit: the new session and every eviction.
+            now = self.clock()
+            d, record = self._decide(None, Input.SIGN_IN, 0, now)
             assert record is not None, "the core writes the record of a sign-in"
             updates: List[Update] = []
             if self.device_limit:
-                live = [e for e in view.entries if int(self._decide(e.record, Input.MACHINE)[0].state) != State.EXPIRED]
+                live = [e for e in view.entries if int(self._decide(e.record, Input.MACHINE, 0, now)[0].state) != State.EXPIRED]
                 excess = len(live) - self.device_limit + 1
                 if excess > 0:
                     if self.on_device_limit == "refuse":
                         raise DeviceLimitError(user, self.device_limit)
                     for e in live[:excess]:
-                        ended, new = self._decide(e.record, Input.END, int(Reason.DEVICE_LIMIT))
+                        ended, new = self._decide(e.record, Input.END, int(Reason.DEVICE_LIMIT), now)
                         if new is not None:
                             updates.append(Update(e, new, self._collect_at(ended)))
             entry = Entry(session_id, user, device, d.now_ms, record, 1)
             if self.store.commit_user(user, view, updates, (entry, self._collect_at(d)), deadline):
                 self._in_time(deadline)
+                if self.observer is not None:
+                    self.observer(int(Input.SIGN_IN), 0, now, d, len(updates), True)
                 return SignIn(session_id, self._outcome(d, entry))
 
     def sessions(self, user: str, current_id: Optional[str] = None) -> List[SessionInfo]:
@@ -414,15 +432,18 @@ class SessionManager:
         deadline = self._deadline()
         while True:
             view = self.store.user_view(user, deadline)
+            now = self.clock()  # one instant for the whole commit
             updates: List[Update] = []
             for e in view.entries:
                 if e.session_id == keep:
                     continue
-                d, record = self._decide(e.record, Input.END, reason)
+                d, record = self._decide(e.record, Input.END, reason, now)
                 if record is not None:
                     updates.append(Update(e, record, self._collect_at(d)))
             if not updates or self.store.commit_user(user, view, updates, None, deadline):
                 self._in_time(deadline)
+                if self.observer is not None:
+                    self.observer(int(Input.END), reason, now, None, len(updates), True)
                 return len(updates)
 
 

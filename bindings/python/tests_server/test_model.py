@@ -1,0 +1,27 @@
+"""The model check, short (the long one is in tests_server_faults): four gateway processes with
+clock offsets on one store (SQLite, Redis), every decision the core's in some serial order
+(modelcheck.py says what is checked and how)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from typing import Any, List
+
+import pytest
+
+from conftest import redis_url
+from modelcheck import run_model, summary
+from test_gateway import processes  # noqa: F401 (fixture)
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "redis"])
+def test_model_short(kind: str, tmp_path: Any, processes: List[subprocess.Popen[bytes]]) -> None:  # noqa: F811
+    store = f"sqlite:{os.path.join(str(tmp_path), 'm.sqlite3')}" if kind == "sqlite" else redis_url()
+    run = run_model(processes, str(tmp_path), store, rounds=1, seconds=7, users=3, clients_per_user=3, seed=1)
+    r = run.result
+    print(f"model ({kind}): {r.histories} histories, {r.ops} operations, {r.steps} steps, {r.states_visited} "
+          f"search states, {r.skipped} skipped, check {r.seconds:.2f} s, run {run.seconds:.1f} s; {summary(run.log)}")
+    assert r.skipped == 0, "an operation got no answer in time (503): its history cannot be checked"
+    assert r.histories == 3 and r.ops >= 100, (r.histories, r.ops)
+    assert run.allowed >= 30, run.allowed
