@@ -92,7 +92,9 @@ def _wall_ms_ceil() -> int:
 # ----- recording ---------------------------------------------------------------------------------
 
 
-KINDS = ("sign-in", "request", "machine", "sign-out", "lock", "unlock", "revoke-all", "revoke-others", "sleep")
+KINDS = ("sign-in", "request", "machine", "sign-out", "lock", "unlock", "revoke-all", "revoke-others", "burst", "sleep")
+#: What a burst sends at once on one session (a page's parallel requests, another tab's lock).
+BURST_KINDS = ("request", "request", "machine", "lock", "unlock")
 
 
 def record_history(ports: Sequence[int], offsets: Sequence[int], users: Sequence[str], clients_per_user: int,
@@ -104,6 +106,63 @@ def record_history(ports: Sequence[int], offsets: Sequence[int], users: Sequence
     lock = threading.Lock()
     shared: Dict[str, List[str]] = {u: [] for u in users}   # a user's sessions, as its tabs share them
     failures: List[BaseException] = []
+
+    def one(user: str, n: int, kind: str, session: Optional[str], rng: random.Random) -> None:
+        g = rng.randrange(len(ports))
+        http = Http(f"http://127.0.0.1:{ports[g]}")
+        http.cookie = session
+        credential_ok: Optional[bool] = None
+        method, path = "GET", "/inactivity/auth"
+        body: Optional[Dict[str, object]] = None
+        headers: Dict[str, str] = {}
+        if kind == "sign-in":
+            method, path, body = "POST", "/inactivity/sign-in", {"user": user, "device": f"c{n}"}
+        elif kind == "machine":
+            headers = {"Inactivity-Machine": "1"}
+        elif kind == "sign-out":
+            method, path, body = "POST", "/inactivity/sign-out", {}
+        elif kind == "lock":
+            method, path, body = "POST", "/inactivity/report", {"state": "LOCKED", "reason": "MANUAL_LOCK"}
+        elif kind == "unlock":
+            credential_ok = rng.random() < 0.7
+            method, path = "POST", "/inactivity/unlock"
+            body = {"credential": CREDENTIAL if credential_ok else "wrong"}
+        elif kind == "revoke-all":
+            method, path, body = "POST", "/inactivity/sessions/revoke-all", {}
+        elif kind == "revoke-others":
+            method, path, body = "POST", "/inactivity/sessions/revoke-others", {}
+        inv = _wall_ms_floor()
+        try:
+            status, hs, out = http(method, path, body, headers)
+        except OSError:
+            status, hs, out = 0, None, b""   # no answer: the operation's effect is unknown
+        resp = _wall_ms_ceil()
+        try:
+            parsed = json.loads(out) if out else {}
+        except ValueError:
+            parsed = {}
+        hd: Dict[str, Optional[str]] = {}
+        steps: List[Step] = []
+        if hs is not None:
+            for name in ("Inactivity-State", "Inactivity-Reason", "Inactivity-Idle-Remaining-Ms",
+                         "Inactivity-Absolute-Remaining-Ms"):
+                hd[name] = hs.get(name)
+            trace = hs.get(TRACE_HEADER)
+            steps = json.loads(trace) if trace else []
+        if kind == "sign-in":
+            session = parsed.get("session_id") if status == 200 and isinstance(parsed, dict) else None
+        op = Op(user, kind, session, offsets[g], inv, resp, status, hd, parsed if isinstance(parsed, dict) else {},
+                steps, credential_ok)
+        with lock:
+            log.append(op)
+            if kind == "sign-in" and session:
+                shared[user].append(session)
+
+    def guarded(fn: Callable[..., None], *args: Any) -> None:
+        try:
+            fn(*args)
+        except BaseException as e:  # the thread's failure fails the test, not just the thread
+            failures.append(e)
 
     def client(n: int) -> None:
         rng = random.Random(seed * 1000 + n)
@@ -119,57 +178,18 @@ def record_history(ports: Sequence[int], offsets: Sequence[int], users: Sequence
                     mine = list(shared[user])
                 if not mine:
                     kind = "sign-in"
-                g = rng.randrange(len(ports))
-                http = Http(f"http://127.0.0.1:{ports[g]}")
-                session: Optional[str] = None
-                credential_ok: Optional[bool] = None
-                if kind != "sign-in":
-                    # Mostly the newest sessions (the ones in use), sometimes an older one.
-                    session = mine[-1 - min(int(rng.expovariate(1.0)), len(mine) - 1)]
-                    http.cookie = session
-                method, path, body, headers = "GET", "/inactivity/auth", None, {}  # type: Tuple[str, str, Optional[Dict[str, object]], Dict[str, str]]
-                if kind == "sign-in":
-                    method, path, body = "POST", "/inactivity/sign-in", {"user": user, "device": f"c{n}"}
-                elif kind == "machine":
-                    headers = {"Inactivity-Machine": "1"}
-                elif kind == "sign-out":
-                    method, path, body = "POST", "/inactivity/sign-out", {}
-                elif kind == "lock":
-                    method, path, body = "POST", "/inactivity/report", {"state": "LOCKED", "reason": "MANUAL_LOCK"}
-                elif kind == "unlock":
-                    credential_ok = rng.random() < 0.7
-                    method, path = "POST", "/inactivity/unlock"
-                    body = {"credential": CREDENTIAL if credential_ok else "wrong"}
-                elif kind == "revoke-all":
-                    method, path, body = "POST", "/inactivity/sessions/revoke-all", {}
-                elif kind == "revoke-others":
-                    method, path, body = "POST", "/inactivity/sessions/revoke-others", {}
-                inv = _wall_ms_floor()
-                try:
-                    status, hs, out = http(method, path, body, headers)
-                except OSError:
-                    status, hs, out = 0, None, b""   # no answer: the operation's effect is unknown
-                resp = _wall_ms_ceil()
-                try:
-                    parsed = json.loads(out) if out else {}
-                except ValueError:
-                    parsed = {}
-                hd: Dict[str, Optional[str]] = {}
-                steps: List[Step] = []
-                if hs is not None:
-                    for name in ("Inactivity-State", "Inactivity-Reason", "Inactivity-Idle-Remaining-Ms",
-                                 "Inactivity-Absolute-Remaining-Ms"):
-                        hd[name] = hs.get(name)
-                    trace = hs.get(TRACE_HEADER)
-                    steps = json.loads(trace) if trace else []
-                if kind == "sign-in" and status == 200:
-                    session = parsed.get("session_id")
-                op = Op(user, kind, session, offsets[g], inv, resp, status, hd, parsed if isinstance(parsed, dict) else {},
-                        steps, credential_ok)
-                with lock:
-                    log.append(op)
-                    if kind == "sign-in" and session:
-                        shared[user].append(session)
+                # Mostly the newest sessions (the ones in use), sometimes an older one.
+                session = None if kind == "sign-in" else mine[-1 - min(int(rng.expovariate(1.0)), len(mine) - 1)]
+                if kind != "burst":
+                    one(user, n, kind, session, rng)
+                    continue
+                burst = [threading.Thread(target=guarded, args=(one, user, n, rng.choice(BURST_KINDS), session,
+                                                                random.Random(rng.random())))
+                         for _ in range(rng.randint(2, 4))]
+                for t in burst:
+                    t.start()
+                for t in burst:
+                    t.join()
         except BaseException as e:  # the thread's failure fails the test, not just the thread
             failures.append(e)
 
@@ -541,8 +561,8 @@ PRECISION_MS = 200
 DEVICE_LIMIT_N = 3
 POLICY = ('{"idle-timeout": "2s", "warning": "500ms", "idle-action": "lock", "absolute-timeout": "8s", '
           '"max-unlock-failures": 3}')
-#: sign-in, request, machine, sign-out, lock, unlock, revoke-all, revoke-others, sleep
-WEIGHTS = (1.5, 10, 5, 0.6, 1, 2, 0.3, 0.3, 2.5)
+#: sign-in, request, machine, sign-out, lock, unlock, revoke-all, revoke-others, burst, sleep
+WEIGHTS = (1.5, 8, 4, 0.6, 1, 2, 0.3, 0.3, 3, 2.5)
 #: The library the gateways load, when set (the mutation runs: a mutant core for the servers,
 #: while this process checks against the library it loaded itself); unset, the same one.
 SERVER_LIBRARY_ENV = "INACT_MODEL_SERVER_LIBRARY"
@@ -554,6 +574,14 @@ class Run:
     result: Result
     allowed: int
     seconds: float
+    #: the first failure of each check (None: it held in every round)
+    serial_error: Optional[str] = None
+    invariant_error: Optional[str] = None
+
+    def assert_held(self) -> None:
+        errors = [f"{name}: {e}" for name, e in (("serial order", self.serial_error), ("invariants", self.invariant_error)) if e]
+        if errors:
+            raise Violation("\n\n".join(errors))
 
 
 def start_gateways(processes: List[Any], cwd: str, store: str, policy_path: str, offsets: Sequence[int]) -> List[int]:
@@ -594,15 +622,22 @@ def run_model(processes: List[Any], cwd: str, store: str, *, rounds: int, second
     policy = load_policy(path).policy
     offsets = [0, E_MS, -E_MS, E_MS // 2]
     ports = start_gateways(processes, cwd, store, path, offsets)
-    total = Result()
-    allowed = 0
-    log: List[Op] = []
+    run = Run([], Result(), 0, 0.0)
     t0 = time.monotonic()
     for r in range(rounds):
         names = [f"m{os.getpid()}-{seed}-{r}-{u}" for u in range(users)]
-        log = record_history(ports, offsets, names, clients_per_user, seconds, WEIGHTS, 2.6, seed * 100 + r)
-        allowed += check_invariants(log, IDLE_MS, ABSOLUTE_MS, E_MS)
-        got = check_histories(log, policy, PRECISION_MS, DEVICE_LIMIT_N)
+        run.log = record_history(ports, offsets, names, clients_per_user, seconds, WEIGHTS, 2.6, seed * 100 + r)
+        # Both checks, each on its own (a mutation run reports which of them caught it).
+        try:
+            run.allowed += check_invariants(run.log, IDLE_MS, ABSOLUTE_MS, E_MS)
+        except Violation as e:
+            run.invariant_error = run.invariant_error or f"round {r}: {e}"
+        try:
+            got = check_histories(run.log, policy, PRECISION_MS, DEVICE_LIMIT_N)
+        except Violation as e:
+            run.serial_error = run.serial_error or f"round {r}: {e}"
+            continue
         for f_ in dataclasses.fields(Result):
-            setattr(total, f_.name, getattr(total, f_.name) + getattr(got, f_.name))
-    return Run(log, total, allowed, time.monotonic() - t0)
+            setattr(run.result, f_.name, getattr(run.result, f_.name) + getattr(got, f_.name))
+    run.seconds = time.monotonic() - t0
+    return run

@@ -20,6 +20,9 @@ def test_model_short(kind: str, tmp_path: Any, processes: List[subprocess.Popen[
     store = f"sqlite:{os.path.join(str(tmp_path), 'm.sqlite3')}" if kind == "sqlite" else redis_url()
     run = run_model(processes, str(tmp_path), store, rounds=1, seconds=7, users=3, clients_per_user=3, seed=1)
     r = run.result
+    verdict = {name: "FAILED" if e else "held" for name, e in (("serial", run.serial_error), ("invariants", run.invariant_error))}
+    print(f"model ({kind}): {verdict}")
+    run.assert_held()
     print(f"model ({kind}): {r.histories} histories, {r.ops} operations, {r.steps} steps, {r.states_visited} "
           f"search states, {r.skipped} skipped, check {r.seconds:.2f} s, run {run.seconds:.1f} s; {summary(run.log)}")
     assert r.skipped == 0, "an operation got no answer in time (503): its history cannot be checked"
