@@ -26,7 +26,8 @@ device limit, revoke-all, revoke-others):
 3. Real-time invariants, independent of the core: no request allowed after an acknowledged
    end (sign-out, revoke-all) or an acknowledged lock with no unlock since, nor later than the
    last acknowledged activity plus the idle timeout, nor the sign-in plus the absolute timeout,
-   each plus 2e (recorded ahead, judged behind) and a small slack.
+   each plus 2e (recorded ahead, judged behind) and a small slack; no answer's remaining idle or
+   absolute time beyond the policy's timeout.
 
 The reference is the core (``inactivity._server_core.decide``); what the test itself knows is
 only the plumbing of each step (which sessions a per-user step decides, the device limit's
@@ -495,7 +496,8 @@ def check_histories(log: List[Op], policy: Policy, precision_ms: int, device_lim
 
 def check_invariants(log: List[Op], idle_ms: int, absolute_ms: int, e_ms: int, slack_ms: int = 60) -> int:
     """No request allowed after an acknowledged end or lock (with no unlock since), nor past the
-    idle or absolute limit on the real clock (plus 2e and a slack). Returns the allowed count."""
+    idle or absolute limit on the real clock (plus 2e and a slack); no remaining time beyond its
+    timeout. Returns the allowed count."""
     bound = 2 * e_ms + slack_ms
     by_session: Dict[str, List[Op]] = {}
     user_ops: Dict[str, List[Op]] = {}
@@ -505,6 +507,12 @@ def check_invariants(log: List[Op], idle_ms: int, absolute_ms: int, e_ms: int, s
         user_ops.setdefault(o.user, []).append(o)
     signed: Dict[str, Op] = {o.session: o for o in log if o.kind == "sign-in" and o.status == 200 and o.session}
     allowed_count = 0
+    # No answer promises more than the policy gives: the remaining times are at most the timeouts.
+    for o in log:
+        for name, limit in (("Inactivity-Idle-Remaining-Ms", idle_ms), ("Inactivity-Absolute-Remaining-Ms", absolute_ms)):
+            value = o.headers.get(name)
+            if value is not None and not 0 <= int(value) <= limit:
+                raise Violation(f"{o.kind} answered {name}: {value}, beyond the policy's {limit} ms")
 
     def is_activity(o: Op) -> bool:
         return ((o.kind == "request" and o.status == 204) or (o.kind == "sign-in" and o.status == 200)
