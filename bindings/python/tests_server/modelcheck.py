@@ -2,10 +2,11 @@
 on one store, checked for a serial order in which the core's own decision gives every outcome.
 
 Recording. Client threads of a few users send sign-ins, requests, machine polls, sign-outs, locks,
-unlocks (a right or a wrong credential), password changes (revoke-all) and revoke-others through
-four ``inactivity-server`` processes with clock offsets (0, +e, -e, +e/2) on one store. A user's
-clients share its sessions (as tabs share a cookie), so the same session is decided on several
-servers at once. Each operation keeps its invocation and response instants (``time.time_ns()``
+unlocks (a right or a wrong credential), password changes (revoke-all), revoke-others and the
+revocation of one session by its handle in the list, and bursts of parallel requests on one
+session, through four ``inactivity-server`` processes with clock offsets (0, +e, -e, +e/2) on one
+store. A user's clients share its sessions (as tabs share a cookie), so the same session is
+decided on several servers at once. Each operation keeps its invocation and response instants (``time.time_ns()``
 in this process, the one clock), its status, headers and body, and the steps the gateway
 decided it in: the test-only header ``Inactivity-Test-Trace`` (``--test-trace``), one entry per
 atomic step (one decision and its write, or a user's commit), with the server's clock reading
@@ -24,7 +25,7 @@ device limit, revoke-all, revoke-others):
    (state, reason, the instant decided at, both remaining times, the failure count, the sessions
    ended, whether a record was written), over the records the earlier steps wrote.
 3. Real-time invariants, independent of the core: no request allowed after an acknowledged
-   end (sign-out, revoke-all) or an acknowledged lock with no unlock since, nor later than the
+   end (sign-out, revoke-all, a revocation from the list) or an acknowledged lock with no unlock since, nor later than the
    last acknowledged activity plus the idle timeout, nor the sign-in plus the absolute timeout,
    each plus 2e (recorded ahead, judged behind) and a small slack; no answer's remaining idle or
    absolute time beyond the policy's timeout.
@@ -46,6 +47,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 from inactivity import Policy, Reason
 from inactivity._server_core import ServerInput, decide
+from inactivity.server.ids import session_handle
 
 SIGN_IN, REQUEST, MACHINE, LOCK, END, UNLOCK, UNLOCK_FAILED = (
     int(ServerInput.SIGN_IN), int(ServerInput.REQUEST), int(ServerInput.MACHINE), int(ServerInput.LOCK),
@@ -76,6 +78,7 @@ class Op:
     body: Dict[str, Any]
     steps: List[Step]
     credential_ok: Optional[bool] = None
+    target: Optional[str] = None   # revoke-one: the session revoked (by its handle in the list)
 
 
 class Violation(AssertionError):
@@ -93,7 +96,8 @@ def _wall_ms_ceil() -> int:
 # ----- recording ---------------------------------------------------------------------------------
 
 
-KINDS = ("sign-in", "request", "machine", "sign-out", "lock", "unlock", "revoke-all", "revoke-others", "burst", "sleep")
+KINDS = ("sign-in", "request", "machine", "sign-out", "lock", "unlock", "revoke-all", "revoke-others", "revoke-one",
+         "burst", "sleep")
 #: What a burst sends at once on one session (a page's parallel requests, another tab's lock).
 BURST_KINDS = ("request", "request", "machine", "lock", "unlock")
 
@@ -108,7 +112,7 @@ def record_history(ports: Sequence[int], offsets: Sequence[int], users: Sequence
     shared: Dict[str, List[str]] = {u: [] for u in users}   # a user's sessions, as its tabs share them
     failures: List[BaseException] = []
 
-    def one(user: str, n: int, kind: str, session: Optional[str], rng: random.Random) -> None:
+    def one(user: str, n: int, kind: str, session: Optional[str], rng: random.Random, target: Optional[str] = None) -> None:
         g = rng.randrange(len(ports))
         http = Http(f"http://127.0.0.1:{ports[g]}")
         http.cookie = session
@@ -132,6 +136,9 @@ def record_history(ports: Sequence[int], offsets: Sequence[int], users: Sequence
             method, path, body = "POST", "/inactivity/sessions/revoke-all", {}
         elif kind == "revoke-others":
             method, path, body = "POST", "/inactivity/sessions/revoke-others", {}
+        elif kind == "revoke-one":
+            assert target is not None
+            method, path = "DELETE", f"/inactivity/sessions/{session_handle(target)}"
         inv = _wall_ms_floor()
         try:
             status, hs, out = http(method, path, body, headers)
@@ -153,7 +160,7 @@ def record_history(ports: Sequence[int], offsets: Sequence[int], users: Sequence
         if kind == "sign-in":
             session = parsed.get("session_id") if status == 200 and isinstance(parsed, dict) else None
         op = Op(user, kind, session, offsets[g], inv, resp, status, hd, parsed if isinstance(parsed, dict) else {},
-                steps, credential_ok)
+                steps, credential_ok, target)
         with lock:
             log.append(op)
             if kind == "sign-in" and session:
@@ -182,7 +189,7 @@ def record_history(ports: Sequence[int], offsets: Sequence[int], users: Sequence
                 # Mostly the newest sessions (the ones in use), sometimes an older one.
                 session = None if kind == "sign-in" else mine[-1 - min(int(rng.expovariate(1.0)), len(mine) - 1)]
                 if kind != "burst":
-                    one(user, n, kind, session, rng)
+                    one(user, n, kind, session, rng, rng.choice(mine) if mine else None)
                     continue
                 burst = [threading.Thread(target=guarded, args=(one, user, n, rng.choice(BURST_KINDS), session,
                                                                 random.Random(rng.random())))
@@ -246,6 +253,10 @@ def _flow(op: Op) -> List[Tuple[int, int, bool]]:
             want.append((MACHINE, 0, True))
             if len(s) >= 2 and allowed(s[1]):
                 want.append((END, REVOKED, True))
+    elif op.kind == "revoke-one":
+        want = [(REQUEST, 0, True)]
+        if s and allowed(s[0]):   # the handle of a session of this user, never collected here
+            want += [(END, REVOKED, True), (MACHINE, 0, False)]
     else:
         raise AssertionError(op.kind)
     if kinds != want:
@@ -303,6 +314,11 @@ def check_answer(op: Op) -> None:
             decided(last, 0)
         else:
             expect(200, s[0], {"revoked": s[2][9] if len(s) == 3 else 0})
+    elif op.kind == "revoke-one":
+        if len(s) == 1:
+            decided(last, 0)
+        else:
+            expect(204, last)
 
 
 def check_clock(op: Op, slack_ms: int = 2) -> None:
@@ -396,7 +412,9 @@ class History:
             if ended != count:
                 return None, f"the revocation ends {ended} sessions, the server {count}"
             return tuple(records), ""
-        at = self.index.get(op.session or "")
+        # A revocation from the list decides the session it names (its second step), else the caller's.
+        subject = op.target if op.kind == "revoke-one" and input == END else op.session
+        at = self.index.get(subject or "")
         record = None if at is None else records[at]
         if record is None:
             if st[3] is not None:
@@ -521,6 +539,7 @@ def check_invariants(log: List[Op], idle_ms: int, absolute_ms: int, e_ms: int, s
 
     for sid, ops in by_session.items():
         ends = [o.resp_ms for o in ops if o.kind == "sign-out" and o.status == 204]
+        ends += [o.resp_ms for o in log if o.kind == "revoke-one" and o.status == 204 and o.target == sid]
         s = signed.get(sid)
         if s is not None:
             for o in user_ops[s.user]:
@@ -569,8 +588,8 @@ PRECISION_MS = 200
 DEVICE_LIMIT_N = 3
 POLICY = ('{"idle-timeout": "2s", "warning": "500ms", "idle-action": "lock", "absolute-timeout": "8s", '
           '"max-unlock-failures": 3}')
-#: sign-in, request, machine, sign-out, lock, unlock, revoke-all, revoke-others, burst, sleep
-WEIGHTS = (1.5, 8, 4, 0.6, 1, 2, 0.3, 0.3, 3, 2.5)
+#: sign-in, request, machine, sign-out, lock, unlock, revoke-all, revoke-others, revoke-one, burst, sleep
+WEIGHTS = (1.5, 8, 4, 0.6, 1, 2, 0.3, 0.3, 0.6, 3, 2.5)
 #: The library the gateways load, when set (the mutation runs: a mutant core for the servers,
 #: while this process checks against the library it loaded itself); unset, the same one.
 SERVER_LIBRARY_ENV = "INACT_MODEL_SERVER_LIBRARY"
