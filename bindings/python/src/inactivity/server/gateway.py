@@ -17,8 +17,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import contextvars
 import sys
-import threading
 import time
 from typing import Any, List, Optional, Sequence
 
@@ -32,11 +32,13 @@ _ENV = "INACTIVITY_GATEWAY_ARGS"
 
 #: The test-only header of ``--test-trace`` (never sent otherwise; not part of the wire protocol).
 TRACE_HEADER = "Inactivity-Test-Trace"
-_trace = threading.local()
+# The steps of the request being answered: a context variable, so that the manager's observer
+# finds them on the event loop and in the worker thread alike (anyio copies the context there).
+_trace: contextvars.ContextVar[Optional[List[Any]]] = contextvars.ContextVar("inactivity_test_trace", default=None)
 
 
 def _observe(input: int, arg: int, clock_ms: int, d: Any, count: int, write: bool) -> None:
-    steps = getattr(_trace, "steps", None)
+    steps = _trace.get()
     if steps is None:
         return
     if d is None:
@@ -46,20 +48,33 @@ def _observe(input: int, arg: int, clock_ms: int, d: Any, count: int, write: boo
                       d.absolute_remaining_ms, d.unlock_failures, count, write])
 
 
-def _traced(fn: Any, *args: Any) -> Any:
-    """Runs `fn` (in the worker thread that decides) collecting the manager's steps, and adds
-    them to its WireResponse as one JSON list in TRACE_HEADER."""
-    from .wire import WireResponse
+class _Traced:
+    """FOR TESTS (``--test-trace``): the gateway's app, each HTTP answer carrying TRACE_HEADER,
+    the steps the manager decided it in (one JSON list; the model check's input)."""
 
-    steps: List[Any] = []
-    _trace.steps = steps
-    try:
-        result = fn(*args)
-    finally:
-        _trace.steps = None
-    if isinstance(result, WireResponse):
-        result.headers.append((TRACE_HEADER, json.dumps(steps, separators=(",", ":"))))
-    return result
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.manager = app.manager
+        self.manager.observer = _observe
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        steps: List[Any] = []
+        token = _trace.set(steps)
+
+        async def send_traced(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                message = dict(message)
+                header = (TRACE_HEADER.lower().encode(), json.dumps(steps, separators=(",", ":")).encode())
+                message["headers"] = list(message.get("headers", [])) + [header]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_traced)
+        finally:
+            _trace.reset(token)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -144,15 +159,8 @@ def build_app(args: argparse.Namespace) -> Any:
         sign_in=sign_in if args.demo_sign_in else None,
         verify_credential=(lambda user, credential: credential == demo_credential) if demo_credential else None,
     )
-    if not args.test_trace:
-        return InactivityMiddleware(None, manager, config=config)
-
-    class Traced(InactivityMiddleware):
-        async def _in_thread(self, fn: Any, *a: Any) -> Any:
-            return await super()._in_thread(_traced, fn, *a)
-
-    manager.observer = _observe
-    return Traced(None, manager, config=config)
+    app = InactivityMiddleware(None, manager, config=config)
+    return _Traced(app) if args.test_trace else app
 
 
 def app_from_environment() -> Any:
