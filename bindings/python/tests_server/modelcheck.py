@@ -99,7 +99,7 @@ def _wall_ms_ceil() -> int:
 KINDS = ("sign-in", "request", "machine", "sign-out", "lock", "unlock", "revoke-all", "revoke-others", "revoke-one",
          "burst", "sleep")
 #: What a burst sends at once on one session (a page's parallel requests, another tab's lock).
-BURST_KINDS = ("request", "request", "machine", "lock", "unlock")
+BURST_KINDS = ("request", "request", "machine", "machine", "lock", "unlock")
 
 
 def record_history(ports: Sequence[int], offsets: Sequence[int], users: Sequence[str], clients_per_user: int,
@@ -112,7 +112,7 @@ def record_history(ports: Sequence[int], offsets: Sequence[int], users: Sequence
     shared: Dict[str, List[str]] = {u: [] for u in users}   # a user's sessions, as its tabs share them
     failures: List[BaseException] = []
 
-    def one(user: str, n: int, kind: str, session: Optional[str], rng: random.Random, target: Optional[str] = None) -> None:
+    def one(user: str, n: int, kind: str, session: Optional[str], rng: random.Random, target: Optional[str] = None) -> int:
         g = rng.randrange(len(ports))
         http = Http(f"http://127.0.0.1:{ports[g]}")
         http.cookie = session
@@ -165,6 +165,7 @@ def record_history(ports: Sequence[int], offsets: Sequence[int], users: Sequence
             log.append(op)
             if kind == "sign-in" and session:
                 shared[user].append(session)
+        return status
 
     def guarded(fn: Callable[..., None], *args: Any) -> None:
         try:
@@ -176,9 +177,12 @@ def record_history(ports: Sequence[int], offsets: Sequence[int], users: Sequence
         rng = random.Random(seed * 1000 + n)
         user = users[n % len(users)]
         deadline = time.monotonic() + seconds
+        expired = False
         try:
             while time.monotonic() < deadline:
                 kind = rng.choices(KINDS, weights)[0]
+                if expired and kind != "sleep":
+                    kind = "sign-in"   # as an app does: its session ended, the user signs in again
                 if kind == "sleep":
                     time.sleep(rng.uniform(0.05, max_sleep_s))
                     continue
@@ -189,7 +193,8 @@ def record_history(ports: Sequence[int], offsets: Sequence[int], users: Sequence
                 # Mostly the newest sessions (the ones in use), sometimes an older one.
                 session = None if kind == "sign-in" else mine[-1 - min(int(rng.expovariate(1.0)), len(mine) - 1)]
                 if kind != "burst":
-                    one(user, n, kind, session, rng, rng.choice(mine) if mine else None)
+                    status = one(user, n, kind, session, rng, rng.choice(mine) if mine else None)
+                    expired = status == 401 and kind in ("request", "machine") and rng.random() < 0.5
                     continue
                 burst = [threading.Thread(target=guarded, args=(one, user, n, rng.choice(BURST_KINDS), session,
                                                                 random.Random(rng.random())))
@@ -545,6 +550,10 @@ def check_invariants(log: List[Op], idle_ms: int, absolute_ms: int, e_ms: int, s
             for o in user_ops[s.user]:
                 if o.kind == "revoke-all" and o.status == 200 and s.resp_ms < o.inv_ms:
                     ends.append(o.resp_ms)
+                # revoke-others answered after its revocation step ran (its third): the others end
+                if (o.kind == "revoke-others" and o.status == 200 and len(o.steps) == 3 and o.session != sid
+                        and s.resp_ms < o.inv_ms):
+                    ends.append(o.resp_ms)
         locks = [o for o in ops if o.kind == "lock" and o.status == 204 and o.headers.get("Inactivity-State") == "LOCKED"]
         unlocks = [o for o in ops if o.kind == "unlock" and o.status == 200 and o.body.get("unlocked") is True]
         activity = [o for o in ops if is_activity(o)]
@@ -569,10 +578,21 @@ def check_invariants(log: List[Op], idle_ms: int, absolute_ms: int, e_ms: int, s
 
 
 def summary(log: List[Op]) -> Dict[str, int]:
+    """Answers by operation and status."""
     out: Dict[str, int] = {}
     for o in log:
         key = f"{o.kind}:{o.status}"
         out[key] = out.get(key, 0) + 1
+    return dict(sorted(out.items()))
+
+
+def reasons(log: List[Op]) -> Dict[str, int]:
+    """Refusals by the reason answered (what the histories exercised)."""
+    out: Dict[str, int] = {}
+    for o in log:
+        if o.status in (401, 403):
+            key = f"{o.headers.get('Inactivity-State')}:{o.headers.get('Inactivity-Reason')}"
+            out[key] = out.get(key, 0) + 1
     return dict(sorted(out.items()))
 
 
@@ -582,14 +602,14 @@ Runner = Callable[..., List[Op]]
 # ----- a run: four gateways on one store -----------------------------------------------------------
 
 E_MS = 150
-IDLE_MS = 2000
-ABSOLUTE_MS = 8000
+IDLE_MS = 1500
+ABSOLUTE_MS = 5000
 PRECISION_MS = 200
 DEVICE_LIMIT_N = 3
-POLICY = ('{"idle-timeout": "2s", "warning": "500ms", "idle-action": "lock", "absolute-timeout": "8s", '
-          '"max-unlock-failures": 3}')
+POLICY = ('{"idle-timeout": "1500ms", "warning": "300ms", "idle-action": "lock", "absolute-timeout": "5s", '
+          '"max-unlock-failures": 5}')
 #: sign-in, request, machine, sign-out, lock, unlock, revoke-all, revoke-others, revoke-one, burst, sleep
-WEIGHTS = (1.5, 8, 4, 0.6, 1, 2, 0.3, 0.3, 0.6, 3, 2.5)
+WEIGHTS = (0.5, 8, 4, 0.25, 0.5, 2, 0.15, 0.2, 0.4, 3, 2.5)
 #: The library the gateways load, when set (the mutation runs: a mutant core for the servers,
 #: while this process checks against the library it loaded itself); unset, the same one.
 SERVER_LIBRARY_ENV = "INACT_MODEL_SERVER_LIBRARY"
@@ -604,6 +624,8 @@ class Run:
     #: the first failure of each check (None: it held in every round)
     serial_error: Optional[str] = None
     invariant_error: Optional[str] = None
+    #: refusals by state and reason, over every round
+    refusals: Dict[str, int] = dataclasses.field(default_factory=dict)
 
     def assert_held(self) -> None:
         errors = [f"{name}: {e}" for name, e in (("serial order", self.serial_error), ("invariants", self.invariant_error)) if e]
@@ -653,7 +675,9 @@ def run_model(processes: List[Any], cwd: str, store: str, *, rounds: int, second
     t0 = time.monotonic()
     for r in range(rounds):
         names = [f"m{os.getpid()}-{seed}-{r}-{u}" for u in range(users)]
-        run.log = record_history(ports, offsets, names, clients_per_user, seconds, WEIGHTS, 2.6, seed * 100 + r)
+        run.log = record_history(ports, offsets, names, clients_per_user, seconds, WEIGHTS, 2.0, seed * 100 + r)
+        for key, n in reasons(run.log).items():
+            run.refusals[key] = run.refusals.get(key, 0) + n
         # Both checks, each on its own (a mutation run reports which of them caught it).
         try:
             run.allowed += check_invariants(run.log, IDLE_MS, ABSOLUTE_MS, E_MS)

@@ -11,7 +11,7 @@ from typing import Any, List
 import pytest
 
 from conftest import redis_url
-from modelcheck import run_model, summary
+from modelcheck import reasons, run_model, summary
 from test_gateway import processes  # noqa: F401 (fixture)
 
 
@@ -24,7 +24,8 @@ def test_model_short(kind: str, tmp_path: Any, processes: List[subprocess.Popen[
     print(f"model ({kind}): {verdict}")
     run.assert_held()
     print(f"model ({kind}): {r.histories} histories, {r.ops} operations, {r.steps} steps, {r.states_visited} "
-          f"search states, {r.skipped} skipped, check {r.seconds:.2f} s, run {run.seconds:.1f} s; {summary(run.log)}")
+          f"search states, {r.skipped} skipped, check {r.seconds:.2f} s, run {run.seconds:.1f} s; {summary(run.log)}; "
+          f"refusals {reasons(run.log)}")
     # A history with an operation answered 503 (the store's 5 s timeout, on a loaded machine) is
     # not checkable: one of three may be left out, no more.
     assert r.histories + r.skipped == 3 and r.histories >= 2 and r.ops >= 100, (r.histories, r.skipped, r.ops)

@@ -178,6 +178,10 @@ def test_model_four_gateways_with_clock_offsets(kind: str, tmp_path: Any, proces
     run.assert_held()
     print(f"model ({kind}): {r.histories} histories, {r.ops} operations, {r.steps} steps, {r.states_visited} search "
           f"states, {r.skipped} skipped, {run.allowed} allowed requests, check {r.seconds:.2f} s, run {run.seconds:.1f} s; "
-          f"last round {summary(run.log)}")
+          f"last round {summary(run.log)}; refusals {run.refusals}")
     assert r.histories + r.skipped == 16 and r.skipped <= 2, (r.histories, r.skipped)
     assert r.ops >= 500 and run.allowed >= 100, (r.ops, run.allowed)
+    # The histories reached every way a session stops (else the check proved nothing about it).
+    for reason in ("LOCKED:IDLE_TIMEOUT", "LOCKED:MANUAL_LOCK", "EXPIRED:LOGOUT", "EXPIRED:REVOKED",
+                   "EXPIRED:PASSWORD_CHANGED", "EXPIRED:DEVICE_LIMIT", "EXPIRED:ABSOLUTE_TIMEOUT"):
+        assert run.refusals.get(reason), (reason, run.refusals)
