@@ -20,11 +20,12 @@ def collect_at(store: Store, session_id: str) -> int:
     if isinstance(store, SQLiteStore):
         with sqlite3.connect(store.path) as conn:
             return int(conn.execute("SELECT collect_at_ms FROM inactivity_sessions WHERE id = ?", (session_id,)).fetchone()[0])
-    assert isinstance(store, RedisStore)
-    at = int(store.client.pexpiretime(store._session_key(entry.user, session_id)))
-    pointer = int(store.client.pexpiretime(store._pointer_key(session_id)))
-    index = int(store.client.pexpiretime(store._index_key(entry.user)))
-    assert pointer >= at and index >= at   # the pointer and the index live as long as the session
+    assert isinstance(store, RedisStore) and entry.raw is not None
+    from inactivity.server.stores import _unpack
+
+    at = _unpack(entry.raw)[2]
+    user_hash = int(store.client.pexpiretime(store._hash_key(session_id[:8])))
+    assert user_hash >= at   # the user's hash lives as long as the longest-lived of its sessions
     return at
 
 
