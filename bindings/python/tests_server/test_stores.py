@@ -4,7 +4,7 @@ a write over anything that changed since it was read."""
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, Callable
 
 from conftest import FleetClock
 from inactivity import Reason
@@ -125,7 +125,8 @@ def test_redis_that_may_evict_is_refused_at_start_unless_accepted() -> None:
     proc, port = _redis_server("--maxmemory", "100mb", "--maxmemory-policy", "allkeys-lru")
     try:
         url = f"redis://127.0.0.1:{port}/0"
-        for opened in (lambda: open_store(url, timeout=1.0), lambda: RedisStore.from_url(url)):
+        openers: list[Callable[[], Store]] = [lambda: open_store(url, timeout=1.0), lambda: RedisStore.from_url(url)]
+        for opened in openers:
             with pytest.raises(EvictionPolicyError, match="maxmemory-policy is allkeys-lru.*noeviction.*allow_eviction=yes"):
                 opened()
         with pytest.raises(ValueError, match="allow_eviction must be given once, as yes or no"):
