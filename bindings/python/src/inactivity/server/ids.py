@@ -21,6 +21,7 @@ nothing; the caller answers it like an expired session.
 from __future__ import annotations
 
 import base64
+import binascii
 import hashlib
 import hmac
 import re
@@ -63,9 +64,14 @@ def valid_session_id(value: Optional[str]) -> bool:
     return isinstance(value, str) and _FORM.fullmatch(value) is not None
 
 
+_URLSAFE = bytes.maketrans(b"-_", b"+/")
+_a2b = binascii.a2b_base64
+
+
 def session_secret(session_id: str) -> bytes:
     """The 32 random bytes of a valid session id (what names the session in a store)."""
-    return base64.urlsafe_b64decode(session_id[TAG_LENGTH:] + "=")
+    # base64.urlsafe_b64decode, without its layers (half the time; a request reads one).
+    return _a2b(session_id[TAG_LENGTH:].encode("ascii").translate(_URLSAFE) + b"=")
 
 
 def session_handle(session_id: str) -> str:

@@ -367,6 +367,9 @@ class SQLiteStore(Store):
 
 _HEADER = struct.Struct(">IqqHH")
 _HEADER_SIZE = _HEADER.size  # 24
+_header_of = _HEADER.unpack_from
+_time_ns = time.time_ns
+_monotonic = time.monotonic
 
 # The compare-and-set of one session. KEYS[1] the user's hash; ARGV[1] the field, ARGV[2] the
 # value as read, ARGV[3] the new value, ARGV[4] its collect_at_ms (0: none).
@@ -542,6 +545,11 @@ class RedisStore(Store):
         import redis.exceptions
 
         self._rex = redis.exceptions  # looked up once, not per call
+        rex = redis.exceptions
+        # What _call turns into StoreUnavailable (ResponseError: TRYAGAIN, CLUSTERDOWN, LOADING,
+        # MASTERDOWN, ...: the store cannot decide now), for the read path's inline call.
+        self._unavailable = (rex.ConnectionError, rex.TimeoutError, rex.ClusterDownError, rex.BusyLoadingError, OSError,
+                             rex.RedisClusterException, rex.ResponseError)
         try:
             self._start(time.monotonic() + timeout)
         except StoreUnavailable:
@@ -676,36 +684,49 @@ class RedisStore(Store):
         _remaining(deadline)  # an answer after the deadline is not a decision in time
         return result
 
-    def _entry_of(self, session_id: str, field: bytes, raw: bytes, tag: str, deadline: float) -> Optional[Entry]:
+    def _entry_of(self, session_id: str, raw: bytes, tag: str, deadline: float) -> Optional[Entry]:
         """The session a value holds; None when it is collected or does not name a user whose tag
         the id carries (a forged tag, a lost tag key). A value this store did not write is a
         corrupt session: its record is empty, which the core decides EXPIRED (RESTORE_FAILED),
-        and the write of that decision replaces the value."""
+        and the write of that decision replaces the value. (The read path: _unpack, inline.)"""
         try:
-            version, created, collect, user, device, record = _unpack(raw)
-        except _Corrupt:
+            version, created, collect, ulen, dlen = _header_of(raw)
+            user_end = _HEADER_SIZE + ulen
+            end = user_end + dlen
+            if len(raw) < end:
+                raise _Corrupt()
+            user = raw[_HEADER_SIZE:user_end].decode("utf-8")
+            device = raw[user_end:end].decode("utf-8")
+        except (struct.error, UnicodeDecodeError, _Corrupt):
             e = _new(Entry)
             _set(e, "__dict__", {"session_id": session_id, "user": "", "device": "", "created_ms": 0, "record": b"",
                                  "version": 0, "raw": raw})
             return e
-        if 0 < collect <= _now_ms():
+        if collect and collect <= _time_ns() // 1_000_000:
             return None  # dead for certain since collect_at: gone, as its TTL would have it
-        if user and self._tag_of(user, deadline) != tag:
+        if user and (self._tags.get(user) or self._tag_of(user, deadline)) != tag:
             return None
         e = _new(Entry)
         _set(e, "__dict__", {"session_id": session_id, "user": user, "device": device, "created_ms": created,
-                             "record": record, "version": version, "raw": raw})
+                             "record": raw[end:], "version": version, "raw": raw})
         return e
 
     # -- the interface --------------------------------------------------------------------------
 
     def get(self, session_id: str, deadline: float) -> Optional[Entry]:
+        # The read path: one HGET. _call, inline (a request makes this call and nothing else).
         if self._tag_key is None:
             self._ready(deadline)
         tag = session_id[:TAG_LENGTH]
-        field = session_secret(session_id)
-        raw = self._call(deadline, self.client.hget, self._open + tag + "}", field)
-        return None if raw is None else self._entry_of(session_id, field, raw, tag, deadline)
+        if _monotonic() >= deadline:
+            raise StoreUnavailable("the store's time for this decision ran out")
+        try:
+            raw = self.client.hget(self._open + tag + "}", session_secret(session_id))
+        except self._unavailable as e:
+            raise StoreUnavailable(f"Redis: {e}") from None
+        if _monotonic() >= deadline:
+            raise StoreUnavailable("the store's time for this decision ran out")  # late is not in time
+        return None if raw is None else self._entry_of(session_id, raw, tag, deadline)
 
     def compare_and_set(self, entry: Entry, record: bytes, collect_at_ms: int, deadline: float) -> bool:
         if entry.raw is None:
@@ -732,7 +753,7 @@ class RedisStore(Store):
                 dead.append(field)  # collected: deleted at this user's next commit
             elif owner == user and len(field) == 32:
                 session_id = tag + base64.urlsafe_b64encode(field).decode("ascii").rstrip("=")
-                entry = self._entry_of(session_id, field, raw, tag, deadline)
+                entry = self._entry_of(session_id, raw, tag, deadline)
                 if entry is not None:
                     entries.append(entry)
         entries.sort(key=lambda e: (e.created_ms, e.session_id))
