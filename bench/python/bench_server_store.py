@@ -184,11 +184,13 @@ def scale_points(sessions: int) -> List[int]:
 def redis_scale(url: str, sessions: int) -> Dict[str, Any]:
     """Redis at each of scale_points(sessions): used_memory per session, a request's read and
     write path (a session among them), then the list of a user with 50 sessions."""
-    client = RedisStore.from_url(url).client
+    client = RedisStore.from_url(url, timeout=60).client   # FLUSHALL of 10^6 keys takes over a second
     client.flushall()
     base = int(client.info("memory")["used_memory"])
     manager = SessionManager(RedisStore.from_url(url, prefix="s"), POLICY)
     writer = SessionManager(manager.store, POLICY, precision=0, clock=stepping_clock())
+    floor = RedisStore.from_url(url).client
+    value = os.urandom(96)
     done = 0
     growth = []
     for n in scale_points(sessions):
@@ -196,11 +198,18 @@ def redis_scale(url: str, sessions: int) -> Dict[str, Any]:
         done = n
         used = int(client.info("memory")["used_memory"]) - base
         probe = manager.sign_in("probe", "d").session_id
+        floor.set("floor", value)
+        # The paths at this size against the same floors as above, call by call (medians).
+        read = interleaved(1, 1000, lambda: manager.request(probe), lambda: floor.get("floor"))
+        write = interleaved(1, 500, lambda: writer.request(probe), lambda: (floor.get("floor"), floor.set("floor", value)))
+        floor.delete("floor")
         growth.append({
             "sessions": n,
             "redis_bytes_per_session": used / n,
-            "redis_request_ns": statistics.median(per_call_ns(lambda: manager.request(probe), 200) for _ in range(5)),
-            "redis_write_ns": statistics.median(per_call_ns(lambda: writer.request(probe), 200) for _ in range(5)),
+            "redis_request_ns": read["path_ns"],
+            "redis_read_ratio": read["ratio"],
+            "redis_write_ns": write["path_ns"],
+            "redis_write_ratio": write["ratio"],
         })
     many = SessionManager(RedisStore.from_url(url, prefix="l"), POLICY)
     for i in range(50):
