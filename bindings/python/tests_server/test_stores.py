@@ -127,7 +127,8 @@ def test_redis_that_may_evict_is_refused_at_start_unless_accepted() -> None:
         url = f"redis://127.0.0.1:{port}/0"
         openers: list[Callable[[], Store]] = [lambda: open_store(url, timeout=1.0), lambda: RedisStore.from_url(url)]
         for opened in openers:
-            with pytest.raises(EvictionPolicyError, match="maxmemory-policy is allkeys-lru.*noeviction.*allow_eviction=yes"):
+            with pytest.raises(EvictionPolicyError,
+                               match=f"127.0.0.1:{port}: maxmemory-policy is allkeys-lru.*noeviction.*allow_eviction=yes"):
                 opened()
         with pytest.raises(ValueError, match="allow_eviction must be given once, as yes or no"):
             open_store(url + "?allow_eviction=maybe", timeout=1.0)
@@ -142,6 +143,27 @@ def test_redis_that_may_evict_is_refused_at_start_unless_accepted() -> None:
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def test_a_cluster_node_that_may_evict_is_refused_at_start() -> None:
+    # Every node is checked (a replica may become the primary of the user's slot).
+    import redis
+
+    from conftest import cluster_nodes
+    from inactivity.server import RedisStore
+    from inactivity.server.stores import EvictionPolicyError
+
+    host, port = cluster_nodes()[1]
+    node = redis.Redis(host=host, port=port)
+    node.config_set("maxmemory-policy", "volatile-lru")
+    try:
+        with pytest.raises(EvictionPolicyError, match=f"{host}:{port}: maxmemory-policy is volatile-lru"):
+            RedisStore.cluster(cluster_nodes())
+        assert RedisStore.cluster(cluster_nodes(), allow_eviction=True).allow_eviction
+    finally:
+        node.config_set("maxmemory-policy", "noeviction")
+        node.close()
+    RedisStore.cluster(cluster_nodes()).close()
 
 
 def test_an_eviction_policy_found_after_start_fails_closed() -> None:

@@ -599,7 +599,9 @@ class RedisStore(Store):
         if isinstance(self.client, RedisCluster):
             found = self.client.info("memory", target_nodes=RedisCluster.ALL_NODES)
             return sorted(found.items())
-        return [(repr(self.client.connection_pool), self.client.info("memory"))]
+        kwargs = self.client.connection_pool.connection_kwargs
+        where = kwargs.get("path") or f"{kwargs.get('host', '?')}:{kwargs.get('port', '?')}"
+        return [(where, self.client.info("memory"))]
 
     def _start(self, deadline: float) -> None:
         with self._lock:
