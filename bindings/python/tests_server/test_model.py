@@ -18,7 +18,7 @@ from test_gateway import processes  # noqa: F401 (fixture)
 @pytest.mark.parametrize("kind", ["sqlite", "redis"])
 def test_model_short(kind: str, tmp_path: Any, processes: List[subprocess.Popen[bytes]]) -> None:  # noqa: F811
     store = f"sqlite:{os.path.join(str(tmp_path), 'm.sqlite3')}" if kind == "sqlite" else redis_url()
-    run = run_model(processes, str(tmp_path), store, rounds=1, seconds=7, users=3, clients_per_user=3, seed=1)
+    run = run_model(processes, str(tmp_path), store, rounds=1, seconds=6, users=3, clients_per_user=3, seed=1)
     r = run.result
     verdict = {name: "FAILED" if e else "held" for name, e in (("serial", run.serial_error), ("invariants", run.invariant_error))}
     print(f"model ({kind}): {verdict}")
