@@ -7,7 +7,7 @@ import InactivityCore
 
 public struct Scenario: Sendable {
     public var name: String?
-    /// Where the text came from, for messages ("scenarios/banking.scenario" or "built-in demo").
+    /// Where the text came from, for messages ("verify/scenarios/banking.scenario" or "built-in demo").
     public var source: String
     public var policy: SessionPolicy
     /// How the policy was written: the preset's name, plus "+ overrides" when `set` lines follow.
