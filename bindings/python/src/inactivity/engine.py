@@ -51,7 +51,7 @@ from ._time import (
 from .enums import ActivityKind, Auth, ClockKind, Delivery, EventKind, HolderKind, Preset, Reason, RefreshOutcome, State
 from .errors import EngineClosedError, InvalidHandleError
 from ._names import value_of
-from ._strict import strict_class, strict_keywords
+from ._strict import strict_class
 from .policy import Ceilings, Policy, python_terms
 
 __all__ = ["ClockReading", "Engine", "Event", "EventCallback", "Info", "ManualClock", "SNAPSHOT_MAX_SIZE"]
@@ -664,4 +664,3 @@ class Engine(GeneratedInputs):
 # An unknown keyword is refused with the accepted ones listed (_strict, issue 32).
 strict_class(ManualClock)
 strict_class(Engine)
-scheduler_faults = strict_keywords(scheduler_faults, "scheduler_faults()")

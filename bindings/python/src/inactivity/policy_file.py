@@ -219,4 +219,3 @@ def load_policy(spec: Union[str, os.PathLike[str]]) -> PolicyFile:
 # An unknown keyword is refused with the accepted ones listed (_strict, issue 32).
 parse_duration_ms = strict_keywords(parse_duration_ms, "parse_duration_ms()")
 policy_from_mapping = strict_keywords(policy_from_mapping, "policy_from_mapping()")
-load_policy = strict_keywords(load_policy, "load_policy()")
