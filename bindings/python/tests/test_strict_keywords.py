@@ -35,10 +35,10 @@ def refused(call: Callable[[], Any], unknown: str, names: list[str]) -> str:
 def test_policy_names_the_keyword_lists_the_fields_and_suggests_the_close_one() -> None:
     fields = accepted(Policy.__init__)
     assert "idle_timeout" in fields and "keepalive_interval" in fields
-    message = refused(lambda: Policy(idle_timout=300), "idle_timout", fields)
+    message = refused(lambda: Policy(idle_timout=300), "idle_timout", fields)  # type: ignore[call-arg]
     assert message.startswith("Policy() got an unexpected keyword argument 'idle_timout' (did you mean 'idle_timeout'?)")
     # Two at once: both named; a name like nothing gets no suggestion.
-    message = refused(lambda: Policy(warnign=5, colour="red"), "warnign", fields)
+    message = refused(lambda: Policy(warnign=5, colour="red"), "warnign", fields)  # type: ignore[call-arg]
     assert "'warnign' (did you mean 'warning'?), 'colour';" in message
     assert message.startswith("Policy() got an unexpected keyword arguments")
 
@@ -48,22 +48,22 @@ def test_replace_and_ceilings() -> None:
     message = refused(lambda: TEST_POLICY.replace(idle=5), "idle", fields)
     assert message.startswith("Policy.replace() got")
     ceilings = accepted(Ceilings.__init__)
-    refused(lambda: Ceilings(max_idle=5), "max_idle", ceilings)
+    refused(lambda: Ceilings(max_idle=5), "max_idle", ceilings)  # type: ignore[call-arg]
     refused(lambda: Ceilings().replace(idle_timout=5), "idle_timout", ceilings)
-    refused(lambda: Policy.preset(preset="BANKING", strict=True), "strict", ["preset"])
+    refused(lambda: Policy.preset(preset="BANKING", strict=True), "strict", ["preset"])  # type: ignore[call-arg]
 
 
 def test_engine_options() -> None:
     options = ["policy", "on_event", "delivery", "clock"]
     assert accepted(Engine.__init__) == options
-    message = refused(lambda: Engine(polcy=TEST_POLICY), "polcy", options)
+    message = refused(lambda: Engine(polcy=TEST_POLICY), "polcy", options)  # type: ignore[call-arg]
     assert message.startswith("Engine() got an unexpected keyword argument 'polcy' (did you mean 'policy'?)")
-    refused(lambda: Engine(TEST_POLICY, onEvent=print), "onEvent", options)
-    refused(lambda: ManualClock(boot=2), "boot", ["start", "wall", "boot_id"])
+    refused(lambda: Engine(TEST_POLICY, onEvent=print), "onEvent", options)  # type: ignore[call-arg]
+    refused(lambda: ManualClock(boot=2), "boot", ["start", "wall", "boot_id"])  # type: ignore[call-arg]
 
 
 def test_asyncio_engine_options() -> None:
-    refused(lambda: AsyncEngine(delivery=None), "delivery", ["policy", "on_event", "clock"])
+    refused(lambda: AsyncEngine(delivery=None), "delivery", ["policy", "on_event", "clock"])  # type: ignore[call-arg]
 
 
 def test_methods_refuse_and_change_nothing(manual_engine: Any) -> None:
@@ -76,8 +76,12 @@ def test_methods_refuse_and_change_nothing(manual_engine: Any) -> None:
     refused(lambda: engine.unlock(metod=1), "metod", ["method"])
     # A method of required arguments only keeps Python's own TypeError (no wrapper on the
     # activity hot path): it still names the keyword and changes nothing.
-    for call, unknown in ((lambda: engine.activity(knd="KEY"), "knd"), (lambda: engine.lock(force=True), "force"),
-                          (lambda: engine.advance(seconds=5), "seconds")):
+    natives: list[tuple[Callable[[], Any], str]] = [
+        (lambda: engine.activity(knd="KEY"), "knd"),
+        (lambda: engine.lock(force=True), "force"),
+        (lambda: engine.advance(seconds=5), "seconds"),
+    ]
+    for call, unknown in natives:
         with pytest.raises(TypeError, match=f"unexpected keyword argument '{unknown}'"):
             call()
     assert not hasattr(Engine.activity, "__strict_keywords__")
@@ -86,8 +90,8 @@ def test_methods_refuse_and_change_nothing(manual_engine: Any) -> None:
 
 
 def test_policy_file_functions() -> None:
-    refused(lambda: parse_duration_ms("5m", never=False), "never", ["text", "allow_never"])
-    refused(lambda: policy_from_mapping({}, name="x"), "name", ["mapping", "source"])
+    refused(lambda: parse_duration_ms("5m", never=False), "never", ["text", "allow_never"])  # type: ignore[call-arg]
+    refused(lambda: policy_from_mapping({}, name="x"), "name", ["mapping", "source"])  # type: ignore[call-arg]
     with pytest.raises(TypeError, match="unexpected keyword argument 'path'"):
         load_policy(path="x")  # type: ignore[call-arg]
 

@@ -109,7 +109,7 @@ class Policy(PolicyFields):
 def _refuse_unknown(name: str, changes: Dict[str, Any], cls: type) -> None:
     """replace()'s unknown field, refused like the constructor's (dataclasses.replace would
     name the constructor instead)."""
-    accepted = keywords_of(cls.__init__)
+    accepted = keywords_of(cls)
     if not set(changes) <= set(accepted):
         raise unknown_keyword_error(name, changes, accepted)
 
