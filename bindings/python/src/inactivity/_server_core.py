@@ -21,7 +21,8 @@ import dataclasses
 import enum
 import functools
 import threading
-from ctypes import byref, c_size_t
+import struct
+from ctypes import byref, c_int32, c_int64, c_size_t
 from typing import Any, Optional, Tuple, Union
 
 from . import _lib
@@ -98,10 +99,6 @@ class Decision:
         return None if self.absolute_deadline_ms is None else max(0, self.absolute_deadline_ms - self.now_ms)
 
 
-def _ms(value: int) -> Optional[int]:
-    return None if value == _NEVER else value  # ctypes gives an int already
-
-
 _new = object.__new__
 _set = object.__setattr__
 
@@ -113,7 +110,12 @@ def _c_policy_of(policy: Policy) -> _lib.CPolicy:
 
 
 class _Buffers(threading.local):
-    """Each thread's out-structs, made once: a decision is a call a server makes per request."""
+    """Each thread's out-structs, made once: a decision is a call a server makes per request.
+
+    The arguments that do not change from call to call are made once too, as ctypes objects,
+    for the unchecked call below: the table's checked call converts each of its eleven
+    arguments through its argtype's from_param (an object per argument), which cost as much
+    as the decision itself."""
 
     def __init__(self) -> None:
         self.decision = CDecision()
@@ -123,9 +125,25 @@ class _Buffers(threading.local):
         self.written_ref = byref(self.written)
         self.policy: Optional[Policy] = None
         self.policy_ref: Any = None
+        # The decision read back in one unpack of its bytes, not field by field.
+        self.decision_bytes = (ctypes.c_char * ctypes.sizeof(CDecision)).from_buffer(self.decision)
+        self.precision_ms = -1
+        self.precision_arg: Any = None
 
 
 _buffers = _Buffers()
+_NO_ARG = ctypes.c_int64(0)
+_CAPACITY = c_size_t(RECORD_SIZE)
+#: The struct as the header lays it out (x86_64 and aarch64 alike: natural alignment, no padding
+#: but none needed): size, state, reason, required_auth, write, unlock_failures, then six int64.
+_DECISION = struct.Struct("=IiiiiIqqqqqq")
+assert _DECISION.size == ctypes.sizeof(CDecision)
+# inact_server_decide without argtypes or errcheck: every argument is given as the C type it is
+# (a ctypes object, or a Python int only where the parameter is an int32), so nothing is
+# converted by a from_param. A negative status is decided again by the checked call, which
+# raises the library's error.
+_UNCHECKED = _lib.LIB._FuncPtr(("inact_server_decide", _lib.LIB))
+_UNCHECKED.restype = c_int32
 _STATES = tuple(State(i) for i in range(len(State)))
 _REASONS = {int(r): r for r in Reason}
 _AUTHS = tuple(Auth(i) for i in range(len(Auth)))
@@ -151,22 +169,37 @@ def decide(
     if policy is not b.policy:
         b.policy_ref = byref(_c_policy_of(policy))
         b.policy = policy
+    if precision_ms != b.precision_ms:
+        b.precision_arg = c_int64(precision_ms)
+        b.precision_ms = precision_ms
     data = record if record is None or type(record) is bytes else bytes(record)
     d = b.decision
-    d.size = ctypes.sizeof(CDecision)
-    _lib.LIB.inact_server_decide(
-        b.policy_ref, data, 0 if data is None else len(data), now_ms, input, arg, precision_ms,
-        b.decision_ref, b.out, RECORD_SIZE, b.written_ref,
-    )
+    d.size = _DECISION.size
+    try:
+        status = _UNCHECKED(
+            b.policy_ref, data, c_size_t(0 if data is None else len(data)), c_int64(now_ms), int(input),
+            c_int64(arg) if arg else _NO_ARG, b.precision_arg, b.decision_ref, b.out, _CAPACITY, b.written_ref,
+        )
+    except (TypeError, OverflowError, ctypes.ArgumentError):
+        status = -1   # an argument of the wrong type or range: the checked call names it
+    if status < 0:
+        d.size = _DECISION.size
+        _lib.LIB.inact_server_decide(
+            b.policy_ref, data, 0 if data is None else len(data), now_ms, input, arg, precision_ms,
+            b.decision_ref, b.out, RECORD_SIZE, b.written_ref,
+        )
+    (_, state, reason, auth, write, failures, now, remaining, idle, absolute, started, last) = _DECISION.unpack(b.decision_bytes)
     # A frozen dataclass's __init__ sets each of its eleven fields through object.__setattr__:
     # per request, that was the largest share of this module's own time. The same fields, in
     # one dict, make an equal, equally frozen Decision.
     result = _new(Decision)
     _set(result, "__dict__", {
-        "state": _STATES[d.state], "reason": _REASONS[d.reason], "required_auth": _AUTHS[d.required_auth],
-        "write": d.write == 1, "unlock_failures": d.unlock_failures, "now_ms": d.now_ms,
-        "remaining_ms": _ms(d.remaining_ms), "idle_deadline_ms": _ms(d.idle_deadline_ms),
-        "absolute_deadline_ms": _ms(d.absolute_deadline_ms), "started_at_ms": _ms(d.started_at_ms),
-        "last_activity_ms": _ms(d.last_activity_ms),
+        "state": _STATES[state], "reason": _REASONS[reason], "required_auth": _AUTHS[auth],
+        "write": write == 1, "unlock_failures": failures, "now_ms": now,
+        "remaining_ms": None if remaining == _NEVER else remaining,
+        "idle_deadline_ms": None if idle == _NEVER else idle,
+        "absolute_deadline_ms": None if absolute == _NEVER else absolute,
+        "started_at_ms": None if started == _NEVER else started,
+        "last_activity_ms": None if last == _NEVER else last,
     })
-    return result, (b.out.raw[: b.written.value] if d.write else None)
+    return result, (b.out.raw[: b.written.value] if write == 1 else None)
