@@ -15,6 +15,7 @@ unlock, sign-out, sessions). docs/server.md has the nginx configuration the test
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import sys
@@ -23,9 +24,10 @@ from typing import Any, List, Optional, Sequence
 
 from ..errors import InactivityError
 from .manager import SessionManager
-from .wire import WireConfig, WireRequest
+from .stores import StoreUnavailable
+from .wire import WireConfig, WireRequest, WireResponse, outcome_headers, refusal, unavailable
 
-__all__ = ["build_app", "main", "parse_args"]
+__all__ = ["AuthGateway", "build_app", "main", "parse_args"]
 
 _ENV = "INACTIVITY_GATEWAY_ARGS"
 
@@ -109,7 +111,55 @@ def build_app(args: argparse.Namespace) -> Any:
         sign_in=sign_in if args.demo_sign_in else None,
         verify_credential=(lambda user, credential: credential == demo_credential) if demo_credential else None,
     )
-    return InactivityMiddleware(None, manager, config=config)
+    return AuthGateway(InactivityMiddleware(None, manager, config=config))
+
+
+class AuthGateway:
+    """The gateway's ASGI app: ``{prefix}/auth`` (nginx auth_request, Envoy ext_authz) answered
+    by a bare handler, every other path by the session API's middleware.
+
+    The auth path is the one every request of the site pays, so it has no routing, no
+    middleware stack and, on a local store (SQLite), no thread hop: the read and the core's
+    decision run on the event loop (a WAL read waits for no writer), and only a request the
+    core says to write (at most once per coalescing precision per session) goes to a worker
+    thread, where it is read, decided and written as always. On a network store (Redis) every
+    decision goes to a worker thread: the loop never waits on a socket. The answers are those of
+    the session API's own auth endpoint (wire.py): 204 (200 to HEAD) with the Inactivity-*
+    headers, 401/403 with the refusal's body, 503 + Retry-After."""
+
+    def __init__(self, api: Any) -> None:
+        from .stores import SQLiteStore
+
+        self.api = api
+        self.manager: SessionManager = api.manager
+        self.config: WireConfig = api.config
+        self._auth = self.config.prefix + "/auth"
+        self._inline = isinstance(self.manager.store, SQLiteStore)
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        path = scope.get("path", "") if scope["type"] == "http" else ""
+        if not (path == self._auth or path.startswith(self._auth + "/")):
+            await self.api(scope, receive, send)
+            return
+        from .asgi import _headers, _send
+
+        request = WireRequest(scope.get("method", "GET"), path, _headers(scope), b"", scope)
+        config, manager = self.config, self.manager
+        session_id, machine = config.session_of(request), config.is_machine(request)
+        try:
+            outcome = manager.request_unwritten(session_id, machine=machine) if self._inline else None
+            if outcome is None:
+                outcome = await self.api._in_thread(functools.partial(manager.request, session_id, machine=machine))
+        except StoreUnavailable as e:
+            await _send(send, unavailable(config, str(e)))
+            return
+        except TimeoutError:
+            await _send(send, unavailable(config))
+            return
+        if outcome.allowed:
+            await _send(send, WireResponse(200 if request.method.upper() == "HEAD" else 204, outcome_headers(outcome)))
+        else:
+            await _send(send, refusal(outcome))
 
 
 def app_from_environment() -> Any:
