@@ -129,6 +129,7 @@ class _Buffers(threading.local):
         self.decision_bytes = (ctypes.c_char * ctypes.sizeof(CDecision)).from_buffer(self.decision)
         self.precision_ms = -1
         self.precision_arg: Any = None
+        self.fixed: Any = None
 
 
 _buffers = _Buffers()
@@ -166,29 +167,30 @@ def decide(
     the rule, and nothing is decided. Any thread may call it.
     """
     b = _buffers
-    if policy is not b.policy:
+    if policy is not b.policy or precision_ms != b.precision_ms:
         b.policy_ref = byref(_c_policy_of(policy))
         b.policy = policy
-    if precision_ms != b.precision_ms:
         b.precision_arg = c_int64(precision_ms)
         b.precision_ms = precision_ms
+        # What the unchecked call takes that this policy and precision fix, read in one lookup.
+        b.fixed = (b.policy_ref, b.precision_arg, b.decision_ref, b.out, b.written_ref, b.decision, b.decision_bytes)
+    policy_ref, precision_arg, decision_ref, out, written_ref, d, decision_bytes = b.fixed
     data = record if record is None or type(record) is bytes else bytes(record)
-    d = b.decision
     d.size = _DECISION.size
     try:
         status = _UNCHECKED(
-            b.policy_ref, data, c_size_t(0 if data is None else len(data)), c_int64(now_ms), int(input),
-            c_int64(arg) if arg else _NO_ARG, b.precision_arg, b.decision_ref, b.out, _CAPACITY, b.written_ref,
+            policy_ref, data, c_size_t(0 if data is None else len(data)), c_int64(now_ms), int(input),
+            c_int64(arg) if arg else _NO_ARG, precision_arg, decision_ref, out, _CAPACITY, written_ref,
         )
     except (TypeError, OverflowError, ctypes.ArgumentError):
         status = -1   # an argument of the wrong type or range: the checked call names it
     if status < 0:
         d.size = _DECISION.size
         _lib.LIB.inact_server_decide(
-            b.policy_ref, data, 0 if data is None else len(data), now_ms, input, arg, precision_ms,
-            b.decision_ref, b.out, RECORD_SIZE, b.written_ref,
+            policy_ref, data, 0 if data is None else len(data), now_ms, input, arg, precision_ms,
+            decision_ref, out, RECORD_SIZE, written_ref,
         )
-    (_, state, reason, auth, write, failures, now, remaining, idle, absolute, started, last) = _DECISION.unpack(b.decision_bytes)
+    (_, state, reason, auth, write, failures, now, remaining, idle, absolute, started, last) = _DECISION.unpack(decision_bytes)
     # A frozen dataclass's __init__ sets each of its eleven fields through object.__setattr__:
     # per request, that was the largest share of this module's own time. The same fields, in
     # one dict, make an equal, equally frozen Decision.
@@ -202,4 +204,4 @@ def decide(
         "started_at_ms": None if started == _NEVER else started,
         "last_activity_ms": None if last == _NEVER else last,
     })
-    return result, (b.out.raw[: b.written.value] if write == 1 else None)
+    return result, (out.raw[: b.written.value] if write == 1 else None)

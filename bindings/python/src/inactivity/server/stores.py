@@ -124,8 +124,11 @@ def _remaining(deadline: float) -> float:
     return left
 
 
+_time_ns = time.time_ns
+
+
 def _now_ms() -> int:
-    return time.time_ns() // 1_000_000
+    return _time_ns() // 1_000_000
 
 
 # ----- SQLite ----------------------------------------------------------------------------------
@@ -245,10 +248,10 @@ class SQLiteStore(Store):
         except AttributeError:
             self._conn()
             cursor = self._local.cursor
-        if self._closed:
+        if self._closed:   # close() cannot close another thread's connection: this refuses it
             raise StoreUnavailable("the store is closed")
         try:
-            row = cursor.execute(_GET, (session_id, _now_ms())).fetchone()
+            row = cursor.execute(_GET, (session_id, _time_ns() // 1_000_000)).fetchone()
         except sqlite3.Error as e:
             raise StoreUnavailable(f"SQLite {self.path}: {e}") from None
         if time.monotonic() >= deadline:
