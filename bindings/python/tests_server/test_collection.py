@@ -10,6 +10,7 @@ import time
 from conftest import POLICY, FleetClock
 from inactivity import IdleAction
 from inactivity.server import RedisStore, SessionManager, SQLiteStore, Store
+from inactivity.server.stores import _id_key
 
 DAY = 86_400_000
 
@@ -19,7 +20,7 @@ def collect_at(store: Store, session_id: str) -> int:
     assert entry is not None
     if isinstance(store, SQLiteStore):
         with sqlite3.connect(store.path) as conn:
-            return int(conn.execute("SELECT collect_at_ms FROM inactivity_sessions WHERE id = ?", (session_id,)).fetchone()[0])
+            return int(conn.execute("SELECT collect_at_ms FROM inactivity_sessions WHERE id = ?", (_id_key(session_id),)).fetchone()[0])
     assert isinstance(store, RedisStore)
     at = int(store.client.pexpiretime(store._session_key(entry.user, session_id)))
     pointer = int(store.client.pexpiretime(store._pointer_key(session_id)))

@@ -25,7 +25,8 @@ from typing import Any, List, Optional, Sequence
 from ..errors import InactivityError
 from .manager import SessionManager
 from .stores import StoreUnavailable
-from .wire import WireConfig, WireRequest, WireResponse, outcome_headers, refusal, unavailable
+from .asgi import _headers, _send
+from .wire import WireConfig, WireRequest, outcome_headers, refusal, unavailable
 
 __all__ = ["AuthGateway", "build_app", "main", "parse_args"]
 
@@ -135,15 +136,32 @@ class AuthGateway:
         self.config: WireConfig = api.config
         self._auth = self.config.prefix + "/auth"
         self._inline = isinstance(self.manager.store, SQLiteStore)
+        # The only request headers the auth path reads, when no callable of the app's reads the
+        # others (the gateway's own config has none): the rest are not decoded at all.
+        self._wanted: Optional[set[bytes]] = None
+        if self.config.session_id is None and self.config.machine is None:
+            self._wanted = {b"cookie", b"inactivity-machine"}
+            if self.config.header is not None:
+                self._wanted.add(self.config.header.lower().encode("latin-1"))
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         path = scope.get("path", "") if scope["type"] == "http" else ""
         if not (path == self._auth or path.startswith(self._auth + "/")):
             await self.api(scope, receive, send)
             return
-        from .asgi import _headers, _send
-
-        request = WireRequest(scope.get("method", "GET"), path, _headers(scope), b"", scope)
+        wanted = self._wanted
+        if wanted is None:
+            headers = _headers(scope)
+        else:
+            headers = {}
+            for k, v in scope["headers"]:
+                name = k.lower()
+                if name in wanted:
+                    key, value = name.decode("latin-1"), v.decode("latin-1")
+                    # Repeated headers join as HTTP reads them (cookies with "; "), as asgi.py does.
+                    headers[key] = value if key not in headers else headers[key] + ("; " if key == "cookie" else ", ") + value
+        method = scope.get("method", "GET")
+        request = WireRequest(method, path, headers, b"", scope)
         config, manager = self.config, self.manager
         session_id, machine = config.session_of(request), config.is_machine(request)
         try:
@@ -156,10 +174,13 @@ class AuthGateway:
         except TimeoutError:
             await _send(send, unavailable(config))
             return
-        if outcome.allowed:
-            await _send(send, WireResponse(200 if request.method.upper() == "HEAD" else 204, outcome_headers(outcome)))
-        else:
+        if not outcome.allowed:
             await _send(send, refusal(outcome))
+            return
+        encoded = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in outcome_headers(outcome)]
+        encoded.append((b"content-length", b"0"))
+        await send({"type": "http.response.start", "status": 200 if method.upper() == "HEAD" else 204, "headers": encoded})
+        await send({"type": "http.response.body", "body": b""})
 
 
 def app_from_environment() -> Any:

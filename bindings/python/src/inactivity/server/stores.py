@@ -25,9 +25,11 @@ ever allowed because a store did not answer.
 from __future__ import annotations
 
 import abc
+import base64
 import dataclasses
 import json
 import os
+import re
 import sqlite3
 import threading
 import time
@@ -137,15 +139,16 @@ def _now_ms() -> int:
 # take the next rowid and so are appended to its B-tree (pages filled, not split half-empty by
 # random keys), with three indexes that each hold their key and the 1-4-byte rowid:
 #   - the session id, unique: the one copy of the id outside the row (a WITHOUT ROWID table
-#     keyed by the id put the id, 43 bytes, in every index entry: three copies per session);
+#     keyed by the id put the id in every index entry: three copies per session). The id is
+#     stored as the bytes its URL-safe base64 encodes (32 bytes for 43 characters), and only a
+#     canonical encoding is looked up (`_id_key`), so that one session has one id;
 #   - the user, for a user's sessions (the few rows are ordered by creation when read);
 #   - the collection instant, for the sweep (only rows that have one).
 # A point read by id is then two B-tree descents (the index, then the row by rowid) instead of
 # one: about 10% more per read, for 287 instead of 358 B per session (bench server-store).
-# Every statement below names columns only, so it runs on a file of either layout.
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS inactivity_sessions (
-    id TEXT NOT NULL,
+    id BLOB NOT NULL,
     user TEXT NOT NULL,
     device TEXT NOT NULL,
     created_ms INTEGER NOT NULL,
@@ -162,6 +165,23 @@ CREATE INDEX IF NOT EXISTS inactivity_sessions_collect ON inactivity_sessions (c
 
 _GET = ("SELECT user, device, created_ms, record, version FROM inactivity_sessions"
         " WHERE id = ? AND (collect_at_ms = 0 OR collect_at_ms > ?)")
+
+# A canonical URL-safe base64 string without padding: whole quanta, then 3 characters whose last
+# holds 2 zero bits, or 2 whose last holds 4 (another last character names the same bytes).
+_CANONICAL = re.compile(r"(?:[A-Za-z0-9_-]{4})*(?:[A-Za-z0-9_-]{2}[AEIMQUYcgkosw048]|[A-Za-z0-9_-][AQgw])?")
+_urlsafe_b64decode = base64.urlsafe_b64decode
+
+
+def _id_key(session_id: str) -> Optional[bytes]:
+    """The stored form of a session id: the bytes it encodes; None for a string that is not a
+    canonical encoding (no stored session has it)."""
+    if not session_id or _CANONICAL.fullmatch(session_id) is None:
+        return None
+    return _urlsafe_b64decode(session_id + "=" * (-len(session_id) % 4))
+
+
+def _id_of(key: bytes) -> str:
+    return base64.urlsafe_b64encode(key).decode("ascii").rstrip("=")
 
 
 class SQLiteStore(Store):
@@ -190,6 +210,9 @@ class SQLiteStore(Store):
         self._all_lock = threading.Lock()
         conn = self._conn()
         exists = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'inactivity_sessions_id'").fetchone()
+        if exists is None and conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'inactivity_sessions'").fetchone():
+            # A file of a development build of 1.3 (a WITHOUT ROWID table keyed by the id as text).
+            raise StoreUnavailable(f"SQLite {self.path}: the sessions table has an earlier layout; move the file away")
         if exists is None:
             # Two processes may create the schema at once: IF NOT EXISTS, inside one write lock.
             conn.execute("BEGIN IMMEDIATE")
@@ -250,8 +273,11 @@ class SQLiteStore(Store):
             cursor = self._local.cursor
         if self._closed:   # close() cannot close another thread's connection: this refuses it
             raise StoreUnavailable("the store is closed")
+        key = _id_key(session_id)
+        if key is None:
+            return None
         try:
-            row = cursor.execute(_GET, (session_id, _time_ns() // 1_000_000)).fetchone()
+            row = cursor.execute(_GET, (key, _time_ns() // 1_000_000)).fetchone()
         except sqlite3.Error as e:
             raise StoreUnavailable(f"SQLite {self.path}: {e}") from None
         if time.monotonic() >= deadline:
@@ -263,7 +289,7 @@ class SQLiteStore(Store):
             cur = conn.execute(
                 "UPDATE inactivity_sessions SET record = ?, version = version + 1, collect_at_ms = ?"
                 " WHERE id = ? AND version = ?",
-                (record, collect_at_ms, entry.session_id, entry.version),
+                (record, collect_at_ms, _id_key(entry.session_id), entry.version),
             )
             return cur.rowcount == 1
 
@@ -275,11 +301,12 @@ class SQLiteStore(Store):
         def work(conn: sqlite3.Connection) -> UserView:
             rows = conn.execute(
                 "SELECT id, device, created_ms, record, version FROM inactivity_sessions"
-                " WHERE user = ? AND (collect_at_ms = 0 OR collect_at_ms > ?) ORDER BY created_ms, id",
+                " WHERE user = ? AND (collect_at_ms = 0 OR collect_at_ms > ?)",
                 (user, _now_ms()),
             ).fetchall()
-            entries = [_entry(r[0], user, r[1], r[2], r[3], r[4]) for r in rows]
-            return UserView(entries, [(e.session_id, e.version) for e in entries])
+            entries = sorted((_entry(_id_of(r[0]), user, r[1], r[2], r[3], r[4]) for r in rows),
+                             key=lambda e: (e.created_ms, e.session_id))
+            return UserView(entries, sorted((_id_key(e.session_id), e.version) for e in entries))
 
         return self._run(deadline, work)  # type: ignore[no-any-return]
 
@@ -292,16 +319,16 @@ class SQLiteStore(Store):
                 now = _now_ms()
                 rows = conn.execute(
                     "SELECT id, version FROM inactivity_sessions"
-                    " WHERE user = ? AND (collect_at_ms = 0 OR collect_at_ms > ?) ORDER BY created_ms, id",
+                    " WHERE user = ? AND (collect_at_ms = 0 OR collect_at_ms > ?)",
                     (user, now),
                 ).fetchall()
-                if [tuple(r) for r in rows] != list(view.token):
+                if sorted(tuple(r) for r in rows) != view.token:
                     conn.execute("ROLLBACK")
                     return False
                 for u in updates:
                     conn.execute(
                         "UPDATE inactivity_sessions SET record = ?, version = version + 1, collect_at_ms = ? WHERE id = ?",
-                        (u.record, u.collect_at_ms, u.entry.session_id),
+                        (u.record, u.collect_at_ms, _id_key(u.entry.session_id)),
                     )
                 # This user's collected sessions go now (the id may come back only as a new one).
                 conn.execute(
@@ -309,10 +336,13 @@ class SQLiteStore(Store):
                 )
                 if create is not None:
                     e, collect_at_ms = create
+                    key = _id_key(e.session_id)
+                    if key is None:
+                        raise ValueError(f"session_id ({e.session_id[:60]!r}) must be canonical URL-safe base64")
                     conn.execute(
                         "INSERT INTO inactivity_sessions (id, user, device, created_ms, record, version, collect_at_ms)"
                         " VALUES (?, ?, ?, ?, ?, 1, ?)",
-                        (e.session_id, user, e.device, e.created_ms, e.record, collect_at_ms),
+                        (key, user, e.device, e.created_ms, e.record, collect_at_ms),
                     )
                 conn.execute("COMMIT")
                 return True
