@@ -28,6 +28,7 @@ from inactivity import Policy
 from inactivity.server import RedisStore, SessionManager, SQLiteStore
 from inactivity.server import _core
 from inactivity.server.ids import new_session_id
+from inactivity.server.stores import _id_key, _id_of
 
 POLICY = Policy(idle_timeout=7200, warning=0, absolute_timeout=86400)
 
@@ -132,7 +133,7 @@ def sqlite_part(path: str, runs: int, calls: int) -> Dict[str, Any]:
 
 def sqlite_fill(store: SQLiteStore, manager: SessionManager, sessions: int, first_user: int) -> None:
     """`sessions` sign-ins as SessionManager.sign_in writes them (the core's record, the store's
-    INSERT, five sessions per user in order), 1000 to a transaction: the same rows in the same
+    INSERT and its form of the id, five sessions per user in order), 1000 to a transaction: the same rows in the same
     order as one by one, so the same file, in a fraction of the time (10^6 one by one is an
     hour of fsyncs)."""
     conn = store._conn()
@@ -142,7 +143,7 @@ def sqlite_fill(store: SQLiteStore, manager: SessionManager, sessions: int, firs
         assert record is not None
         conn.execute("INSERT INTO inactivity_sessions (id, user, device, created_ms, record, version, collect_at_ms)"
                      " VALUES (?, ?, ?, ?, ?, 1, ?)",
-                     (new_session_id(), f"user{first_user + i // 5}", "Firefox on a laptop", d.now_ms, record,
+                     (_id_key(new_session_id()), f"user{first_user + i // 5}", "Firefox on a laptop", d.now_ms, record,
                       manager._collect_at(d)))
         if i % 1000 == 999:
             conn.execute("COMMIT")
@@ -167,8 +168,8 @@ def sqlite_scale(path: str, sessions: int) -> Dict[str, Any]:
         size = os.path.getsize(path)   # the file once the WAL is checkpointed into it
         # The probes are among the n (one of them is a session filled above; the list's user is
         # added, measured, and its sessions stay, 50 more rows in the next size's file).
-        probe = store._conn().execute("SELECT id FROM inactivity_sessions ORDER BY rowid DESC LIMIT 1 OFFSET ?",
-                                      (n // 2,)).fetchone()[0]
+        probe = _id_of(store._conn().execute("SELECT id FROM inactivity_sessions ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+                                             (n // 2,)).fetchone()[0])
         assert manager.request(probe).state == "ACTIVE"
         fifty = f"fifty-{n}"
         for i in range(50):
