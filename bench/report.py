@@ -566,6 +566,14 @@ def main() -> int:
                   f"{ng['ratio']:.2f}x a no-op auth endpoint ({ng['noop']['rps']:,.0f}); ab -k -c {ng['concurrency']}", status)
             t.row("through nginx: p99 added by the gateway", f"{ng['p99_added_ms']:.0f} ms",
                   f"p99 {ng['gateway']['p99_ms']:.0f} ms against {ng['noop']['p99_ms']:.0f} ms")
+            # The second floor (an auth service out of nginx's process, of the gateway's own kind)
+            # and the gateway on Redis, when measured.
+            for gateway, store in (("gateway_sqlite", "SQLite"), ("gateway_redis", "Redis")):
+                for floor, what in (("noop", "nginx's return 204"), ("noop_uvicorn", "a no-op ASGI endpoint on uvicorn")):
+                    r = ng.get(f"{gateway}/{floor}")
+                    if r is not None:
+                        t.row(f"through nginx: gateway on {store} / {what}", f"{r['ratio']:.2f}x",
+                              f"{ng[gateway]['rps']:,.0f} against {ng[floor]['rps']:,.0f} rps; p99 +{r['p99_added_ms']:.0f} ms")
             out["server_nginx"] = ng
 
     # ---- Targets ---------------------------------------------------------------------------
