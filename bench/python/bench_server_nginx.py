@@ -75,8 +75,10 @@ def main() -> int:
         ports: Dict[str, int] = {}
         for name, store in (("gateway_sqlite", "sqlite:" + os.path.join(work, "sessions.sqlite3")), ("gateway_redis", redis)):
             ports[name] = free_port()
+            # --timeout 5: a figure, not a fail-closed test (a write's fsync on a loaded disk can take
+            # longer than the default second, which is a 503 and fails the run).
             procs.append(subprocess.Popen(["inactivity-server", "--port", str(ports[name]), "--store", store, "--workers",
-                                           str(workers), "--demo-sign-in", "--insecure-cookie"], cwd=work,
+                                           str(workers), "--timeout", "5", "--demo-sign-in", "--insecure-cookie"], cwd=work,
                                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
             wait_for_port(ports[name], procs[-1], "inactivity-server")
         noop_port = free_port()
