@@ -1,5 +1,5 @@
 """The nginx configuration docs/server.md prints, as the gateway's tests and its benchmark
-(bench/python/bench_server_nginx.py) run it: one reader of the documented blocks and one writer
+(verify/bench/python/bench_server_nginx.py) run it: one reader of the documented blocks and one writer
 of the whole file, so that what the docs print is what both run."""
 
 from __future__ import annotations
