@@ -95,3 +95,10 @@ public struct ErrorText: Sendable, Equatable, ExpressibleByStringInterpolation {
         }
     }
 }
+
+#if !hasFeature(Embedded)
+extension ErrorText: CustomStringConvertible {
+    /// The text as a String (native builds only).
+    public var description: String { String(decoding: utf8, as: UTF8.self) }
+}
+#endif

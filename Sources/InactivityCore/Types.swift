@@ -317,8 +317,9 @@ public struct InactivityError: Error, Sendable, Equatable {
 #if !hasFeature(Embedded)
 extension InactivityError: CustomStringConvertible {
     /// A message given as a String (hosts' own errors); the core's messages are `ErrorText`.
-    @_disfavoredOverload
-    public init(_ code: Code, _ message: String, errorNumber: Int32 = 0) {
+    /// Labelled, so that a literal message always builds an `ErrorText` (one text, the same in
+    /// the native and the Embedded builds), never a String by overload ranking.
+    public init(_ code: Code, message: String, errorNumber: Int32 = 0) {
         self.init(code, ErrorText(utf8: Array(message.utf8)), errorNumber: errorNumber)
     }
 
