@@ -469,6 +469,8 @@ def main() -> int:
                 goal_raw, goal_gz = 150 * 1024, 50 * 1024
                 base_raw, base_gz = 177_782, 69_475   # 1.2.0 (BENCHMARKS.md, "JavaScript")
                 met = raw <= goal_raw and gz <= goal_gz
+                t.target("WebAssembly module <= 150 KiB raw and <= 50 KiB gzip -9", "<= 150 / 50 KiB", gz, met,
+                         f"{raw / 1024:.1f} / {gz / 1024:.1f} KiB (1.2.0: {base_raw / 1024:.1f} / {base_gz / 1024:.1f})")
                 t.row("module size (inactivity.wasm)", f"{raw:,} B raw ({raw / 1024:.1f} KiB), {gz:,} B gzip -9 ({gz / 1024:.1f} KiB)",
                       f"goal <= 150 KiB raw and <= 50 KiB gzip: {'met' if met else 'MISSED'}; "
                       f"1.2.0: {base_raw:,} / {base_gz:,} B ({raw / base_raw:.2f}x / {gz / base_gz:.2f}x)")
