@@ -29,8 +29,25 @@ private func status(_ body: () throws(InactivityError) -> Void) -> Int32 {
 /// its release were copied into each of the ~60 functions (about 9 KB of the wasm module).
 @inline(never)
 private func failed(_ error: InactivityError) -> Int32 {
-    inactivity_set_last_error(error.message, error.errorNumber)
+    error.text.withCString { inactivity_set_last_error($0, error.errorNumber) }
     return error.code.rawValue
+}
+
+/// "80, 120, 128": a list of sizes for a message.
+private func list(_ values: [Int]) -> ErrorText {
+    var text: ErrorText = ""
+    for (i, v) in values.enumerated() { text = i == 0 ? "\(v)" : "\(text), \(v)" }
+    return text
+}
+
+/// Whether a refresh's OAuth error is exactly `invalid_grant`: a byte comparison of the C
+/// string (RFC 6749 error codes are ASCII tokens), with no String made of it.
+private func isInvalidGrant(_ error: UnsafePointer<CChar>?) -> Bool {
+    guard let error else { return false }
+    let token: StaticString = "invalid_grant"
+    let bytes = UnsafeRawPointer(error).assumingMemoryBound(to: UInt8.self)
+    for i in 0..<token.utf8CodeUnitCount where bytes[i] != token.utf8Start[i] { return false }
+    return bytes[token.utf8CodeUnitCount] == 0
 }
 
 /// A C `size_t` as it is: Swift imports `size_t` as `Int`, so SIZE_MAX and every length of
@@ -38,7 +55,7 @@ private func failed(_ error: InactivityError) -> Int32 {
 @inline(__always)
 private func cSize(_ value: Int) -> UInt { UInt(bitPattern: value) }
 
-func nullPointer(_ name: String) -> InactivityError {
+func nullPointer(_ name: StaticString) -> InactivityError {
     InactivityError(.nullPointer, "\(name) must not be NULL")
 }
 
@@ -97,17 +114,17 @@ private func layouts<T>(_ table: [Int], of _: T.Type) -> [Int] {
 /// with a tail, exactly as the library of that layout read it (1.0 accepted any larger size
 /// with a zero tail), so no field that straddles the size is read or written.
 /// `subject` names the size in messages: the struct's field, or a _sized function's argument.
-private func structSize(_ declared: UInt, layouts: [Int], name: String,
-                        subject: String? = nil) throws(InactivityError) -> StructSize {
+private func structSize(_ declared: UInt, layouts: [Int], name: StaticString,
+                        subject: StaticString? = nil) throws(InactivityError) -> StructSize {
     // Named only on a refusal: the message is built on the error path, never per call.
-    func subjectText() -> String { subject ?? "\(name)->size" }
+    func subjectText() -> ErrorText { subject.map { "\($0)" } ?? "\(name)->size" }
     // The upper bound first, on the unsigned value: Int(declared) traps above 2^31 on 32-bit CPUs.
     guard declared <= 65_536 else {
         throw InactivityError(.structSize, "\(subjectText()) (\(declared)) is implausibly large (at most 65536)")
     }
     let size = Int(declared)
     guard let layout = layouts.last(where: { $0 <= size }) else {
-        let rule = layouts.count == 1 ? "at least sizeof(\(name)) (\(layouts[0]))"
+        let rule: ErrorText = layouts.count == 1 ? "at least sizeof(\(name)) (\(layouts[0]))"
             : "at least \(layouts[0]) (the 1.0 layout; sizeof(\(name)) is \(layouts[layouts.count - 1]))"
         throw InactivityError(.structSize, "\(subjectText()) (\(size)) must be \(rule) for this library")
     }
@@ -115,12 +132,12 @@ private func structSize(_ declared: UInt, layouts: [Int], name: String,
 }
 
 /// Checks the caller's own size field and its zero tail, reading nothing beyond `size`.
-private func checkSize(_ pointer: UnsafeRawPointer, layouts: [Int], name: String) throws(InactivityError) -> StructSize {
+private func checkSize(_ pointer: UnsafeRawPointer, layouts: [Int], name: StaticString) throws(InactivityError) -> StructSize {
     let s = try structSize(UInt(pointer.load(as: UInt32.self)), layouts: layouts, name: name)
     for offset in s.layout..<s.size where pointer.load(fromByteOffset: offset, as: UInt8.self) != 0 {
         let known = layouts[layouts.count - 1]
-        let why = s.layout == known ? "is larger than this library's \(known) bytes"
-            : "is read as the \(s.layout)-byte layout (published sizes: \(layouts.map(String.init).joined(separator: ", ")))"
+        let why: ErrorText = s.layout == known ? "is larger than this library's \(known) bytes"
+            : "is read as the \(s.layout)-byte layout (published sizes: \(list(layouts)))"
         throw InactivityError(.structSize,
                               "\(name)->size (\(s.size)) \(why) and byte \(offset) is not zero: the caller uses fields this library does not know")
     }
@@ -149,10 +166,10 @@ private func writeStruct<T>(_ value: T, to pointer: UnsafeMutablePointer<T>, _ s
 
 /// What an init function does for a struct of `size` bytes: its layout filled with `value`,
 /// the tail zeroed, `size` stored. Nothing is written when the size is refused.
-private func initStruct<T>(_ pointer: UnsafeMutablePointer<T>?, size: UInt, layouts: [Int], name: String,
-                           _ value: T) throws(InactivityError) {
+private func initStruct<T>(_ pointer: UnsafeMutablePointer<T>?, size: UInt, layouts: [Int], name: StaticString,
+                           type: StaticString, _ value: T) throws(InactivityError) {
     guard let pointer else { throw nullPointer(name) }
-    let s = try structSize(size, layouts: layouts, name: "inact_\(name)", subject: "size")
+    let s = try structSize(size, layouts: layouts, name: type, subject: "size")
     fill(pointer, s, value)
 }
 
@@ -165,7 +182,7 @@ private func fill<T>(_ pointer: UnsafeMutablePointer<T>, _ s: StructSize, _ valu
     raw.storeBytes(of: UInt32(s.size), as: UInt32.self)
 }
 
-private func flag(_ value: Int32, _ name: String) throws(InactivityError) -> Bool {
+private func flag(_ value: Int32, _ name: StaticString) throws(InactivityError) -> Bool {
     guard value == 0 || value == 1 else {
         throw InactivityError(.invalidArgument, "policy.\(name) (\(value)) must be 0 or 1")
     }
@@ -216,7 +233,7 @@ private func readCeilings(_ pointer: UnsafePointer<inact_ceilings>?) throws(Inac
     l.expectedInterruptionMaxMs = c.expected_interruption_max_ms
     l.offlineTimeoutMs = c.offline_timeout_ms
     l.offlineExpiryMs = c.offline_expiry_ms
-    for (name, value) in [("lock_on_device_lock", c.lock_on_device_lock), ("lock_on_restart", c.lock_on_restart)]
+    for (name, value) in [("lock_on_device_lock" as StaticString, c.lock_on_device_lock), ("lock_on_restart", c.lock_on_restart)]
     where value != 0 && value != 1 {
         throw InactivityError(.invalidArgument, "ceilings.\(name) (\(value)) must be 0 or 1")
     }
@@ -333,14 +350,14 @@ public func inact_policy_validate(_ policy: UnsafePointer<inact_policy>?) -> Int
 @c @implementation
 public func inact_ceilings_init(_ ceilings: UnsafeMutablePointer<inact_ceilings>?) -> Int32 {
     status { () throws(InactivityError) in
-        try initStruct(ceilings, size: ceilingsInitSize, layouts: ceilingsLayouts, name: "ceilings", cCeilings(PolicyCeilings()))
+        try initStruct(ceilings, size: ceilingsInitSize, layouts: ceilingsLayouts, name: "ceilings", type: "inact_ceilings", cCeilings(PolicyCeilings()))
     }
 }
 
 @c @implementation
 public func inact_ceilings_init_sized(_ ceilings: UnsafeMutablePointer<inact_ceilings>?, _ size: Int) -> Int32 {
     status { () throws(InactivityError) in
-        try initStruct(ceilings, size: cSize(size), layouts: ceilingsLayouts, name: "ceilings", cCeilings(PolicyCeilings()))
+        try initStruct(ceilings, size: cSize(size), layouts: ceilingsLayouts, name: "ceilings", type: "inact_ceilings", cCeilings(PolicyCeilings()))
     }
 }
 
@@ -355,14 +372,14 @@ private func cConfigDefaults() -> inact_config {
 @c @implementation
 public func inact_config_init(_ config: UnsafeMutablePointer<inact_config>?) -> Int32 {
     status { () throws(InactivityError) in
-        try initStruct(config, size: configInitSize, layouts: configLayouts, name: "config", cConfigDefaults())
+        try initStruct(config, size: configInitSize, layouts: configLayouts, name: "config", type: "inact_config", cConfigDefaults())
     }
 }
 
 @c @implementation
 public func inact_config_init_sized(_ config: UnsafeMutablePointer<inact_config>?, _ size: Int) -> Int32 {
     status { () throws(InactivityError) in
-        try initStruct(config, size: cSize(size), layouts: configLayouts, name: "config", cConfigDefaults())
+        try initStruct(config, size: cSize(size), layouts: configLayouts, name: "config", type: "inact_config", cConfigDefaults())
     }
 }
 
@@ -383,14 +400,14 @@ private func cInfoDefaults() -> inact_info {
 @c @implementation
 public func inact_info_init(_ info: UnsafeMutablePointer<inact_info>?) -> Int32 {
     status { () throws(InactivityError) in
-        try initStruct(info, size: infoInitSize, layouts: infoLayouts, name: "info", cInfoDefaults())
+        try initStruct(info, size: infoInitSize, layouts: infoLayouts, name: "info", type: "inact_info", cInfoDefaults())
     }
 }
 
 @c @implementation
 public func inact_info_init_sized(_ info: UnsafeMutablePointer<inact_info>?, _ size: Int) -> Int32 {
     status { () throws(InactivityError) in
-        try initStruct(info, size: cSize(size), layouts: infoLayouts, name: "info", cInfoDefaults())
+        try initStruct(info, size: cSize(size), layouts: infoLayouts, name: "info", type: "inact_info", cInfoDefaults())
     }
 }
 
@@ -487,7 +504,7 @@ public func inact_activity(_ engine: inact_engine, _ kind: UInt32) -> Int32 {
         try InactivityEngine.recordActivity(handle: engine, kind: kind)
         return INACT_OK.rawValue
     } catch {
-        inactivity_set_last_error(error.message, error.errorNumber)
+        error.text.withCString { inactivity_set_last_error($0, error.errorNumber) }
         return error.code.rawValue
     }
 }
@@ -529,8 +546,7 @@ public func inact_end(_ engine: inact_engine, _ reason: Int32) -> Int32 {
 public func inact_refresh_result(_ engine: inact_engine, _ httpStatus: Int32, _ oauthError: UnsafePointer<CChar>?,
                                  _ outOutcome: UnsafeMutablePointer<Int32>?) -> Int32 {
     withEngine(engine) { e throws(InactivityError) in
-        let error = oauthError.map { String(cString: $0) }
-        let outcome = try e.refreshResult(httpStatus: httpStatus, oauthError: error)
+        let outcome = try e.refreshResult(httpStatus: httpStatus, invalidGrant: isInvalidGrant(oauthError))
         outOutcome?.pointee = outcome.rawValue
     }
 }
@@ -539,8 +555,7 @@ public func inact_refresh_result(_ engine: inact_engine, _ httpStatus: Int32, _ 
 public func inact_refresh_result_gen(_ engine: inact_engine, _ httpStatus: Int32, _ oauthError: UnsafePointer<CChar>?,
                                      _ generation: UInt64, _ outOutcome: UnsafeMutablePointer<Int32>?) -> Int32 {
     withEngine(engine) { e throws(InactivityError) in
-        let error = oauthError.map { String(cString: $0) }
-        let outcome = try e.refreshResult(httpStatus: httpStatus, oauthError: error, generation: generation)
+        let outcome = try e.refreshResult(httpStatus: httpStatus, invalidGrant: isInvalidGrant(oauthError), generation: generation)
         outOutcome?.pointee = outcome.rawValue
     }
 }
@@ -749,14 +764,14 @@ private func cDecisionDefaults() -> inact_decision {
 @c @implementation
 public func inact_decision_init(_ decision: UnsafeMutablePointer<inact_decision>?) -> Int32 {
     status { () throws(InactivityError) in
-        try initStruct(decision, size: decisionInitSize, layouts: decisionLayouts, name: "decision", cDecisionDefaults())
+        try initStruct(decision, size: decisionInitSize, layouts: decisionLayouts, name: "decision", type: "inact_decision", cDecisionDefaults())
     }
 }
 
 @c @implementation
 public func inact_decision_init_sized(_ decision: UnsafeMutablePointer<inact_decision>?, _ size: Int) -> Int32 {
     status { () throws(InactivityError) in
-        try initStruct(decision, size: cSize(size), layouts: decisionLayouts, name: "decision", cDecisionDefaults())
+        try initStruct(decision, size: cSize(size), layouts: decisionLayouts, name: "decision", type: "inact_decision", cDecisionDefaults())
     }
 }
 

@@ -56,7 +56,9 @@ public enum SystemClock {
     /// then looks like a reboot, which only makes a restore stricter.
     public static let bootID: UInt64 = {
         var hash = FNV1a64()
-        let fd = inactivity_open_read_only("/proc/sys/kernel/random/boot_id")
+        // The path as static bytes (a String argument would bring String's C bridging in).
+        let path: StaticString = "/proc/sys/kernel/random/boot_id"
+        let fd = inactivity_open_read_only(UnsafeRawPointer(path.utf8Start).assumingMemoryBound(to: CChar.self))
         if fd >= 0 {
             var buffer = [UInt8](repeating: 0, count: 64)
             let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, 64) }
@@ -194,7 +196,7 @@ public final class ManualClock: Sendable {
         move(by: target - now().monotonicMs)
     }
 
-    private func checkedTarget(_ ms: Int64, _ name: String) throws(InactivityError) -> Int64 {
+    private func checkedTarget(_ ms: Int64, _ name: StaticString) throws(InactivityError) -> Int64 {
         guard ms >= 0 else {
             throw InactivityError(.invalidArgument, "\(name) (\(ms)) must be >= 0: a monotonic clock never goes back")
         }

@@ -241,12 +241,15 @@ public final class InactivityEngine: @unchecked Sendable {
     static func invalidHandle(_ handle: UInt64) -> InactivityError {
         if handle == 0 { return InactivityError(.invalidHandle, "engine (0) is not a valid handle") }
         // A destroyed engine's handle: the words every binding uses for a closed engine (issue 32).
-        if Registry.shared.wasDestroyed(handle) { return InactivityError(.invalidHandle, closedMessage) }
-        return InactivityError(.invalidHandle, "engine (0x\(String(handle, radix: 16))) is destroyed, stale or forged")
+        if Registry.shared.wasDestroyed(handle) { return InactivityError(.invalidHandle, "\(closedText)") }
+        return InactivityError(.invalidHandle, "engine (0x\(hex: UInt64(handle))) is destroyed, stale or forged")
     }
 
     /// The one wording of a call on a closed (destroyed) engine, in C and every binding.
-    public static let closedMessage = "the engine is closed"
+    static let closedText: StaticString = "the engine is closed"
+#if !hasFeature(Embedded)
+    public static let closedMessage = closedText.description
+#endif
 }
 
 // MARK: - Lifecycle and observers

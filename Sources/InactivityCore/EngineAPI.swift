@@ -147,9 +147,18 @@ extension InactivityEngine {
     /// revokes; a 2xx is a server contact.
     @discardableResult
     public func refreshResult(httpStatus: Int32, oauthError: String? = nil, generation: UInt64 = 0) throws(InactivityError) -> RefreshOutcome {
+        // Byte equality, as RFC 6749 error codes are ASCII tokens (String == would compare by
+        // canonical equivalence, which needs the Unicode tables in the C library).
+        try refreshResult(httpStatus: httpStatus, invalidGrant: oauthError?.utf8.elementsEqual("invalid_grant".utf8) == true,
+                          generation: generation)
+    }
+
+    /// `refreshResult` with the OAuth error already compared to `invalid_grant` (the C ABI
+    /// compares the C string's bytes: no String in the Embedded builds).
+    @discardableResult
+    public func refreshResult(httpStatus: Int32, invalidGrant: Bool, generation: UInt64 = 0) throws(InactivityError) -> RefreshOutcome {
         try perform { m, r throws(InactivityError) in
-            let outcome = try SessionMachine.classifyRefresh(httpStatus: httpStatus, oauthError: oauthError)
-            let invalidGrant = oauthError?.utf8.elementsEqual("invalid_grant".utf8) == true
+            let outcome = try SessionMachine.classifyRefresh(httpStatus: httpStatus, invalidGrant: invalidGrant)
             return try m.refreshResult(outcome, invalidGrant: invalidGrant, generation: generation, now: r.monotonicMs)
         }
     }

@@ -117,7 +117,7 @@ public struct SessionPolicy: Sendable, Equatable {
     /// Checks every rule; throws `invalidArgument` naming the field and the rule.
     /// Field names are the C ABI's (`idle_timeout_ms`), which every binding shares.
     public func validate() throws(InactivityError) {
-        func duration(_ name: String, _ value: Int64, allowNever: Bool, positive: Bool = false) throws(InactivityError) {
+        func duration(_ name: StaticString, _ value: Int64, allowNever: Bool, positive: Bool = false) throws(InactivityError) {
             if value < 0 {
                 throw InactivityError(.invalidArgument, "policy.\(name) (\(value)) must be >= 0")
             }
@@ -167,7 +167,7 @@ public struct SessionPolicy: Sendable, Equatable {
         if unknown != 0 {
             throw InactivityError(
                 .invalidArgument,
-                "policy.activity_kinds (0x\(String(activityKinds.rawValue, radix: 16))) has unknown bits 0x\(String(unknown, radix: 16))")
+                "policy.activity_kinds (0x\(hex: UInt64(activityKinds.rawValue))) has unknown bits 0x\(hex: UInt64(unknown))")
         }
     }
 }
@@ -197,7 +197,7 @@ public struct PolicyCeilings: Sendable, Equatable {
     public init() {}
 
     /// The C ABI's field names, the policy's value, the ceiling's value, for each duration.
-    private func durations(_ p: SessionPolicy) -> [(String, Int64, Int64)] {
+    private func durations(_ p: SessionPolicy) -> [(StaticString, Int64, Int64)] {
         [("idle_timeout_ms", p.idleTimeoutMs, idleTimeoutMs),
          ("background_timeout_ms", p.backgroundTimeoutMs, backgroundTimeoutMs),
          ("absolute_timeout_ms", p.absoluteTimeoutMs, absoluteTimeoutMs),
@@ -220,7 +220,7 @@ public struct PolicyCeilings: Sendable, Equatable {
 
     /// Throws `ceiling` naming the first field of `policy` that is laxer than its limit.
     public func check(_ policy: SessionPolicy) throws(InactivityError) {
-        func show(_ v: Int64) -> String { v == SessionPolicy.never ? "INACT_NEVER" : "\(v)" }
+        func show(_ v: Int64) -> ErrorText { v == SessionPolicy.never ? "INACT_NEVER" : "\(v)" }
         for (name, value, limit) in durations(policy) where value > limit {
             throw InactivityError(.ceiling,
                                   "policy.\(name) (\(show(value))) exceeds the managed ceiling (\(limit))")

@@ -222,8 +222,8 @@ final class Scheduler: @unchecked Sendable {
 }
 
 /// The error of a failed system call: which call, and errno's text and number.
-private func systemError(_ call: String, _ code: Int32) -> InactivityError {
-    InactivityError(.system, "scheduler thread: \(call) failed: \(String(cString: strerror(code))) (errno \(code))",
+private func systemError(_ call: StaticString, _ code: Int32) -> InactivityError {
+    InactivityError(.system, "scheduler thread: \(call) failed: \(cString: strerror(code)) (errno \(code))",
                     errorNumber: code)
 }
 

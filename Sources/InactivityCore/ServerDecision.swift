@@ -178,7 +178,7 @@ public enum ServerRecord {
 }
 
 extension ServerInput {
-    var cName: String {
+    var cName: StaticString {
         switch self {
         case .signIn: "INACT_SERVER_SIGN_IN"
         case .request: "INACT_SERVER_REQUEST"

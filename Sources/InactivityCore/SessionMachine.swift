@@ -474,7 +474,7 @@ extension SessionMachine {
     /// it; it never tests the state). The cell must list the refusal: a refusal the table does
     /// not name is a bug (asserted), so the generated docs list every refusal there is.
     func refuse(_ input: Input, _ refusal: Refusal, if condition: Bool,
-                _ message: @autoclosure () -> String) throws(InactivityError) {
+                _ message: @autoclosure () -> ErrorText) throws(InactivityError) {
         assert(input.cell(in: state).refusals.contains(refusal),
                "\(input.name) in \(state): refusal \(refusal) is not in the transition table")
         if condition { throw InactivityError(refusal.status, message()) }
@@ -562,7 +562,7 @@ extension SessionMachine {
     /// Refuses a method weaker than what the lock requires.
     private func requireStrength(_ method: AuthStrength, _ input: Input, now: Int64) throws(InactivityError) {
         let needed = requiredAuth(at: now)
-        let why = credentialRequired
+        let why: ErrorText = credentialRequired
             ? "the credential must be verified again (biometrics changed, or the time since the last credential verification is unknown)"
             : "policy.strong_auth_timeout_ms (\(policy.strongAuthTimeoutMs)) has passed since the last credential verification"
         try refuse(input, .weakMethod, if: method < needed,
@@ -712,7 +712,7 @@ extension SessionMachine {
     }
 
     /// Classifies a token refresh (docs/design.md, "Reasons"); only REVOKED changes the session.
-    static func classifyRefresh(httpStatus: Int32, oauthError: String?) throws(InactivityError) -> RefreshOutcome {
+    static func classifyRefresh(httpStatus: Int32, invalidGrant: Bool) throws(InactivityError) -> RefreshOutcome {
         guard httpStatus == 0 || (100...599).contains(httpStatus) else {
             throw InactivityError(.invalidArgument,
                                   "http_status (\(httpStatus)) must be 0 (no response) or 100..599")
@@ -720,9 +720,7 @@ extension SessionMachine {
         switch httpStatus {
         case 200...299: return .ok
         case 401: return .revoked
-        // Byte equality, as RFC 6749 error codes are ASCII tokens (String == would compare by
-        // canonical equivalence, which needs the Unicode tables in the C library).
-        case 400 where oauthError?.utf8.elementsEqual("invalid_grant".utf8) == true: return .revoked
+        case 400 where invalidGrant: return .revoked
         case 0, 408, 429, 500...599: return .retry
         default: return .failed
         }
@@ -911,7 +909,7 @@ extension SessionMachine {
         do throws(InactivityError) {
             try ceilings.check(newPolicy)
         } catch {
-            try refuse(.setPolicy, .laxerThanCeiling, if: true, error.message)
+            try refuse(.setPolicy, .laxerThanCeiling, if: true, error.text)
         }
         // Against the open scopes: a check of the session, not of the value alone.
         let strictest = scopes.map({ $0.idleMs }).min() ?? SessionPolicy.never
@@ -947,7 +945,7 @@ extension SessionMachine {
             try tightened.validate()
         } catch {
             try refuse(.setCeilings, .tightenedPolicyInvalid, if: true,
-                       "ceilings: the current policy made as strict as them is invalid: \(error.message)")
+                       "ceilings: the current policy made as strict as them is invalid: \(error.text)")
         }
         let saved = sharedCeilings
         sharedCeilings = Interned.ceilings(newCeilings)

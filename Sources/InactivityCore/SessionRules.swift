@@ -145,7 +145,7 @@ enum Input: CaseIterable {
 
     private func every(_ cell: Cell) -> (Cell, Cell, Cell, Cell, Cell) { (cell, cell, cell, cell, cell) }
 
-    var name: String {
+    var name: StaticString {
         switch self {
         case .start: "start"
         case .restore: "restore"

@@ -195,7 +195,7 @@ public struct Snapshot: Sendable, Equatable {
             throw invalid("reason (\(bytes.bytes[7])) is not a reason for state \(state)")
         }
         let flags = bytes.read(UInt32.self, 12)
-        guard flags & ~knownFlags == 0 else { throw invalid("flags (0x\(String(flags, radix: 16))) has unknown bits") }
+        guard flags & ~knownFlags == 0 else { throw invalid("flags (0x\(hex: UInt64(flags))) has unknown bits") }
         return (state, reason, flags)
     }
 
@@ -258,13 +258,13 @@ public struct Snapshot: Sendable, Equatable {
         if let l = lockedAt, !(startedAt...monotonicMs).contains(l) {
             throw invalid("locked-at (\(l)) must lie between start (\(startedAt)) and the snapshot clock (\(monotonicMs))")
         }
-        for (name, t) in [("last credential verification", lastCredentialAt), ("last server contact", lastContactAt)]
+        for (name, t) in [("last credential verification" as StaticString, lastCredentialAt), ("last server contact", lastContactAt)]
         where !(startedAt...monotonicMs).contains(t) {
             throw invalid("\(name) (\(t)) must lie between start (\(startedAt)) and the snapshot clock (\(monotonicMs))")
         }
     }
 
-    private static func invalid(_ why: String) -> InactivityError { InactivityError(.snapshotInvalid, "snapshot \(why)") }
+    private static func invalid(_ why: ErrorText) -> InactivityError { InactivityError(.snapshotInvalid, "snapshot \(why)") }
 }
 
 /// Snapshot bytes being decoded, and the caller's length that messages name.

@@ -14,7 +14,10 @@ public enum SessionState: Int32, Sendable, CaseIterable, CustomStringConvertible
     /// The session is over; a full sign-in is needed.
     case expired = 4
 
-    public var description: String {
+    public var description: String { staticName.description }
+
+    /// The name (`description`), as static text for error messages (ErrorText).
+    public var staticName: StaticString {
         switch self {
         case .loading: "LOADING"
         case .active: "ACTIVE"
@@ -59,7 +62,10 @@ public enum Reason: Int32, Sendable, CaseIterable, CustomStringConvertible {
 
     /// The reason's name as the C ABI prints it (`inact_reason_string`: `IDLE_TIMEOUT`), the same
     /// in every binding; ReasonNameTests checks each case against the C table.
-    public var description: String {
+    public var description: String { staticName.description }
+
+    /// The name (`description`), as static text for error messages (ErrorText).
+    public var staticName: StaticString {
         switch self {
         case .none: "NONE"
         case .started: "STARTED"
@@ -149,7 +155,7 @@ public struct ActivityKind: OptionSet, Sendable, Hashable {
     public func checkSingleKnownKind() throws(InactivityError) {
         guard isSingleKnownKind else {
             throw InactivityError(.invalidArgument,
-                                  "kind (0x\(String(rawValue, radix: 16))) must be exactly one known activity kind")
+                                  "kind (0x\(hex: UInt64(rawValue))) must be exactly one known activity kind")
         }
     }
 }
@@ -188,7 +194,10 @@ public enum AuthStrength: Int32, Sendable, CaseIterable, Comparable, CustomStrin
 
     public static func < (a: AuthStrength, b: AuthStrength) -> Bool { a.rawValue < b.rawValue }
 
-    public var description: String {
+    public var description: String { staticName.description }
+
+    /// The name (`description`), as static text for error messages (ErrorText).
+    public var staticName: StaticString {
         switch self {
         case .none: "none"
         case .biometric: "biometric"
@@ -262,9 +271,9 @@ public struct SessionEvent: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// An error from the engine. `code` matches the C ABI's status codes; `message` names the
-/// argument and the rule that failed.
-public struct InactivityError: Error, Sendable, Equatable, CustomStringConvertible {
+/// An error from the engine. `code` matches the C ABI's status codes; `text` (`message` as a
+/// String) names the argument and the rule that failed.
+public struct InactivityError: Error, Sendable, Equatable {
     public enum Code: Int32, Sendable, CaseIterable {
         case nullPointer = -1
         case invalidHandle = -2
@@ -290,20 +299,38 @@ public struct InactivityError: Error, Sendable, Equatable, CustomStringConvertib
     }
 
     public var code: Code
-    public var message: String
+    /// The message as UTF-8 bytes, built without `String` (ErrorText.swift says why).
+    public var text: ErrorText
     /// The system's error number when the system refused a resource (`.system`), else 0: it
     /// reaches C callers as a value (inact_last_errno), so no binding parses it from `message`.
     public var errorNumber: Int32
 
-    public init(_ code: Code, _ message: String, errorNumber: Int32 = 0) {
+    public init(_ code: Code, _ text: ErrorText, errorNumber: Int32 = 0) {
         self.code = code
-        self.message = message
+        self.text = text
         self.errorNumber = errorNumber
     }
 
-    public var description: String { message }
-
-    static func invalidState(_ input: String, _ state: SessionState) -> InactivityError {
+    static func invalidState(_ input: StaticString, _ state: SessionState) -> InactivityError {
         InactivityError(.invalidState, "\(input) is not allowed in state \(state)")
     }
 }
+
+#if !hasFeature(Embedded)
+extension InactivityError: CustomStringConvertible {
+    /// A message given as a String (hosts' own errors); the core's messages are `ErrorText`.
+    /// Labelled, so that a literal message always builds an `ErrorText` (one text, the same in
+    /// the native and the Embedded builds), never a String by overload ranking.
+    public init(_ code: Code, message: String, errorNumber: Int32 = 0) {
+        self.init(code, ErrorText(utf8: Array(message.utf8)), errorNumber: errorNumber)
+    }
+
+    /// The message: names the argument and the rule that failed.
+    public var message: String {
+        get { String(decoding: text.utf8, as: UTF8.self) }
+        set { text = ErrorText(utf8: Array(newValue.utf8)) }
+    }
+
+    public var description: String { message }
+}
+#endif

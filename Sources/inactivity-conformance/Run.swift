@@ -84,7 +84,7 @@ final class SwiftRunner {
         case "activity-name":
             var kind: UInt32 = 0
             let rc = a[0].withCString { inact_activity_kind_from_string($0, &kind) }
-            if rc != 0 { throw InactivityError(InactivityError.Code(rawValue: rc) ?? .internal, String(cString: inact_last_error())) }
+            if rc != 0 { throw InactivityError(InactivityError.Code(rawValue: rc) ?? .internal, message: String(cString: inact_last_error())) }
             try e.recordActivity(ActivityKind(rawValue: kind))
         case "end-name": try e.end(reason: Reason(rawValue: try SwiftRunner.name(a[0], inact_reason_from_string))!)
         case "names":
@@ -100,7 +100,7 @@ final class SwiftRunner {
     static func name(_ text: String, _ parse: (UnsafePointer<CChar>?, UnsafeMutablePointer<Int32>?) -> Int32) throws(InactivityError) -> Int32 {
         var value: Int32 = 0
         let rc = text.withCString { parse($0, &value) }
-        if rc != 0 { throw InactivityError(InactivityError.Code(rawValue: rc) ?? .internal, String(cString: inact_last_error())) }
+        if rc != 0 { throw InactivityError(InactivityError.Code(rawValue: rc) ?? .internal, message: String(cString: inact_last_error())) }
         return value
     }
 
@@ -138,7 +138,7 @@ final class SwiftRunner {
             case "offline_timeout_ms": p.offlineTimeoutMs = v
             case "offline_expiry_ms": p.offlineExpiryMs = v
             case "keepalive_interval_ms": p.keepaliveIntervalMs = v
-            default: throw InactivityError(.invalidArgument, "unknown policy field \(kv[0])")
+            default: throw InactivityError(.invalidArgument, message: "unknown policy field \(kv[0])")
             }
         }
         return p
@@ -162,7 +162,7 @@ final class SwiftRunner {
             case "offline_expiry_ms": c.offlineExpiryMs = v
             case "lock_on_device_lock": c.lockOnDeviceLock = v != 0
             case "lock_on_restart": c.lockOnRestart = v != 0
-            default: throw InactivityError(.invalidArgument, "unknown ceiling field \(kv[0])")
+            default: throw InactivityError(.invalidArgument, message: "unknown ceiling field \(kv[0])")
             }
         }
         return c

@@ -111,15 +111,15 @@ enum StateDiagram {
             for from in SessionState.allCases {
                 let cell = input.cell(in: from)
                 guard cell.outcome != .refused && cell.outcome != .noOp else { continue }
-                var name = input.name
+                var name = input.name.description
                 if case .appliedIf(let condition) = cell.outcome { name += " " + label(condition) }
                 switch cell.move {
                 case .stays: break
-                case .to(let to, let reason): add(from, to, reason, .input, input.name, name)
+                case .to(let to, let reason): add(from, to, reason, .input, input.name.description, name)
                 case .toIf(let condition, let to, let reason):
-                    add(from, to, reason, .input, input.name, name + " " + label(condition))
+                    add(from, to, reason, .input, input.name.description, name + " " + label(condition))
                 case .toNamedReason(let to):
-                    for reason in input.namedReasons { add(from, to, reason, .input, input.name, name) }
+                    for reason in input.namedReasons { add(from, to, reason, .input, input.name.description, name) }
                 case .toSnapshot: Issue.record("\(input.name) moves to a snapshot: only restore does")
                 }
             }
@@ -226,7 +226,7 @@ enum StateDiagram {
                     .joined(separator: ", ") + "]"))
                 cells.append("      " + json(f))
             }
-            inputs.append("    {\"name\": \(json(input.name)), \"cells\": [\n" + cells.joined(separator: ",\n") + "\n    ]}")
+            inputs.append("    {\"name\": \(json(input.name.description)), \"cells\": [\n" + cells.joined(separator: ",\n") + "\n    ]}")
         }
         lines.append(inputs.joined(separator: ",\n"))
         lines.append("  ],")

@@ -156,6 +156,9 @@ class Names:
     js: str
     op: str
     hand: frozenset[str]
+    # In the WebAssembly module (bindings/js): false for a function the JS binding never calls,
+    # left out so that the linker drops its code (issue 30: the module's size goal).
+    wasm: bool = True
 
 
 @dataclasses.dataclass(frozen=True)
@@ -404,14 +407,20 @@ def _names(functions: list[Function], statuses: tuple[Status, ...]
             raise HeaderError(f"tools/codegen/names.toml has no row for {f.name}: add one under [functions], e.g.\n"
                               f"  {_default_row(f)}\n(\"\" for a name a binding does not have; hand: the layers "
                               f"written by hand, of {', '.join(HAND_LAYERS)})")
-        unknown = set(row) - {"core", "python", "kotlin", "js", "op", "hand"}
+        unknown = set(row) - {"core", "python", "kotlin", "js", "op", "hand", "wasm"}
         bad = set(row.get("hand", [])) - set(HAND_LAYERS)
         if unknown or bad:
             raise HeaderError(f"names.toml: {f.name}: unknown {'keys ' + ', '.join(sorted(unknown)) if unknown else ''}"
                               f"{' hand layers ' + ', '.join(sorted(bad)) if bad else ''}")
         out.append(dataclasses.replace(f, names=Names(row.get("core", ""), row.get("python", ""), row.get("kotlin", ""),
                                                       row.get("js", ""), row.get("op", ""),
-                                                      frozenset(row.get("hand", [])))))
+                                                      frozenset(row.get("hand", [])), row.get("wasm", True))))
+        if not isinstance(row.get("wasm", True), bool):
+            raise HeaderError(f"names.toml: {f.name}: wasm must be true or false")
+        if not row.get("wasm", True) and (row.get("js", "") or row.get("op", "")):
+            raise HeaderError(f"names.toml: {f.name}: wasm = false, yet the JS binding exposes it "
+                              f"(js = \"{row.get('js', '')}\", op = \"{row.get('op', '')}\"): the module must export "
+                              f"every function the binding calls")
     stale = set(rows) - {f.name for f in functions}
     if stale:
         raise HeaderError(f"names.toml: rows for functions the header does not declare: {', '.join(sorted(stale))}")

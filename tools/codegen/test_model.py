@@ -113,6 +113,43 @@ class ModelTest(unittest.TestCase):
         self.assertNotIn("screen", files["Tests/CTests/generated/state_inputs.inc"])
         self.assertNotIn("screen", files["verify/fuzz/ops_generated.h"])
 
+    def names_mutated(self, old: str, new: str):
+        folder = Path(tempfile.mkdtemp())
+        names = folder / "names.toml"
+        text = NAMES.read_text()
+        self.assertEqual(text.count(old), 1, old)
+        names.write_text(text.replace(old, new))
+        saved = model_module.NAMES
+        model_module.NAMES = names
+        try:
+            return load(HEADER)
+        finally:
+            model_module.NAMES = saved
+
+    def test_wasm_false_leaves_a_function_out_of_the_js_ffi_table_only(self) -> None:
+        # The server decision is left out of the browser module: not in ffi.js's table (build-wasm
+        # exports that table), still in every other binding's.
+        from . import emit_js, emit_python
+        model = load(HEADER)
+        ffi = emit_js.emit(model)["bindings/js/src/ffi.js"]
+        self.assertNotIn("inact_server_decide:", ffi)
+        self.assertIn("inact_server_contact:", ffi)
+        self.assertIn("inact_server_decide", next(iter(emit_python.emit(model).values())))
+        # Marked back in, it is in the table again.
+        model = self.names_mutated('inact_server_decide = { core = "", python = "", kotlin = "", js = "", op = "", '
+                                   'hand = ["shim"], wasm = false }',
+                                   'inact_server_decide = { core = "", python = "", kotlin = "", js = "", op = "", '
+                                   'hand = ["shim"] }')
+        self.assertIn("inact_server_decide:", emit_js.emit(model)["bindings/js/src/ffi.js"])
+
+    def test_wasm_false_is_refused_for_what_the_js_binding_exposes(self) -> None:
+        with self.assertRaises(HeaderError) as caught:
+            self.names_mutated('inact_lock = { core = "lock"', 'inact_lock = { wasm = false, core = "lock"')
+        self.assertIn("inact_lock: wasm = false, yet the JS binding exposes it", str(caught.exception))
+        with self.assertRaises(HeaderError) as caught:
+            self.names_mutated('inact_version_number = { core = ""', 'inact_version_number = { wasm = 0, core = ""')
+        self.assertIn("wasm must be true or false", str(caught.exception))
+
 
 if __name__ == "__main__":
     unittest.main()

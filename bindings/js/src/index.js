@@ -379,12 +379,10 @@ function makeLibrary(x, memory, listeners) {
             if (field !== 'size' && values[field] !== undefined) writeField(dv, p, spec, values[field]);
         }
     }
-    // Struct init calls: the _sized variant with this binding's struct size where the module
-    // has it (1.2: the plain 1.0 symbols fill only the 1.0 layout), else the plain call.
-    function init(name, p, ...rest) {
-        const sizedName = `${name}_sized`;
-        if (x[sizedName]) return x[sizedName](p, view().getUint32(p, true), ...rest);
-        return x[name](p, ...rest);
+    // Struct init calls: the _sized variant with this binding's struct size (the plain 1.0
+    // symbols fill only the 1.0 layout, and the module, built with this binding, leaves them out).
+    function init(sizedFn, p, ...rest) {
+        return sizedFn(p, view().getUint32(p, true), ...rest);
     }
     const outI64 = (fn) => scoped(() => { const p = alloc(8); check(fn(p)); return view().getBigInt64(p, true); });
     const outU64 = (fn) => scoped(() => { const p = alloc(8); check(fn(p)); return view().getBigUint64(p, true); });
@@ -473,7 +471,7 @@ function makeLibrary(x, memory, listeners) {
         static defaults() {
             return scoped(() => {
                 const p = newStruct('inact_policy');
-                check(init('inact_policy_init', p));
+                check(init(x.inact_policy_init_sized, p));
                 return Object.assign(Object.create(Policy.prototype), toJs(policyFields, readStruct('inact_policy', p)));
             });
         }
@@ -482,7 +480,7 @@ function makeLibrary(x, memory, listeners) {
             const value = presetArg(name);
             return scoped(() => {
                 const p = newStruct('inact_policy');
-                check(init('inact_policy_preset', p, value));
+                check(init(x.inact_policy_preset_sized, p, value));
                 return Object.assign(Object.create(Policy.prototype), toJs(policyFields, readStruct('inact_policy', p)));
             });
         }
@@ -509,7 +507,7 @@ function makeLibrary(x, memory, listeners) {
         static none() {
             return scoped(() => {
                 const p = newStruct('inact_ceilings');
-                check(init('inact_ceilings_init', p));
+                check(init(x.inact_ceilings_init_sized, p));
                 return Object.assign(Object.create(Ceilings.prototype), toJs(ceilingFields, readStruct('inact_ceilings', p)));
             });
         }
@@ -629,7 +627,7 @@ function makeLibrary(x, memory, listeners) {
             const listener = nextListener++;
             scoped(() => {
                 const config = newStruct('inact_config');
-                check(init('inact_config_init', config));
+                check(init(x.inact_config_init_sized, config));
                 const manual = options.manual ?? {};
                 const values = {
                     // HOST delivery: there are no threads; the binding polls when the engine asks.
