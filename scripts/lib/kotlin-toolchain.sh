@@ -22,7 +22,8 @@
 # So 1.9.23 it is. The Gradle build of the AAR uses Kotlin 2.1 (settings.gradle.kts), which
 # compiles 1.9 sources, so holding these sources to 1.9 keeps both builds working; the jar
 # needs kotlin-stdlib 1.9.23 or later (its POM says so).
-KOTLIN_KERNEL_VERSION="0.12.0.322"
+KOTLIN_KERNEL_VERSION="$(pins kotlin-jupyter-kernel)" # scripts/lib/packages.txt
+KOTLIN_KERNEL_VERSION="${KOTLIN_KERNEL_VERSION#*==}"
 KOTLIN_LEVEL="1.9"
 
 kotlin_toolchain() {
@@ -31,7 +32,7 @@ kotlin_toolchain() {
     tools="$root/.build/jvm-tools"
     if ! command -v javac >/dev/null || ! command -v java >/dev/null || ! command -v jar >/dev/null; then
         echo "kotlin-toolchain: installing a JDK" >&2
-        apt_install openjdk-17-jdk-headless
+        apt_install "$(debian_packages javac)"
     fi
     JAVA_HOME_DIR="$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")")"
     [[ -f "$JAVA_HOME_DIR/include/jni.h" ]] || fail_setup "no jni.h under $JAVA_HOME_DIR"
