@@ -71,7 +71,7 @@ let package = Package(
         // SwiftUI exist (the Apple workflow builds it for the iOS simulator); elsewhere the
         // module is empty.
         .target(name: "InactivityApple", dependencies: ["InactivityAppleMapping", "InactivityCore"]),
-        .testTarget(name: "InactivityCoreTests", dependencies: ["InactivityCore", "InactivityAsync"]),
+        .testTarget(name: "InactivityCoreTests", dependencies: ["InactivityCore", "InactivityAsync", "CInactivity"]),
         .testTarget(name: "InactivityScenariosTests", dependencies: ["InactivityCore", "InactivityScenarios"]),
         .testTarget(name: "InactivityAppleMappingTests", dependencies: ["InactivityAppleMapping", "InactivityCore"]),
     ]

@@ -151,9 +151,15 @@ public enum Names {
         SessionState.allCases.first { $0.description == text.uppercased() }
     }
 
-    /// Reasons are written as the core prints them: `idle-timeout`, `manual-lock`, ...
+    /// Reasons are written in scenario files and the demo's timeline in lower case with dashes:
+    /// `idle-timeout`, `manual-lock`, ... (the core's name, `IDLE_TIMEOUT`, in the demo's style).
     public static func reason(_ text: String) -> Reason? {
-        Reason.allCases.first { $0.description == text.lowercased() }
+        Reason.allCases.first { reasonText($0) == text.lowercased() }
+    }
+
+    /// `IDLE_TIMEOUT` -> `idle-timeout`: the demo's and the scenario files' spelling of a reason.
+    public static func reasonText(_ reason: Reason) -> String {
+        String(reason.description.lowercased().map { $0 == "_" ? "-" : $0 })
     }
 
     public static func errorCode(_ text: String) -> InactivityError.Code? {

@@ -23,6 +23,11 @@ export type IdleActionName = 'LOCK' | 'EXPIRE';
 export type PresetName = 'DEFAULT' | 'NIST_AAL2' | 'NIST_AAL3' | 'PCI_DSS' | 'BANKING' | 'PSD2' | 'ENTERPRISE';
 export type AuthName = 'NONE' | 'BIOMETRIC' | 'CREDENTIAL';
 export type RefreshOutcomeName = 'OK' | 'RETRY' | 'REVOKED' | 'FAILED' | 'STALE';
+/** engine.holderReport's named arguments: the holder's reason (LOCKED, EXPIRED) and ms (an age or a time left). */
+export interface HolderReportOptions {
+    reason?: ReasonName | number;
+    ms?: Ms;
+}
 export type EndReasonName = 'LOGOUT' | 'REVOKED' | 'PASSWORD_CHANGED' | 'DEVICE_LIMIT';
 export type HolderKindName = 'ACTIVITY' | 'LOCKED' | 'EXPIRED' | 'IDLE_DEADLINE' | 'ABSOLUTE_DEADLINE';
 
@@ -201,8 +206,9 @@ export interface Engine {
     biometricsChanged(): void;
     end(reason: EndReasonName | ReasonName | number): void;
     /** What another holder observed: ms is the age (ACTIVITY, LOCKED, EXPIRED) or the time
-     *  left (IDLE_DEADLINE, ABSOLUTE_DEADLINE); reason the holder's for LOCKED and EXPIRED. */
-    holderReport(kind: HolderKindName | number, ms?: Ms, reason?: ReasonName | number): void;
+     *  left (IDLE_DEADLINE, ABSOLUTE_DEADLINE); reason the holder's for LOCKED and EXPIRED.
+     *  Named, not positional (C's order is kind, reason, ms): { reason: 'MANUAL_LOCK' }, { ms: 5000 }. */
+    holderReport(kind: HolderKindName | number, options?: HolderReportOptions): void;
     refreshResult(httpStatus: number, oauthError?: string | null, generation?: Id): RefreshOutcomeName;
     tokenRotated(generation: Id): void;
     serverContact(): void;

@@ -89,7 +89,7 @@ function run(lines) {
         'device-locked': () => engine.deviceLocked(),
         'set-ceilings': (a) => engine.setCeilings(fromFields(ia.Ceilings.none(), a)),
         end: (a) => engine.end(Number(a[0])),
-        'holder-report': (a) => engine.holderReport(Number(a[0]), BigInt(a[2]), Number(a[1])),
+        'holder-report': (a) => engine.holderReport(Number(a[0]), { reason: Number(a[1]), ms: BigInt(a[2]) }),
         refresh: (a) => `ok outcome=${num(RefreshOutcome, engine.refreshResult(Number(a[0]), a.length > 2 ? a[2] : null, BigInt(a[1])))}`,
         background: () => engine.background(),
         foreground: () => engine.foreground(),

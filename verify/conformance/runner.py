@@ -158,7 +158,7 @@ class Runner:
             "expect-interruption": lambda: e.expect_interruption(ms_in(int(a[0]))),
             "set-ceilings": lambda: e.set_ceilings(ceilings(a)),
             "end": lambda: e.end(ia.Reason(int(a[0]))),
-            "holder-report": lambda: e.holder_report(int(a[0]), ms_in(int(a[2])), int(a[1])),
+            "holder-report": lambda: e.holder_report(int(a[0]), reason=int(a[1]), duration=ms_in(int(a[2]))),
             "refresh": lambda: f"ok outcome={int(e.refresh_result(int(a[0]), a[2] if len(a) > 2 else None, int(a[1])))}",
             "push-scope": lambda: self.push_scope(e, a[0], a[1]),
             "pop-scope": lambda: self.pop_scope(e, a[0]),

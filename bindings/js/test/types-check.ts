@@ -37,8 +37,8 @@ async function main(): Promise<void> {
         void kind;
         break;
     }
-    engine.holderReport('IDLE_DEADLINE', 60_000);
-    engine.holderReport('LOCKED', 0, 'MANUAL_LOCK');
+    engine.holderReport('IDLE_DEADLINE', { ms: 60_000 });
+    engine.holderReport('LOCKED', { reason: 'MANUAL_LOCK' });
     policy.keepaliveIntervalMs = 30_000;
     try { engine.end('DEVICE_LIMIT'); } catch (e) {
         if (e instanceof errors.InvalidArgumentError) { const s: string = e.status; const c: number = e.code; void s; void c; }
