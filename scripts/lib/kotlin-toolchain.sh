@@ -22,7 +22,8 @@
 # So 1.9.23 it is. The Gradle build of the AAR uses Kotlin 2.1 (settings.gradle.kts), which
 # compiles 1.9 sources, so holding these sources to 1.9 keeps both builds working; the jar
 # needs kotlin-stdlib 1.9.23 or later (its POM says so).
-KOTLIN_KERNEL_VERSION="0.12.0.322"
+KOTLIN_KERNEL_VERSION="$(pins kotlin-jupyter-kernel)" # scripts/lib/packages.txt
+KOTLIN_KERNEL_VERSION="${KOTLIN_KERNEL_VERSION#*==}"
 KOTLIN_LEVEL="1.9"
 
 kotlin_toolchain() {
@@ -31,7 +32,9 @@ kotlin_toolchain() {
     tools="$root/.build/jvm-tools"
     if ! command -v javac >/dev/null || ! command -v java >/dev/null || ! command -v jar >/dev/null; then
         echo "kotlin-toolchain: installing a JDK" >&2
-        apt_install openjdk-17-jdk-headless
+        local jdk
+        mapfile -t jdk < <(debian_packages javac) # scripts/lib/packages.txt
+        apt_install "${jdk[@]}"
     fi
     JAVA_HOME_DIR="$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")")"
     [[ -f "$JAVA_HOME_DIR/include/jni.h" ]] || fail_setup "no jni.h under $JAVA_HOME_DIR"
@@ -43,28 +46,7 @@ kotlin_toolchain() {
         python3 -m pip download --quiet --no-deps --dest "$tools/wheel" \
             "kotlin-jupyter-kernel==$KOTLIN_KERNEL_VERSION" || fail_setup "pip download kotlin-jupyter-kernel"
         mkdir -p "$dir"
-        python3 - "$tools/wheel" "$dir" <<'PY' || fail_setup "unpacking the Kotlin compiler"
-import glob, os, sys, zipfile
-wheel_dir, dest = sys.argv[1], sys.argv[2]
-wheel = zipfile.ZipFile(glob.glob(os.path.join(wheel_dir, "*.whl"))[0])
-found = set()
-for name in wheel.namelist():
-    base = os.path.basename(name)
-    if base.startswith("kotlin-jupyter-kernel-") and base.endswith("-all.jar"):
-        open(os.path.join(dest, "kotlin-compiler-all.jar"), "wb").write(wheel.read(name)); found.add("all")
-    elif base.startswith("kotlin-stdlib-") and base.endswith(".jar"):
-        open(os.path.join(dest, "kotlin-stdlib.jar"), "wb").write(wheel.read(name)); found.add("stdlib")
-if found != {"all", "stdlib"}:
-    sys.exit("the wheel has no *-all.jar or kotlin-stdlib jar")
-# kotlinx-coroutines, split out of the all-jar so that tests load a small jar.
-with zipfile.ZipFile(os.path.join(dest, "kotlin-compiler-all.jar")) as src, \
-        zipfile.ZipFile(os.path.join(dest, "kotlinx-coroutines.jar"), "w", zipfile.ZIP_DEFLATED) as out:
-    for info in src.infolist():
-        n = info.filename
-        if n.startswith("kotlinx/coroutines/") or n in (
-                "META-INF/kotlinx-coroutines-core.kotlin_module", "META-INF/kotlinx_coroutines_core.version"):
-            out.writestr(info, src.read(n))
-PY
+        python3 "$root/scripts/lib/py/kotlin_unpack.py" "$tools/wheel" "$dir" || fail_setup "unpacking the Kotlin compiler"
         rm -rf "$tools/wheel"
         touch "$dir/.complete"
     fi
