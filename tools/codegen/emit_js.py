@@ -1,4 +1,4 @@
-"""JavaScript target: bindings/js/src/ffi.js, the JS binding's ffi table (every export of
+"""JavaScript target: bindings/js/src/generated/ffi.js, the JS binding's ffi table (every export of
 inactivity.wasm with its argument kinds, the byte layout of every struct on wasm32, the enums,
 the status table and the constants), imported by bindings/js/src/index.js, which names no C type
 or offset itself."""
@@ -10,7 +10,7 @@ import os
 
 from .model import Function, Model
 
-PATH = "bindings/js/src/ffi.js"
+PATH = "bindings/js/src/generated/ffi.js"
 
 # wasm32: pointers and size_t are 4 bytes (a wasm i32); int64_t is 8 bytes, 8-aligned (a wasm
 # i64, a BigInt in JavaScript). (kind, size)

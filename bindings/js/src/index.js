@@ -3,10 +3,10 @@
 // values and adds JavaScript idiom. It decides nothing: every rule, default, preset and check is
 // the engine's, and every error is the engine's status and message (bindings/js/README.md).
 //
-// The ffi (export names, argument kinds, struct layouts, enums, statuses) comes from ./ffi.js,
+// The ffi (export names, argument kinds, struct layouts, enums, statuses) comes from ./generated/ffi.js,
 // derived from include/inactivity.h; nothing below names a C type or an offset.
 
-import { enums, fieldKinds as ffiFieldKinds, functions, statuses, structs, INACT_SNAPSHOT_MAX_SIZE } from './ffi.js';
+import { enums, fieldKinds as ffiFieldKinds, functions, statuses, structs, INACT_SNAPSHOT_MAX_SIZE } from './generated/ffi.js';
 import { engineInputs } from './generated/inputs.js';
 
 const NEVER_I64 = 0x7fffffffffffffffn;

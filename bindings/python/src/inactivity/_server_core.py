@@ -25,7 +25,7 @@ from ctypes import byref, c_size_t
 from typing import Any, Optional, Tuple, Union
 
 from . import _lib
-from ._ffi import CDecision
+from ._generated.ffi import CDecision
 from .enums import Auth, Reason, State
 from .policy import Policy
 
