@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 
+from .emit_errors import js_status_classes
 from .model import Function, Model
 
 PATH = "bindings/js/src/generated/ffi.js"
@@ -90,7 +91,7 @@ def emit(model: Model) -> dict[str, str]:
         out.append(f"    {struct.name}: {{ {items} }},")
     out += ["};", "",
             "// The header's enumerations (values as named there, without the INACT_<ENUM>_ prefix) and the",
-            "// status table (name, code, message).",
+            "// status table (name, code, message, the class of generated/errors.js it throws).",
             "export const enums = {"]
     for enum in model.enums.values():
         if enum.name == "inact_status":
@@ -101,8 +102,10 @@ def emit(model: Model) -> dict[str, str]:
         items = ", ".join(f"{v.name[len(prefix):]}: {v.value}" for v in enum.values)
         out.append(f"    {enum.name}: {{ {items} }},")
     out += ["};", "", "export const statuses = ["]
+    classes = {name: cls for name, _, cls, _ in js_status_classes(model)}
     for s in model.statuses:
-        out.append(f"    ['{s.name}', {s.value}, {json.dumps(s.message)}],")
+        cls = f", '{classes[s.name]}'" if s.name in classes else ""
+        out.append(f"    ['{s.name}', {s.value}, {json.dumps(s.message)}{cls}],")
     out += ["];", ""]
     for name in ("INACT_NEVER", "INACT_ACTIVITY_USER", "INACT_ACTIVITY_ALL", "INACT_SNAPSHOT_MAX_SIZE",
                  "INACT_VERSION_STRING"):

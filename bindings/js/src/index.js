@@ -8,25 +8,16 @@
 
 import { enums, fieldKinds as ffiFieldKinds, functions, statuses, structs, INACT_SNAPSHOT_MAX_SIZE } from './generated/ffi.js';
 import { engineInputs } from './generated/inputs.js';
+import { InactivityError, errors } from './generated/errors.js';
 
 const NEVER_I64 = 0x7fffffffffffffffn;
 const INT64_MIN = -0x8000000000000000n;
 
 // ---- Errors ---------------------------------------------------------------------------------
 
-/** An error the engine returned: `status` is the header's name (INACT_E_INVALID_ARGUMENT),
- *  `code` its value, `message` the text naming the argument and the rule in this binding's
- *  terms (policy.idleTimeoutMs), `engineMessage` the engine's own text (policy.idle_timeout_ms),
- *  which is the same in every binding. */
-export class InactivityError extends Error {
-    constructor(status, code, message, engineMessage = message) {
-        super(message);
-        this.name = new.target.name;
-        this.status = status;
-        this.code = code;
-        this.engineMessage = engineMessage;
-    }
-}
+// The classes are generated from the error categories (tools/codegen/names.toml): InactivityError,
+// one class per category and one per status; ffi.js's status table names each status's class.
+export * from './generated/errors.js';
 
 // How a refused value is shown in a message: a string in quotes, so that advance('1000') does
 // not read as if the number 1000 was refused.
@@ -45,36 +36,15 @@ const INVALID_HANDLE = statuses.find(([name]) => name === 'INACT_E_INVALID_HANDL
 const closedError = () => new errorClasses[INVALID_HANDLE]('INACT_E_INVALID_HANDLE', INVALID_HANDLE, CLOSED_MESSAGE);
 const ENGINE_OPTIONS = ['policy', 'onEvent', 'onError', 'clock', 'manual', 'keepAlive'];
 
-// One subclass per status, named from the status table: INACT_E_INVALID_ARGUMENT ->
-// InvalidArgumentError. Each extends InactivityError.
-function className(status) {
-    return status.replace(/^INACT_E_/, '').toLowerCase()
-        .replace(/(^|_)([a-z0-9])/g, (_, __, c) => c.toUpperCase()) + 'Error';
-}
-const errorClasses = {};
-for (const [name, code] of statuses) {
-    if (code === 0) continue;
-    const cls = { [className(name)]: class extends InactivityError {} }[className(name)];
-    errorClasses[code] = cls;
-}
-export const errors = Object.freeze(Object.fromEntries(
-    Object.values(errorClasses).map((c) => [c.name, c])));
+const errorClasses = Object.fromEntries(statuses.filter(([, code]) => code !== 0)
+    .map(([, code, , className]) => [code, errors[className]]));
 const statusName = new Map(statuses.map(([name, code]) => [code, name]));
 
 // ---- Enumerations ---------------------------------------------------------------------------
 
-function names(table) {
-    return Object.freeze({ ...table });
-}
-export const State = names(enums.inact_state);
-export const Reason = names(enums.inact_reason);
-export const ActivityKind = names(enums.inact_activity_kind);
-export const IdleAction = names(enums.inact_idle_action);
-export const Preset = names(enums.inact_preset);
-export const EventKind = names(enums.inact_event_kind);
-export const HolderKind = names(enums.inact_holder_kind);
-export const RefreshOutcome = names(enums.inact_refresh_outcome);
-export const Auth = names(enums.inact_auth);
+// The tables (name -> value) of the header's enumerations, generated: State, Reason, ActivityKind,
+// IdleAction, Preset, EventKind, HolderKind, RefreshOutcome, Auth.
+export * from './generated/enums.js';
 /** "Never" for a duration, "no deadline" for a query: INACT_NEVER crosses as Infinity. */
 export const NEVER = Infinity;
 export const SNAPSHOT_MAX_SIZE = INACT_SNAPSHOT_MAX_SIZE;

@@ -98,6 +98,28 @@ test('snapshot save and restore, as bytes and as base64', () => {
     }
 });
 
+test('the error classes follow the categories: a status class extends its category class, each a named export', async () => {
+    const { engine } = manual();
+    engine.start();
+    const bytes = engine.snapshot();
+    engine.close();
+    bytes[bytes.length >> 1] ^= 0x5a;
+    const { engine: again } = manual();
+    assert.throws(() => again.restore(bytes), (e) => e instanceof errors.SnapshotChecksumError
+        && e instanceof errors.SnapshotError && e instanceof errors.InvalidArgumentError && e instanceof InactivityError
+        && e.name === 'SnapshotChecksumError' && e.status === 'INACT_E_SNAPSHOT_CHECKSUM');
+    again.close();
+    assert.equal(errors.WeakAuthError.prototype instanceof errors.InvalidStateError, true);
+    assert.equal(errors.SystemError.prototype instanceof errors.SystemResourceError, true);
+    assert.equal(errors.NullPointerError.prototype instanceof errors.InvalidArgumentError, true);
+    const module = await import('../src/index.js');
+    for (const [name, cls] of Object.entries(errors)) {
+        assert.equal(module[name], cls, name);
+        assert.equal(cls.name, name);
+        assert.equal(cls === InactivityError || cls.prototype instanceof InactivityError, true, name);
+    }
+});
+
 test('a corrupt snapshot fails secure: a typed error, and the engine is EXPIRED', () => {
     const { engine } = manual();
     engine.start();
