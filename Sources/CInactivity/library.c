@@ -3,7 +3,6 @@
  * names of states, reasons, presets and activity kinds (generated/names.h, which tools/generate writes
  * from the header's enums) and the thread-local last-error buffer. Everything else is implemented in Swift
  * (Sources/InactivityCABI). */
-#include "inactivity.h"
 #include "inactivity_internal.h"
 #include "generated/names.h"
 
