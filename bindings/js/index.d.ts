@@ -226,3 +226,9 @@ export interface Inactivity {
 }
 
 export function load(options?: LoadOptions): Promise<Inactivity>;
+/** The classes at module level: once `await load()` has returned, they use the first load's
+ *  module (`new Engine()`); each load's own (`(await load()).Engine`) are their subclasses, bound
+ *  to that load's module. Before any load they throw, saying so. */
+export const Engine: EngineClass;
+export const Policy: PolicyClass;
+export const Ceilings: CeilingsClass;

@@ -14,6 +14,27 @@ const manual = (options = {}) => {
     return { engine, events };
 };
 
+test('Engine, Policy and Ceilings at module level: the first load binds them; each load\'s are their subclasses', async () => {
+    const m = await import('../src/index.js');
+    const other = await load(); // a second instance of the module, with engines of its own
+    assert.notEqual(other.Engine, m.Engine);
+    assert.equal(Object.getPrototypeOf(ia.Engine), m.Engine);
+    assert.equal(ia.Engine.name, 'Engine');
+    const first = new m.Engine({ clock: 'manual' }); // the first load's module (ia's)
+    const second = new other.Engine({ clock: 'manual' });
+    first.start();
+    assert.equal(first.state, 'ACTIVE');
+    assert.equal(second.state, 'LOADING'); // another module: the first's start is not its
+    assert.ok(first instanceof m.Engine && second instanceof m.Engine && !(first instanceof other.Engine));
+    assert.ok(first.policy() instanceof ia.Policy); // the first load's, not the latest's
+    assert.ok(m.Policy.preset('BANKING') instanceof m.Policy);
+    assert.ok(second.policy() instanceof other.Policy && second.policy() instanceof m.Policy);
+    assert.equal(new m.Ceilings({ idleTimeoutMs: MIN }).idleTimeoutMs, MIN);
+    assert.throws(() => new m.Policy({ warningMs: 20 * MIN }), errors.InvalidArgumentError); // the engine's check
+    first.close();
+    second.close();
+});
+
 test('the module states the header version', () => {
     assert.match(ia.version, /^\d+\.\d+\.\d+$/);
     const [major, minor, patch] = ia.version.split('.').map(Number);
