@@ -91,7 +91,7 @@ class ModelTest(unittest.TestCase):
         from . import emit_conformance, emit_inputs, emit_python
         files = {**emit_python.emit(model), **emit_inputs.emit(model), **emit_conformance.emit(model)}
         expected = {
-            "bindings/python/src/inactivity/_inputs.py":
+            "bindings/python/src/inactivity/_generated/inputs.py":
                 'def screen_shared(self, duration: Duration) -> None:',
             "bindings/kotlin-jni/src/main/kotlin/dev/inactivity/generated/Inputs.kt":
                 "fun InactivityEngine.screenShared(duration: Duration) = callGenerated "
@@ -108,10 +108,41 @@ class ModelTest(unittest.TestCase):
         for path, line in expected.items():
             self.assertIn(line, files[path], path)
         self.assertIn('self._call(_lib.LIB.inact_screen_shared, duration_to_ms(duration, "duration"))',
-                      files["bindings/python/src/inactivity/_inputs.py"])
+                      files["bindings/python/src/inactivity/_generated/inputs.py"])
         # Left to hand code, as its row says.
         self.assertNotIn("screen", files["Tests/CTests/generated/state_inputs.inc"])
         self.assertNotIn("screen", files["fuzz/ops_generated.h"])
+
+    def test_a_status_and_a_reason_reach_every_binding_from_the_header_and_the_table(self) -> None:
+        # A throwaway status in the limit category and a throwaway reason: every binding's error
+        # mapping and enum has them, with no hand file edited.
+        header = self.mutated('    XX(INACT_E_CEILING, -18,',
+                              '    XX(INACT_E_THROWAWAY, -19, "a throwaway status") \\\n    XX(INACT_E_CEILING, -18,')
+        header.write_text(header.read_text().replace(
+            "INACT_REASON_DEVICE_LIMIT = 23       /*", "INACT_REASON_THROWAWAY = 24,\n    INACT_REASON_DEVICE_LIMIT = 23       /*"))
+        names = header.parent / "names.toml"
+        names.write_text(NAMES.read_text().replace('INACT_E_CEILING = "ceiling"\n',
+                                                   'INACT_E_CEILING = "ceiling"\nINACT_E_THROWAWAY = "limit"\n'))
+        saved = model_module.NAMES
+        model_module.NAMES = names
+        try:
+            model = load(header)
+        finally:
+            model_module.NAMES = saved
+        from . import emit_errors, emit_js
+        files = {**emit_errors.emit(model), **emit_js.emit(model)}
+        expected = {
+            emit_errors.PY_ERRORS: "Status.E_THROWAWAY: LimitError,",
+            emit_errors.PY_ENUMS: "    THROWAWAY = 24",
+            emit_errors.KT_ERRORS: "Status.LIMIT, Status.THROWAWAY -> LimitException(status, text)",
+            emit_errors.KT_ENUMS: "    THROWAWAY(24),",
+            emit_errors.JS_ERRORS: "export class ThrowawayError extends LimitError {}",
+            emit_errors.JS_ERRORS_DTS: "ThrowawayError: typeof ThrowawayError;",
+            emit_errors.JS_ENUMS_DTS: "'THROWAWAY'",
+            emit_js.PATH: "['INACT_E_THROWAWAY', -19, \"a throwaway status\", 'ThrowawayError'],",
+        }
+        for path, line in expected.items():
+            self.assertIn(line, files[path], path)
 
 
 if __name__ == "__main__":
