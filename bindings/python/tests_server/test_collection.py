@@ -7,8 +7,10 @@ from __future__ import annotations
 import sqlite3
 import time
 
+import pytest
+
 from conftest import POLICY, FleetClock
-from inactivity import IdleAction
+from inactivity import NEVER, IdleAction
 from inactivity.server import RedisStore, SessionManager, SQLiteStore, Store
 
 DAY = 86_400_000
@@ -20,11 +22,12 @@ def collect_at(store: Store, session_id: str) -> int:
     if isinstance(store, SQLiteStore):
         with sqlite3.connect(store.path) as conn:
             return int(conn.execute("SELECT collect_at_ms FROM inactivity_sessions WHERE id = ?", (session_id,)).fetchone()[0])
-    assert isinstance(store, RedisStore)
-    at = int(store.client.pexpiretime(store._session_key(entry.user, session_id)))
-    pointer = int(store.client.pexpiretime(store._pointer_key(session_id)))
-    index = int(store.client.pexpiretime(store._index_key(entry.user)))
-    assert pointer >= at and index >= at   # the pointer and the index live as long as the session
+    assert isinstance(store, RedisStore) and entry.raw is not None
+    from inactivity.server.stores import _unpack
+
+    at = _unpack(entry.raw)[2]
+    user_hash = int(store.client.pexpiretime(store._hash_key(session_id[:8])))
+    assert user_hash >= at   # the user's hash lives as long as the longest-lived of its sessions
     return at
 
 
@@ -65,3 +68,42 @@ def test_after_the_retention_the_id_is_unknown(store: Store) -> None:
     o = manager.request(s)
     assert (o.state, o.reason, o.session_id) == ("EXPIRED", "NONE", None)   # collected
     assert manager.list("alice") == []
+
+
+@pytest.mark.parametrize("store_kind", ["redis", "cluster"])
+def test_redis_a_users_hash_lives_as_long_as_its_longest_lived_session(store: Store) -> None:
+    # Redis 7.0 has no TTL per field: the user's hash expires at the latest collection time of
+    # its sessions (never while one has none), and a dead session's field goes at the user's
+    # next commit.
+    assert isinstance(store, RedisStore)
+    clock = FleetClock()
+    manager = SessionManager(store, POLICY, precision=0, clock=clock, retention="0s")
+    a = manager.sign_in("alice", "a").session_id
+    clock.advance(1)
+    b = manager.sign_in("alice", "b").session_id
+    key = store._hash_key(a[:8])
+
+    def expiry() -> int:
+        return int(store.client.pexpiretime(key))
+
+    assert expiry() == collect_at(store, b) > collect_at(store, a)
+    manager.sign_out(a)
+    assert store.client.hlen(key) == 2 and expiry() == collect_at(store, b)   # the field stays
+    time.sleep(0.01)                                                           # a's collection time passes
+    assert manager.request(a).reason == "NONE"                                 # gone to a reader
+    clock.advance(1)
+    c = manager.sign_in("alice", "c").session_id                               # alice's next commit
+    assert store.client.hlen(key) == 2                                         # a's field deleted
+    assert expiry() == collect_at(store, c)
+    # A session with no end at all (no absolute limit, an idle lock that never expires) keeps the
+    # hash; once it has one again, the hash expires at the latest of all.
+    forever = SessionManager(store, POLICY.replace(absolute_timeout=NEVER, locked_timeout=NEVER), precision=0,
+                             clock=clock, retention="1h")
+    d = forever.sign_in("alice", "d").session_id
+    assert expiry() == -1
+    clock.advance(11_000)
+    assert forever.request(d).state == "LOCKED"
+    assert expiry() == -1
+    ended = forever.sign_out(d)
+    assert ended.state == "EXPIRED"
+    assert expiry() == max(collect_at(store, s) for s in (b, c, d)) == clock.now + 3_600_000

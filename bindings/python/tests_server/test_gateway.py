@@ -246,7 +246,7 @@ def test_nginx_answers_503_when_the_store_is_down(tmp_path: object, processes: L
     gateway = start_gateway(processes, work, "--store", f"redis://127.0.0.1:{dead}/0", "--timeout", "0.5")
     nginx = start_nginx(processes, work, gateway, free_port())
     http = Http(f"http://127.0.0.1:{nginx}")
-    http.cookie = "A" * 43   # of the right form: it reaches the store
+    http.cookie = "A" * 51   # of the right form: it reaches the store
     for _ in range(3):
         status, headers, body = http("GET", "/")
         assert status == 503 and headers["Retry-After"] == "1"

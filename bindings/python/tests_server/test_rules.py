@@ -141,7 +141,28 @@ def test_a_corrupt_record_is_expired_restore_failed(store: Store, store_kind: st
     assert manager.request(s).reason == "RESTORE_FAILED"  # written: it stays ended
 
 
-@pytest.mark.parametrize("bad", [None, "", "short", "x" * 42, "x" * 44, "x" * 100_000, "+" * 43, "é" * 43, "a b" * 15])
+@pytest.mark.parametrize("store_kind", ["redis", "cluster"])
+@pytest.mark.parametrize("value", [b"", b"\x00", b"\x00garbage" * 2, b"\xff" * 24 + b"rest", b"\x00" * 20 + b"\x00\x02\x00\x00\xff\xfe"])
+def test_a_corrupt_redis_value_is_expired_restore_failed(value: bytes, store: Store, manager: SessionManager) -> None:
+    # A value this store did not write (torn, truncated, written by another program) holds no
+    # session it can trust: the session is decided as a corrupt record is, EXPIRED
+    # (RESTORE_FAILED), never 500 and never allowed, and the decision is written over it.
+    from inactivity.server.ids import session_secret
+
+    s = manager.sign_in("alice", "a").session_id
+    other = manager.sign_in("alice", "b").session_id
+    store.client.hset(store._hash_key(s[:8]), session_secret(s), value)  # type: ignore[attr-defined]
+    for call in (manager.request, manager.status, manager.request):
+        o = call(s)
+        assert (o.state, o.reason, o.http_status) == ("EXPIRED", "RESTORE_FAILED", 401)
+    assert [i.device for i in manager.list("alice")] == ["b"]    # the user's others are untouched
+    assert manager.request(other).state == "ACTIVE"
+    assert manager.revoke_all("alice") == 1
+    assert manager.request(s).reason == "RESTORE_FAILED"
+
+
+@pytest.mark.parametrize("bad", [None, "", "short", "x" * 50, "x" * 52, "x" * 100_000, "+" * 51, "é" * 51, "a b" * 17,
+                                 "x" * 50 + "B", "x" * 43])
 def test_a_malformed_id_is_refused_before_the_store(bad: Any, store: Store, clock: FleetClock) -> None:
     calls: list[str] = []
 
@@ -200,7 +221,9 @@ def _overwrite_record(store: Store, kind: str, session_id: str, record: bytes) -
     else:
         entry = store.get(session_id, _far())
         assert entry is not None
-        from inactivity.server.stores import _pack
+        from inactivity.server.ids import session_secret
+        from inactivity.server.stores import _pack, _unpack
 
-        value = _pack(entry.version, entry.created_ms, entry.device, record)
-        store.client.set(store._session_key(entry.user, session_id), value)  # type: ignore[attr-defined]
+        assert entry.raw is not None
+        value = _pack(entry.version, entry.created_ms, _unpack(entry.raw)[2], entry.user, entry.device, record)
+        store.client.hset(store._hash_key(session_id[:8]), session_secret(session_id), value)  # type: ignore[attr-defined]

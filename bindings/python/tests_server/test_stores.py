@@ -4,9 +4,13 @@ a write over anything that changed since it was read."""
 from __future__ import annotations
 
 import time
+from typing import Any, Callable
 
 from conftest import FleetClock
 from inactivity import Reason
+import pytest
+
+from conftest import POLICY
 from inactivity.server import Input, SessionManager, Store
 from inactivity.server.stores import Update
 
@@ -77,8 +81,6 @@ def test_a_redis_url_may_not_lengthen_the_timeouts_nor_carry_unknown_options() -
     # The manager's `timeout` bounds every store call (503 past it); redis-py lets a URL's query
     # override the socket timeouts and retries, and passes an unknown name on to the connection
     # (a TypeError at the first request, after the gateway started): both refused at open.
-    import pytest
-
     from inactivity.server import open_store
 
     for query, name in (("socket_timeout=30", "socket_timeout"), ("socket_connect_timeout=30", "socket_connect_timeout"),
@@ -87,3 +89,154 @@ def test_a_redis_url_may_not_lengthen_the_timeouts_nor_carry_unknown_options() -
         with pytest.raises(ValueError, match=name):
             open_store(f"redis://127.0.0.1:6379/0?{query}", timeout=1.0)
     assert open_store("redis://127.0.0.1:6379/0?db=1&client_name=app", timeout=1.0) is not None
+
+
+def _redis_server(*options: str) -> tuple[Any, int]:
+    """A redis-server of its own on a free loopback port (the caller stops it)."""
+    import socket
+    import subprocess
+
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    proc = subprocess.Popen(["redis-server", "--bind", "127.0.0.1", "--port", str(port), "--save", "", "--appendonly", "no",
+                             *options], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    import redis
+
+    client = redis.Redis(port=port)
+    for _ in range(100):
+        try:
+            client.ping()
+            break
+        except redis.ConnectionError:
+            time.sleep(0.05)
+    client.close()
+    return proc, port
+
+
+def test_redis_that_may_evict_is_refused_at_start_unless_accepted() -> None:
+    # An evicted hash ends its user's sessions early and forgets why: the store checks every
+    # node's maxmemory-policy at start and refuses anything but noeviction, naming the setting,
+    # unless the URL (or the constructor) accepts it explicitly.
+    from inactivity.server import RedisStore, open_store
+    from inactivity.server.stores import EvictionPolicyError
+
+    proc, port = _redis_server("--maxmemory", "100mb", "--maxmemory-policy", "allkeys-lru")
+    try:
+        url = f"redis://127.0.0.1:{port}/0"
+        openers: list[Callable[[], Store]] = [lambda: open_store(url, timeout=1.0), lambda: RedisStore.from_url(url)]
+        for opened in openers:
+            with pytest.raises(EvictionPolicyError,
+                               match=f"127.0.0.1:{port}: maxmemory-policy is allkeys-lru.*noeviction.*allow_eviction=yes"):
+                opened()
+        with pytest.raises(ValueError, match="allow_eviction must be given once, as yes or no"):
+            open_store(url + "?allow_eviction=maybe", timeout=1.0)
+        accepted = open_store(url + "?allow_eviction=yes", timeout=1.0)
+        manager = SessionManager(accepted, precision=0)
+        assert manager.request(manager.sign_in("alice").session_id).state == "ACTIVE"
+        assert isinstance(accepted, RedisStore) and accepted.allow_eviction
+        with pytest.raises(EvictionPolicyError):
+            open_store(url + "?allow_eviction=no", timeout=1.0)
+        accepted.client.config_set("maxmemory-policy", "noeviction")
+        assert not RedisStore.from_url(url).allow_eviction   # now it starts by itself
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def test_a_cluster_node_that_may_evict_is_refused_at_start() -> None:
+    # Every node is checked (a replica may become the primary of the user's slot).
+    import redis
+
+    from conftest import cluster_nodes
+    from inactivity.server import RedisStore
+    from inactivity.server.stores import EvictionPolicyError
+
+    host, port = cluster_nodes()[1]
+    node = redis.Redis(host=host, port=port)
+    node.config_set("maxmemory-policy", "volatile-lru")
+    try:
+        with pytest.raises(EvictionPolicyError, match=f"{host}:{port}: maxmemory-policy is volatile-lru"):
+            RedisStore.cluster(cluster_nodes())
+        assert RedisStore.cluster(cluster_nodes(), allow_eviction=True).allow_eviction
+    finally:
+        node.config_set("maxmemory-policy", "noeviction")
+        node.close()
+    RedisStore.cluster(cluster_nodes()).close()
+
+
+def test_an_eviction_policy_found_after_start_fails_closed() -> None:
+    # A Redis down when the store starts is checked at the first call that reaches it: until
+    # the check passes, every decision is StoreUnavailable (503), never an allow.
+    from inactivity.server import RedisStore, StoreUnavailable
+
+    proc, port = _redis_server("--maxmemory", "100mb", "--maxmemory-policy", "volatile-lru")
+    try:
+        store = RedisStore.from_url(f"redis://127.0.0.1:{port + 1 if port < 65535 else port - 1}/0", timeout=0.2)
+        store.client = RedisStore.from_url(f"redis://127.0.0.1:{port}/0", allow_eviction=True).client  # now reachable
+        manager = SessionManager(store, precision=0)
+        with pytest.raises(StoreUnavailable, match="maxmemory-policy is volatile-lru"):
+            manager.request("A" * 50 + "A")
+        with pytest.raises(StoreUnavailable, match="maxmemory-policy"):
+            manager.sign_in("alice")
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+@pytest.mark.parametrize("store_kind", ["redis", "cluster"])
+def test_a_session_is_found_only_under_its_users_tag(store: Store) -> None:
+    # The id's routing tag names where the session is kept, never whose it is: the stored
+    # session names its user, and the store checks that the user's tag is the id's.
+    from inactivity.server import RedisStore
+    from inactivity.server.ids import session_secret
+    from inactivity.server.stores import _pack, _unpack
+
+    assert isinstance(store, RedisStore)
+    manager = SessionManager(store, POLICY, precision=0, clock=FleetClock())
+    a = manager.sign_in("alice", "a").session_id
+    b = manager.sign_in("bob", "b").session_id
+    assert a[:8] != b[:8]
+    assert a[:8] == manager.sign_in("alice", "a2").session_id[:8]   # one tag per user
+    # Bob's tag on alice's secret: nothing there.
+    assert manager.request(b[:8] + a[8:]).reason == "NONE"
+    assert manager.request(a).state == "ACTIVE"
+    # A value that names another user than the one whose tag the id carries (written by
+    # someone else, or read after the tags' key was lost): unknown, never that user's session.
+    entry = store.get(a, far())
+    assert entry is not None and entry.raw is not None
+    _, created, collect, _, device, record = _unpack(entry.raw)
+    store.client.hset(store._hash_key(a[:8]), session_secret(a), _pack(entry.version, created, collect, "bob", device, record))
+    o = manager.request(a)
+    assert (o.state, o.reason, o.user) == ("EXPIRED", "NONE", None)
+    assert [i.device for i in manager.list("bob")] == ["b"]
+
+
+@pytest.mark.parametrize("store_kind", ["redis", "cluster"])
+def test_users_who_share_a_tag_keep_their_own_sessions(store: Store) -> None:
+    # 48-bit tags collide now and then (two users in one hash): the list, the device limit and
+    # "revoke all" still see only the user's own sessions.
+    from inactivity.server import RedisStore
+
+    assert isinstance(store, RedisStore)
+    store._tags.update({"alice": "SHAREDtg", "bob": "SHAREDtg"})   # the tag cache, as if HMAC collided
+    clock = FleetClock()
+    manager = SessionManager(store, POLICY, precision=0, clock=clock, device_limit=2)
+
+    def sign_in(user: str, device: str) -> str:
+        clock.advance(1)
+        return manager.sign_in(user, device).session_id
+
+    alice = [sign_in("alice", f"a{i}") for i in range(2)]
+    bob = [sign_in("bob", f"b{i}") for i in range(2)]
+    assert {s[:8] for s in alice + bob} == {"SHAREDtg"}
+    assert store.client.hlen(store._hash_key("SHAREDtg")) == 4
+    assert [i.device for i in manager.list("bob")] == ["b0", "b1"]
+    sign_in("alice", "a2")                                          # alice's oldest goes, not bob's
+    assert manager.request(alice[0]).reason == "DEVICE_LIMIT"
+    assert [manager.request(s).state for s in bob] == ["ACTIVE", "ACTIVE"]
+    assert manager.revoke_all("bob") == 2
+    assert [(i.device, i.state, i.reason) for i in manager.list("alice")] == [
+        ("a0", "EXPIRED", "DEVICE_LIMIT"), ("a1", "ACTIVE", "STARTED"), ("a2", "ACTIVE", "STARTED")]
+    assert {i.reason for i in manager.list("bob")} == {"PASSWORD_CHANGED"}

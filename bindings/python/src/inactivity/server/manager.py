@@ -23,7 +23,7 @@ from ._core import Decision, Input
 
 #: INACT_NEVER, as a policy's duration says "never".
 _NEVER_MS = 2**63 - 1
-from .ids import new_session_id, session_handle, valid_handle, valid_session_id
+from .ids import session_handle, valid_handle, valid_session_id
 from .stores import Entry, SQLiteStore, Store, StoreUnavailable, Update, open_store
 
 __all__ = [
@@ -338,8 +338,8 @@ class SessionManager:
         device limit, the oldest live session ends with DEVICE_LIMIT, or DeviceLimitError."""
         _check_label(user, "user", _MAX_USER, allow_empty=False)
         _check_label(device, "device", _MAX_DEVICE, allow_empty=True)
-        session_id = new_session_id()
         deadline = self._deadline()
+        session_id = self.store.new_session_id(user, deadline)
         while True:
             view = self.store.user_view(user, deadline)
             d, record = self._decide(None, Input.SIGN_IN)

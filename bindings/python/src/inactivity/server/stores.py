@@ -25,14 +25,19 @@ ever allowed because a store did not answer.
 from __future__ import annotations
 
 import abc
+import base64
 import dataclasses
-import json
+import logging
 import os
+import secrets
 import sqlite3
+import struct
 import threading
 import time
 import urllib.parse
 from typing import Any, List, NamedTuple, Optional, Sequence, Tuple
+
+from .ids import TAG_LENGTH, new_session_id, routing_tag, session_secret
 
 __all__ = [
     "Entry",
@@ -59,6 +64,8 @@ class Entry:
     created_ms: int
     record: bytes
     version: int
+    #: The stored value as read, for a store whose compare-and-set compares it (Redis).
+    raw: Optional[bytes] = dataclasses.field(default=None, repr=False, compare=False)
 
 
 _new = object.__new__
@@ -112,6 +119,11 @@ class Store(abc.ABC):
         """Atomically: if the user's sessions are still exactly `view` (ids and versions), write
         every update and create `create` (an Entry of version 1 and its collect_at_ms). False,
         with nothing written, when anything changed since `view` was read."""
+
+    def new_session_id(self, user: str, deadline: float) -> str:
+        """A fresh id for a session of `user` (ids.new_session_id). A store that routes by user
+        puts the user's routing tag in it; this one, a random tag."""
+        return new_session_id()
 
     def close(self) -> None:
         """Releases connections (the store is unusable afterwards)."""
@@ -331,87 +343,79 @@ class SQLiteStore(Store):
 
 # ----- Redis and Redis Cluster -----------------------------------------------------------------
 
-# Key layout (prefix "inact" by default). A user's sessions and their index share the hash tag
-# {u:<user>} (the user quoted so that it holds no brace), so in a cluster they live in one slot:
-# the list, the device limit and "revoke all" are single-slot scripts.
-#   <prefix>:{u:<user>}:s:<id>   string: the version (10 digits), the creation (13 digits, ms),
-#                                the device label's length in bytes (3 digits), the label
-#                                (UTF-8), then the record (bytes): one string, not a hash, whose
-#                                96-byte record would exceed hash-max-listpack-value (64) and cost
-#                                a full hash table (~500 B) per session
-#   <prefix>:{u:<user>}:i        sorted set: the user's session ids by creation time
-#   <prefix>:p:<id>              string: the user of session <id> (a request brings only the id)
-# Only Valkey-compatible commands: GET, SET (PXAT), ZRANGE, ZADD, ZREM, PEXPIREAT (with GT),
-# PEXPIRETIME, PERSIST, EXISTS, EVALSHA/EVAL.
+# Key layout (prefix "inact" by default). A session id starts with its user's routing tag
+# (ids.routing_tag: a keyed hash of the user, the key kept in Redis), so a request computes the
+# key of its session from the id alone: no lookup from the id to its user, one read.
+#   <prefix>:{<tag>}     hash: one field per session of the users whose tag is <tag> (a user's
+#                        own, barring a rare shared tag): the field is the id's 32 random bytes,
+#                        the value the session (below). Its hash tag {<tag>} puts a user's
+#                        sessions in one Cluster slot: the list, the device limit and "revoke
+#                        all" touch one key. Its TTL is the latest collection time of its
+#                        sessions (none while one of them has none): Redis 7.0 has no TTL per
+#                        field, so a dead session's field stays until its user's next commit
+#                        (sign-in, revocations, the device limit) deletes it, or the hash
+#                        expires; a read treats it as gone from its collection time on.
+#   <prefix>:tagkey      string: the key of the routing tags (32 random bytes, made by the first
+#                        store to start: SET NX). Losing it signs every user out (no stored
+#                        session names a user whose tag its id carries), never in.
+# A session's value: the header _HEADER (version, created, collect_at_ms, the user's and the
+# device label's lengths in bytes), the user and the label (UTF-8), then the core's record. The
+# value, ~150 B, exceeds Redis's hash-max-listpack-value (64 by default): set it to 512 to keep
+# the hashes compact (docs/server.md; the store warns at start when it is lower).
+# Only Valkey-compatible commands: HGET, HGETALL, HSET, HDEL, HLEN, HVALS, PEXPIREAT (GT), PTTL,
+# PERSIST, EXISTS, SET (NX), GET, INFO, CONFIG GET, EVALSHA/EVAL (with Lua's struct library).
 
+_HEADER = struct.Struct(">IqqHH")
+_HEADER_SIZE = _HEADER.size  # 24
+_header_of = _HEADER.unpack_from
+_time_ns = time.time_ns
+_monotonic = time.monotonic
+
+# The compare-and-set of one session. KEYS[1] the user's hash; ARGV[1] the field, ARGV[2] the
+# value as read, ARGV[3] the new value, ARGV[4] its collect_at_ms (0: none).
 _CAS = """
-local v = redis.call('GET', KEYS[1])
-if not v or string.sub(v, 1, 10) ~= ARGV[1] then return -3 end
-local old = redis.call('PEXPIRETIME', KEYS[1])
-local header = string.sub(v, 11, 26 + tonumber(string.sub(v, 24, 26)))
-local new = string.format('%010d', tonumber(ARGV[1]) + 1) .. header .. ARGV[2]
-local at = tonumber(ARGV[3])
-if at > 0 then
-  redis.call('SET', KEYS[1], new, 'PXAT', at)
-  redis.call('PEXPIREAT', KEYS[2], at, 'GT')
-else
-  redis.call('SET', KEYS[1], new)
-  redis.call('PERSIST', KEYS[2])
+local v = redis.call('HGET', KEYS[1], ARGV[1])
+if v ~= ARGV[2] then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+local at = tonumber(ARGV[4])
+if at == 0 then
+  redis.call('PERSIST', KEYS[1])
+elseif redis.call('PEXPIREAT', KEYS[1], at, 'GT') == 0 and redis.call('PTTL', KEYS[1]) == -1 then
+  -- No TTL: a session had no collection time, maybe this one until now. The latest of all,
+  -- unless one of them still has none (or cannot be read: kept, never collected early).
+  local latest = 0
+  for _, value in ipairs(redis.call('HVALS', KEYS[1])) do
+    if #value < 24 then return 1 end
+    local c = struct.unpack('>i8', value, 13)
+    if c == 0 then return 1 end
+    if c > latest then latest = c end
+  end
+  redis.call('PEXPIREAT', KEYS[1], latest)
 end
-return old
+return 1
 """
 
-# KEYS[1] the index, KEYS[2..n+1] the sessions read, KEYS[n+2] the new session (if any).
-# ARGV[1] JSON {m: index members as read, v: versions of KEYS[2..n+1] (10 digits), d: members
-# to drop (collected), u: [[key number, ARGV number of the record, collect_at]], c: [ARGV number
-# of the new session's whole value, id, created, collect_at] or absent}; the records and the new
-# value travel as ARGV[2...], as bytes.
+# A user's atomic commit. KEYS[1] the user's hash. ARGV[1] n, the number of fields read;
+# ARGV[2] the hash's new expiry (ms since 1970; 0: none); ARGV[3] d, fields to delete; ARGV[4] s,
+# fields to set; then n pairs (field, value as read), d fields, s pairs (field, new value).
 _COMMIT = """
-local spec = cjson.decode(ARGV[1])
-local members = redis.call('ZRANGE', KEYS[1], 0, -1)
-if #members ~= #spec.m then return 0 end
-for i, m in ipairs(members) do
-  if m ~= spec.m[i] then return 0 end
+local n, at, d, s = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+if redis.call('HLEN', KEYS[1]) ~= n then return 0 end
+local i = 5
+for _ = 1, n do
+  if redis.call('HGET', KEYS[1], ARGV[i]) ~= ARGV[i + 1] then return 0 end
+  i = i + 2
 end
-for i, v in ipairs(spec.v) do
-  local value = redis.call('GET', KEYS[i + 1])
-  if not value or string.sub(value, 1, 10) ~= v then return 0 end
+for _ = 1, d do
+  redis.call('HDEL', KEYS[1], ARGV[i])
+  i = i + 1
 end
-local function put(key, value, at)
-  if at > 0 then
-    redis.call('SET', key, value, 'PXAT', at)
-  else
-    redis.call('SET', key, value)
-  end
+for _ = 1, s do
+  redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
+  i = i + 2
 end
-for _, u in ipairs(spec.u) do
-  local key = KEYS[u[1]]
-  local v = redis.call('GET', key)
-  local header = string.sub(v, 11, 26 + tonumber(string.sub(v, 24, 26)))
-  put(key, string.format('%010d', tonumber(string.sub(v, 1, 10)) + 1) .. header .. ARGV[u[2]], u[3])
-end
-for _, m in ipairs(spec.d) do
-  redis.call('ZREM', KEYS[1], m)
-end
-local persist = false
-local latest = 0
-if spec.c then
-  local key = KEYS[#spec.v + 2]
-  put(key, ARGV[spec.c[1]], spec.c[4])
-  redis.call('ZADD', KEYS[1], spec.c[3], spec.c[2])
-end
--- The index lives as long as the longest-lived of the user's sessions (all of them are KEYS
--- here, but the collected ones, which the index drops above): persistent if one of them is.
 if redis.call('EXISTS', KEYS[1]) == 1 then
-  for i = 2, #KEYS do
-    local at = redis.call('PEXPIRETIME', KEYS[i])
-    if at == -1 then persist = true elseif at > latest then latest = at end
-  end
-  if persist then
-    redis.call('PERSIST', KEYS[1])
-  elseif latest > 0 then
-    redis.call('PEXPIREAT', KEYS[1], latest)
-  end
+  if at == 0 then redis.call('PERSIST', KEYS[1]) else redis.call('PEXPIREAT', KEYS[1], at) end
 end
 return 1
 """
@@ -426,6 +430,12 @@ _TIMING_OPTIONS = ("socket_timeout", "socket_connect_timeout", "timeout", "retry
 _URL_OPTIONS = ("db", "client_name", "protocol", "max_connections", "socket_keepalive", "socket_read_size",
                 "ssl_cert_reqs", "ssl_ca_certs", "ssl_ca_path", "ssl_certfile", "ssl_keyfile", "ssl_password",
                 "ssl_check_hostname", "ssl_min_version", "ssl_include_verify_flags", "ssl_exclude_verify_flags")
+#: The store's own URL option (taken out before redis-py reads the URL).
+_ALLOW_EVICTION = "allow_eviction"
+_YES_NO = {"yes": True, "true": True, "1": True, "no": False, "false": False, "0": False}
+#: hash-max-listpack-value that keeps a user's hash compact (a session's value is ~150 B with a
+#: short user name and device label; up to ~2 KB with the longest).
+_LISTPACK_VALUE = 512
 
 
 def _check_url_options(url: str) -> None:
@@ -433,26 +443,54 @@ def _check_url_options(url: str) -> None:
         if name in _TIMING_OPTIONS:
             raise ValueError(f"store ({url!r}): {name} may not be set in the URL: the store's timeouts are the"
                              " manager's `timeout` (inactivity-server --timeout), so a decision is 503 past it")
-        if name not in _URL_OPTIONS:
-            raise ValueError(f"store ({url!r}): unknown option {name} (the options: {', '.join(_URL_OPTIONS)})")
+        if name not in _URL_OPTIONS and name != _ALLOW_EVICTION:
+            raise ValueError(f"store ({url!r}): unknown option {name} (the options: {', '.join(_URL_OPTIONS)},"
+                             f" {_ALLOW_EVICTION})")
 
 
-def _pack(version: int, created_ms: int, device: str, record: bytes) -> bytes:
-    """A session's value in Redis (see the key layout above)."""
-    label = device.encode("utf-8")
-    if len(label) > 999:
-        raise ValueError(f"device ({device[:40]!r}...) must be at most 999 bytes in UTF-8")
-    return b"%010d%013d%03d" % (version, created_ms, len(label)) + label + record
+def _take_allow_eviction(url: str) -> Tuple[str, Optional[bool]]:
+    """The URL without the store's own option, and that option's value (None when absent)."""
+    parts = urllib.parse.urlsplit(url)
+    pairs = urllib.parse.parse_qsl(parts.query, keep_blank_values=True)
+    values = [v for k, v in pairs if k == _ALLOW_EVICTION]
+    if not values:
+        return url, None
+    if len(values) > 1 or values[0].lower() not in _YES_NO:
+        raise ValueError(f"store ({url!r}): {_ALLOW_EVICTION} must be given once, as yes or no")
+    query = urllib.parse.urlencode([(k, v) for k, v in pairs if k != _ALLOW_EVICTION])
+    return urllib.parse.urlunsplit(parts._replace(query=query)), _YES_NO[values[0].lower()]
 
 
-def _unpack(session_id: str, user: str, value: bytes) -> Entry:
-    length = int(value[23:26])
-    return _entry(session_id, user, value[26:26 + length].decode("utf-8"), int(value[10:23]), value[26 + length:],
-                  int(value[:10]))
+class EvictionPolicyError(ValueError):
+    """Redis may evict keys (maxmemory-policy is not noeviction): the store refuses to start."""
 
 
-def _tag(user: str) -> str:
-    return "{u:" + urllib.parse.quote(user, safe="@.+-_~:") + "}"
+class _Corrupt(Exception):
+    pass
+
+
+def _pack(version: int, created_ms: int, collect_at_ms: int, user: str, device: str, record: bytes) -> bytes:
+    """A session's value in its user's hash (see the key layout above)."""
+    u = user.encode("utf-8")
+    d = device.encode("utf-8")
+    if len(u) > 65535 or len(d) > 65535:
+        raise ValueError("user and device must each be under 64 KiB in UTF-8")
+    return _HEADER.pack(version & 0xFFFFFFFF, created_ms, collect_at_ms, len(u), len(d)) + u + d + record
+
+
+def _unpack(raw: bytes) -> Tuple[int, int, int, str, str, bytes]:
+    """(version, created_ms, collect_at_ms, user, device, record) of a value; _Corrupt when it is
+    not one this store wrote (the record itself is the core's to judge)."""
+    try:
+        version, created, collect, ulen, dlen = _HEADER.unpack_from(raw)
+        end = _HEADER_SIZE + ulen + dlen
+        if len(raw) < end:
+            raise _Corrupt()
+        user = raw[_HEADER_SIZE:_HEADER_SIZE + ulen].decode("utf-8")
+        device = raw[_HEADER_SIZE + ulen:end].decode("utf-8")
+    except (struct.error, UnicodeDecodeError):
+        raise _Corrupt() from None
+    return version, created, collect, user, device, raw[end:]
 
 
 class _Script:
@@ -476,34 +514,56 @@ class _Script:
 
 
 class RedisStore(Store):
-    """Sessions in Redis (or Valkey), a single server or a Cluster.
+    """Sessions in Redis (or Valkey), a single server or a Cluster: one hash per user (its
+    routing tag), one field per session.
 
     ``RedisStore.from_url("redis://127.0.0.1:6379/0")`` for one server;
     ``RedisStore.cluster([("127.0.0.1", 7000), ...])`` for a cluster (any of its nodes; the
     client learns the rest). Every network call has `timeout` seconds (connect and read) and no
     retry of its own: a server that is down, paused or slow costs at most the decision's
     deadline, then StoreUnavailable (503); the connection is made again at the next call, so the
-    app recovers without a restart when the server does."""
+    app recovers without a restart when the server does.
 
-    def __init__(self, client: Any, *, prefix: str = "inact", pointer_cache: int = 65536) -> None:
+    At start the store checks every node's ``maxmemory-policy``: anything but ``noeviction``
+    refuses to start (EvictionPolicyError) unless `allow_eviction` (the URL's
+    ``allow_eviction=yes``), since an evicted hash signs its user out early and forgets why. A
+    node that cannot be reached then is checked at the first call that reaches it; until then
+    every call is StoreUnavailable."""
+
+    def __init__(self, client: Any, *, prefix: str = "inact", allow_eviction: bool = False, timeout: float = 1.0) -> None:
+        if not isinstance(allow_eviction, bool):
+            raise TypeError(f"allow_eviction must be a bool, not {type(allow_eviction).__name__}")
         self.client = client
         self.prefix = prefix
+        self.allow_eviction = allow_eviction
+        self._open = prefix + ":{"
         self._cas = _Script(_CAS)
         self._commit = _Script(_COMMIT)
-        self._pointers: dict[str, str] = {}
-        self._pointer_cache = pointer_cache
+        self._tag_key: Optional[bytes] = None
+        self._tags: dict[str, str] = {}
         self._lock = threading.Lock()
         import redis.exceptions
 
         self._rex = redis.exceptions  # looked up once, not per call
+        rex = redis.exceptions
+        # What _call turns into StoreUnavailable (ResponseError: TRYAGAIN, CLUSTERDOWN, LOADING,
+        # MASTERDOWN, ...: the store cannot decide now), for the read path's inline call.
+        self._unavailable = (rex.ConnectionError, rex.TimeoutError, rex.ClusterDownError, rex.BusyLoadingError, OSError,
+                             rex.RedisClusterException, rex.ResponseError)
+        try:
+            self._start(time.monotonic() + timeout)
+        except StoreUnavailable:
+            pass  # not reachable now: checked at the first call that reaches it
 
     @classmethod
-    def from_url(cls, url: str, *, timeout: float = 1.0, prefix: str = "inact") -> "RedisStore":
+    def from_url(cls, url: str, *, timeout: float = 1.0, prefix: str = "inact",
+                 allow_eviction: Optional[bool] = None) -> "RedisStore":
         import redis
         from redis.backoff import NoBackoff
         from redis.retry import Retry
 
         _check_url_options(url)
+        url, in_url = _take_allow_eviction(url)
         client = redis.Redis.from_url(
             url,
             socket_timeout=timeout,
@@ -512,10 +572,12 @@ class RedisStore(Store):
             retry_on_timeout=False,
             health_check_interval=0,
         )
-        return cls(client, prefix=prefix)
+        allow = allow_eviction if allow_eviction is not None else bool(in_url)
+        return cls(client, prefix=prefix, allow_eviction=allow, timeout=timeout)
 
     @classmethod
-    def cluster(cls, nodes: Sequence[Tuple[str, int]], *, timeout: float = 1.0, prefix: str = "inact") -> "RedisStore":
+    def cluster(cls, nodes: Sequence[Tuple[str, int]], *, timeout: float = 1.0, prefix: str = "inact",
+                allow_eviction: bool = False) -> "RedisStore":
         from redis.backoff import NoBackoff
         from redis.cluster import ClusterNode, RedisCluster
         from redis.retry import Retry
@@ -527,18 +589,87 @@ class RedisStore(Store):
             socket_connect_timeout=timeout,
             retry=Retry(NoBackoff(), 0),
         )
-        return cls(client, prefix=prefix)
+        return cls(client, prefix=prefix, allow_eviction=allow_eviction, timeout=timeout)
+
+    # -- start: the eviction policy, the routing tags' key ---------------------------------------
+
+    def _node_infos(self) -> List[Tuple[str, Any]]:
+        from redis.cluster import RedisCluster
+
+        if isinstance(self.client, RedisCluster):
+            found = self.client.info("memory", target_nodes=RedisCluster.ALL_NODES)
+            return sorted(found.items())
+        kwargs = self.client.connection_pool.connection_kwargs
+        where = kwargs.get("path") or f"{kwargs.get('host', '?')}:{kwargs.get('port', '?')}"
+        return [(where, self.client.info("memory"))]
+
+    def _start(self, deadline: float) -> None:
+        with self._lock:
+            if self._tag_key is not None:
+                return
+            for node, info in self._call(deadline, self._node_infos):
+                policy = info.get("maxmemory_policy")
+                if policy != "noeviction" and not self.allow_eviction:
+                    raise EvictionPolicyError(
+                        f"Redis {node}: maxmemory-policy is {policy}, and the session store needs noeviction:"
+                        " an evicted hash ends its user's sessions early and forgets why (a revoked device is"
+                        " told nothing). Set `maxmemory-policy noeviction` (redis.conf, or CONFIG SET), or"
+                        f" accept it explicitly: {_ALLOW_EVICTION}=yes in the store's URL"
+                        " (RedisStore(allow_eviction=True))")
+            self._check_listpack(deadline)
+            key = f"{self.prefix}:tagkey"
+            self._call(deadline, lambda: self.client.set(key, secrets.token_bytes(32), nx=True))
+            value = self._call(deadline, self.client.get, key)
+            if not isinstance(value, bytes) or len(value) != 32:
+                raise StoreUnavailable(f"Redis: {key} is not the 32-byte key of the routing tags")
+            self._tag_key = value
+
+    def _check_listpack(self, deadline: float) -> None:
+        try:
+            found = self._call(deadline, self.client.config_get, "hash-max-listpack-value")
+        except StoreUnavailable:
+            return  # CONFIG may be refused (a managed Redis): memory only, nothing to refuse
+        values = found.values() if isinstance(found, dict) else []
+        flat = [v for v in values if not isinstance(v, dict)] + [w for v in values if isinstance(v, dict) for w in v.values()]
+        for v in flat:
+            try:
+                if int(v) < _LISTPACK_VALUE:
+                    logging.getLogger("inactivity.server").warning(
+                        "Redis hash-max-listpack-value is %s: a session's value (~150 B) exceeds it, so each"
+                        " user's hash is a hash table, about 1.5x the memory; set it to %d (docs/server.md)",
+                        v, _LISTPACK_VALUE)
+                    return
+            except (TypeError, ValueError):
+                continue
+
+    def _ready(self, deadline: float) -> bytes:
+        key = self._tag_key
+        if key is None:
+            try:
+                self._start(deadline)
+            except EvictionPolicyError as e:
+                raise StoreUnavailable(str(e)) from None  # found after start: fail closed
+            key = self._tag_key
+            assert key is not None
+        return key
 
     # -- keys -----------------------------------------------------------------------------------
 
-    def _session_key(self, user: str, session_id: str) -> str:
-        return f"{self.prefix}:{_tag(user)}:s:{session_id}"
+    def _tag_of(self, user: str, deadline: float) -> str:
+        tag = self._tags.get(user)  # one dict read is atomic; writers take the lock
+        if tag is None:
+            tag = routing_tag(self._ready(deadline), user)
+            with self._lock:
+                if len(self._tags) >= 65536:
+                    self._tags.pop(next(iter(self._tags)))
+                self._tags[user] = tag
+        return tag
 
-    def _index_key(self, user: str) -> str:
-        return f"{self.prefix}:{_tag(user)}:i"
+    def _hash_key(self, tag: str) -> str:
+        return self._open + tag + "}"
 
-    def _pointer_key(self, session_id: str) -> str:
-        return f"{self.prefix}:p:{session_id}"
+    def new_session_id(self, user: str, deadline: float) -> str:
+        return new_session_id(self._tag_of(user, deadline))
 
     def _call(self, deadline: float, fn: Any, *args: Any) -> Any:
         rex = self._rex
@@ -555,88 +686,113 @@ class RedisStore(Store):
         _remaining(deadline)  # an answer after the deadline is not a decision in time
         return result
 
-    def _user_of(self, session_id: str, deadline: float) -> Optional[str]:
-        user = self._pointers.get(session_id)  # one dict read is atomic; writers take the lock
-        if user is not None:
-            return user
-        raw = self._call(deadline, self.client.get, self._pointer_key(session_id))
-        if raw is None:
+    def _entry_of(self, session_id: str, raw: bytes, tag: str, deadline: float) -> Optional[Entry]:
+        """The session a value holds; None when it is collected or does not name a user whose tag
+        the id carries (a forged tag, a lost tag key). A value this store did not write is a
+        corrupt session: its record is empty, which the core decides EXPIRED (RESTORE_FAILED),
+        and the write of that decision replaces the value. (The read path: _unpack, inline.)"""
+        try:
+            version, created, collect, ulen, dlen = _header_of(raw)
+            user_end = _HEADER_SIZE + ulen
+            end = user_end + dlen
+            if len(raw) < end:
+                raise _Corrupt()
+            user = raw[_HEADER_SIZE:user_end].decode("utf-8")
+            device = raw[user_end:end].decode("utf-8")
+        except (struct.error, UnicodeDecodeError, _Corrupt):
+            e = _new(Entry)
+            _set(e, "__dict__", {"session_id": session_id, "user": "", "device": "", "created_ms": 0, "record": b"",
+                                 "version": 0, "raw": raw})
+            return e
+        if collect and collect <= _time_ns() // 1_000_000:
+            return None  # dead for certain since collect_at: gone, as its TTL would have it
+        if user and (self._tags.get(user) or self._tag_of(user, deadline)) != tag:
             return None
-        user = str(raw.decode("utf-8"))
-        with self._lock:
-            if len(self._pointers) >= self._pointer_cache:
-                self._pointers.pop(next(iter(self._pointers)))
-            self._pointers[session_id] = user  # a session never changes its user
-        return user
+        e = _new(Entry)
+        _set(e, "__dict__", {"session_id": session_id, "user": user, "device": device, "created_ms": created,
+                             "record": raw[end:], "version": version, "raw": raw})
+        return e
 
     # -- the interface --------------------------------------------------------------------------
 
     def get(self, session_id: str, deadline: float) -> Optional[Entry]:
-        user = self._user_of(session_id, deadline)
-        if user is None:
-            return None
-        value = self._call(deadline, self.client.get, self._session_key(user, session_id))
-        return None if value is None else _unpack(session_id, user, value)
+        # The read path: one HGET. _call, inline (a request makes this call and nothing else).
+        if self._tag_key is None:
+            self._ready(deadline)
+        tag = session_id[:TAG_LENGTH]
+        if _monotonic() >= deadline:
+            raise StoreUnavailable("the store's time for this decision ran out")
+        try:
+            raw = self.client.hget(self._open + tag + "}", session_secret(session_id))
+        except self._unavailable as e:
+            raise StoreUnavailable(f"Redis: {e}") from None
+        if _monotonic() >= deadline:
+            raise StoreUnavailable("the store's time for this decision ran out")  # late is not in time
+        return None if raw is None else self._entry_of(session_id, raw, tag, deadline)
 
     def compare_and_set(self, entry: Entry, record: bytes, collect_at_ms: int, deadline: float) -> bool:
-        keys = [self._session_key(entry.user, entry.session_id), self._index_key(entry.user)]
-        old = self._call(deadline, self._cas, self.client, keys, [b"%010d" % entry.version, record, str(collect_at_ms)])
-        if old == -3:
-            return False
-        if collect_at_ms == 0:
-            self._call(deadline, self.client.persist, self._pointer_key(entry.session_id))
-        elif old != -1 and collect_at_ms > old:
-            # The pointer lives as long as its session (another slot: a second call, only when
-            # the collection moved later, at most once per coalescing precision).
-            self._call(deadline, lambda: self.client.pexpireat(self._pointer_key(entry.session_id), collect_at_ms, gt=True))
-        return True
+        if entry.raw is None:
+            raise ValueError("the entry was not read from this store")
+        if self._tag_key is None:
+            self._ready(deadline)
+        new = _pack(entry.version + 1, entry.created_ms, collect_at_ms, entry.user, entry.device, record)
+        done = self._call(deadline, self._cas, self.client, [self._hash_key(entry.session_id[:TAG_LENGTH])],
+                          [session_secret(entry.session_id), entry.raw, new, str(collect_at_ms)])
+        return bool(done == 1)
 
     def user_view(self, user: str, deadline: float) -> UserView:
-        members = [m.decode("ascii") for m in self._call(deadline, self.client.zrange, self._index_key(user), 0, -1)]
-        rows: List[Any] = []
-        if members:
-            def read() -> Any:
-                pipe = self.client.pipeline(transaction=False)
-                for m in members:
-                    pipe.get(self._session_key(user, m))
-                return pipe.execute()
-
-            rows = self._call(deadline, read)
+        tag = self._tag_of(user, deadline)
+        fields = self._call(deadline, self.client.hgetall, self._hash_key(tag))
+        now = _now_ms()
         entries: List[Entry] = []
-        dead: List[str] = []
-        for m, value in zip(members, rows):
-            if value is None:
-                dead.append(m)  # collected by its TTL: dropped from the index at the next commit
-            else:
-                entries.append(_unpack(m, user, value))
+        dead: List[bytes] = []
+        for field, raw in fields.items():
+            try:
+                _, _, collect, owner, _, _ = _unpack(raw)
+            except _Corrupt:
+                continue  # not this user's for certain: left to its own reader (RESTORE_FAILED)
+            if 0 < collect <= now:
+                dead.append(field)  # collected: deleted at this user's next commit
+            elif owner == user and len(field) == 32:
+                session_id = tag + base64.urlsafe_b64encode(field).decode("ascii").rstrip("=")
+                entry = self._entry_of(session_id, raw, tag, deadline)
+                if entry is not None:
+                    entries.append(entry)
         entries.sort(key=lambda e: (e.created_ms, e.session_id))
-        return UserView(entries, (members, dead))
+        return UserView(entries, (tag, fields, dead))
 
     def commit_user(
         self, user: str, view: UserView, updates: Sequence[Update], create: Optional[Tuple[Entry, int]], deadline: float
     ) -> bool:
-        members, dead = view.token
-        entries = view.entries
-        keys = [self._index_key(user)] + [self._session_key(user, e.session_id) for e in entries]
-        records: List[bytes] = []
-        position = {e.session_id: i for i, e in enumerate(entries)}
-        spec: dict[str, Any] = {"m": members, "v": ["%010d" % e.version for e in entries], "d": dead, "u": []}
+        tag, fields, dead = view.token
+        after: dict[bytes, int] = {}  # every field the hash keeps, and its collection time
+        for field, raw in fields.items():
+            try:
+                after[field] = _unpack(raw)[2]
+            except _Corrupt:
+                after[field] = 0  # kept, and keeps the hash: never collected early
+        for field in dead:
+            del after[field]
+        sets: List[bytes] = []
         for u in updates:
-            records.append(u.record)
-            spec["u"].append([position[u.entry.session_id] + 2, len(records) + 1, u.collect_at_ms])
+            e = u.entry
+            field = session_secret(e.session_id)
+            sets += [field, _pack(e.version + 1, e.created_ms, u.collect_at_ms, e.user, e.device, u.record)]
+            after[field] = u.collect_at_ms
         if create is not None:
             e, collect_at_ms = create
-            records.append(_pack(1, e.created_ms, e.device, e.record))
-            keys.append(self._session_key(user, e.session_id))
-            spec["c"] = [len(records) + 1, e.session_id, str(e.created_ms), collect_at_ms]
-            # The pointer first: a request can find the session as soon as it exists; a
-            # pointer whose commit then fails points at nothing and is collected with its TTL.
-            pointer = self._pointer_key(e.session_id)
-            if collect_at_ms > 0:
-                self._call(deadline, lambda: self.client.set(pointer, user, pxat=collect_at_ms))
-            else:
-                self._call(deadline, lambda: self.client.set(pointer, user))
-        result = self._call(deadline, self._commit, self.client, keys, [json.dumps(spec), *records])
+            if e.session_id[:TAG_LENGTH] != tag:
+                raise ValueError("a new session's id must come from this store's new_session_id(user)")
+            field = session_secret(e.session_id)
+            sets += [field, _pack(1, e.created_ms, collect_at_ms, user, e.device, e.record)]
+            after[field] = collect_at_ms
+        expiry = 0 if not after or 0 in after.values() else max(after.values())
+        args: List[Any] = [len(fields), expiry, len(dead), len(sets) // 2]
+        for field, raw in fields.items():
+            args += [field, raw]
+        args += dead
+        args += sets
+        result = self._call(deadline, self._commit, self.client, [self._hash_key(tag)], args)
         return bool(result == 1)
 
     def close(self) -> None:
