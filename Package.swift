@@ -63,7 +63,7 @@ let package = Package(
         .target(name: "InactivityScenarios", dependencies: ["InactivityCore"]),
         .executableTarget(name: "inactivity-demo", dependencies: ["InactivityCore", "InactivityScenarios"]),
         // The conformance suite's scenario compiler (scenario -> flat op list) and its Swift
-        // runner; the C, Python and Kotlin runners are in conformance/ and bindings/kotlin-jni.
+        // runner; the C, Python and Kotlin runners are in verify/conformance/ and bindings/kotlin-jni.
         .executableTarget(name: "inactivity-conformance", dependencies: ["CInactivity", "InactivityCore", "InactivityScenarios"]),
         // Which Apple platform signals become which engine inputs, the per-scene window count,
         // the cover and once-only presentation rules: no Apple SDK needed, tested everywhere.
@@ -72,7 +72,7 @@ let package = Package(
         // SwiftUI exist (the Apple workflow builds it for the iOS simulator); elsewhere the
         // module is empty.
         .target(name: "InactivityApple", dependencies: ["InactivityAppleMapping", "InactivityCore"]),
-        .testTarget(name: "InactivityCoreTests", dependencies: ["InactivityCore", "InactivityAsync"]),
+        .testTarget(name: "InactivityCoreTests", dependencies: ["InactivityCore", "InactivityAsync", "CInactivity"]),
         .testTarget(name: "InactivityScenariosTests", dependencies: ["InactivityCore", "InactivityScenarios"]),
         .testTarget(name: "InactivityAppleMappingTests", dependencies: ["InactivityAppleMapping", "InactivityCore"]),
     ]

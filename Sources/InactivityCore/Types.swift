@@ -57,32 +57,34 @@ public enum Reason: Int32, Sendable, CaseIterable, CustomStringConvertible {
     /// EXPIRED: pushed out by a newer sign-in on another device (the user's device limit).
     case deviceLimit = 23
 
+    /// The reason's name as the C ABI prints it (`inact_reason_string`: `IDLE_TIMEOUT`), the same
+    /// in every binding; ReasonNameTests checks each case against the C table.
     public var description: String {
         switch self {
-        case .none: "none"
-        case .started: "started"
-        case .restored: "restored"
-        case .continued: "continued"
-        case .activity: "activity"
-        case .unlocked: "unlocked"
-        case .extended: "extended"
-        case .idle: "idle"
-        case .idleTimeout: "idle-timeout"
-        case .backgroundTimeout: "background-timeout"
-        case .manualLock: "manual-lock"
-        case .untrustedClock: "untrusted-clock"
-        case .absoluteTimeout: "absolute-timeout"
-        case .lockedTimeout: "locked-timeout"
-        case .unlockFailures: "unlock-failures"
-        case .logout: "logout"
-        case .revoked: "revoked"
-        case .passwordChanged: "password-changed"
-        case .restoreFailed: "restore-failed"
-        case .deviceLocked: "device-locked"
-        case .offlineTimeout: "offline-timeout"
-        case .offlineExpiry: "offline-expiry"
-        case .restart: "restart"
-        case .deviceLimit: "device-limit"
+        case .none: "NONE"
+        case .started: "STARTED"
+        case .restored: "RESTORED"
+        case .continued: "CONTINUED"
+        case .activity: "ACTIVITY"
+        case .unlocked: "UNLOCKED"
+        case .extended: "EXTENDED"
+        case .idle: "IDLE"
+        case .idleTimeout: "IDLE_TIMEOUT"
+        case .backgroundTimeout: "BACKGROUND_TIMEOUT"
+        case .manualLock: "MANUAL_LOCK"
+        case .untrustedClock: "UNTRUSTED_CLOCK"
+        case .absoluteTimeout: "ABSOLUTE_TIMEOUT"
+        case .lockedTimeout: "LOCKED_TIMEOUT"
+        case .unlockFailures: "UNLOCK_FAILURES"
+        case .logout: "LOGOUT"
+        case .revoked: "REVOKED"
+        case .passwordChanged: "PASSWORD_CHANGED"
+        case .restoreFailed: "RESTORE_FAILED"
+        case .deviceLocked: "DEVICE_LOCKED"
+        case .offlineTimeout: "OFFLINE_TIMEOUT"
+        case .offlineExpiry: "OFFLINE_EXPIRY"
+        case .restart: "RESTART"
+        case .deviceLimit: "DEVICE_LIMIT"
         }
     }
 

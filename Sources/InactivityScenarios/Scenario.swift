@@ -7,7 +7,7 @@ import InactivityCore
 
 public struct Scenario: Sendable {
     public var name: String?
-    /// Where the text came from, for messages ("scenarios/banking.scenario" or "built-in demo").
+    /// Where the text came from, for messages ("verify/scenarios/banking.scenario" or "built-in demo").
     public var source: String
     public var policy: SessionPolicy
     /// How the policy was written: the preset's name, plus "+ overrides" when `set` lines follow.
@@ -151,9 +151,15 @@ public enum Names {
         SessionState.allCases.first { $0.description == text.uppercased() }
     }
 
-    /// Reasons are written as the core prints them: `idle-timeout`, `manual-lock`, ...
+    /// Reasons are written in scenario files and the demo's timeline in lower case with dashes:
+    /// `idle-timeout`, `manual-lock`, ... (the core's name, `IDLE_TIMEOUT`, in the demo's style).
     public static func reason(_ text: String) -> Reason? {
-        Reason.allCases.first { $0.description == text.lowercased() }
+        Reason.allCases.first { reasonText($0) == text.lowercased() }
+    }
+
+    /// `IDLE_TIMEOUT` -> `idle-timeout`: the demo's and the scenario files' spelling of a reason.
+    public static func reasonText(_ reason: Reason) -> String {
+        String(reason.description.lowercased().map { $0 == "_" ? "-" : $0 })
     }
 
     public static func errorCode(_ text: String) -> InactivityError.Code? {

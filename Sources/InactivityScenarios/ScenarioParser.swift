@@ -443,11 +443,11 @@ private struct ParseState {
             if let r = rest.first {
                 guard let parsed = Names.reason(r) else {
                     throw ScenarioError(line: line, message: "unknown reason '\(r)' (one of: "
-                        + Names.list(Reason.allCases.map(\.description)) + ")")
+                        + Names.list(Reason.allCases.map(Names.reasonText)) + ")")
                 }
                 guard Reason.allowed(in: state).contains(parsed) else {
-                    throw ScenarioError(line: line, message: "\(state) never has reason \(parsed) (it can be: "
-                        + Names.list(Reason.allowed(in: state).map(\.description).sorted()) + ")")
+                    throw ScenarioError(line: line, message: "\(state) never has reason \(Names.reasonText(parsed)) (it can be: "
+                        + Names.list(Reason.allowed(in: state).map(Names.reasonText).sorted()) + ")")
                 }
                 reason = parsed
             }

@@ -337,7 +337,7 @@ public final class ScenarioRunner {
         case .state(let state, let reason, let since):
             let sinceText = lastChangeMs.map { " since \(TimeText.clock($0))" } ?? ""
             if info.state != state || (reason != nil && info.reason != reason) || (since != nil && lastChangeMs != since) {
-                problem = "got \(info.state) \(info.reason)\(sinceText)"
+                problem = "got \(info.state) \(Names.reasonText(info.reason))\(sinceText)"
             } else {
                 problem = nil
             }
@@ -475,7 +475,7 @@ public final class ScenarioRunner {
 
     private func row(_ timeMs: Int64, _ what: String, state: SessionState, reason: Reason, remainingMs: Int64,
                      note: String? = nil) -> String {
-        format(timeMs, what, "\(state)", "\(reason)", TimeText.remaining(remainingMs), note)
+        format(timeMs, what, "\(state)", Names.reasonText(reason), TimeText.remaining(remainingMs), note)
     }
 
     private func format(_ timeMs: Int64, _ what: String, _ state: String, _ reason: String, _ remaining: String,

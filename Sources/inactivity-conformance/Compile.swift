@@ -1,4 +1,4 @@
-// Compiles a parsed Scenario into the conformance op list (conformance/README.md): one engine
+// Compiles a parsed Scenario into the conformance op list (verify/conformance/README.md): one engine
 // call per line, exact integer milliseconds, no scenario syntax left. Every binding's runner
 // executes the same list, so none needs a scenario parser, and a difference in their outputs
 // can only come from the binding.

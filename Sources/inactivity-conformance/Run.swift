@@ -1,5 +1,5 @@
 // The Swift runner: executes an op list through InactivityCore (the Swift host's API) and
-// prints the canonical output (conformance/README.md). The C, Python and Kotlin runners print
+// prints the canonical output (verify/conformance/README.md). The C, Python and Kotlin runners print
 // the same text through their own bindings; the conformance suite compares them byte for byte.
 
 import CInactivity   // the library's names (inact_*_string, inact_*_from_string): Swift reads them as C does

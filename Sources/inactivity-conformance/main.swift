@@ -1,4 +1,4 @@
-// inactivity-conformance: the Swift half of the conformance suite (conformance/README.md).
+// inactivity-conformance: the Swift half of the conformance suite (verify/conformance/README.md).
 //
 //   inactivity-conformance compile OUTDIR SCENARIO...   each FILE.scenario -> OUTDIR/FILE.ops
 //   inactivity-conformance run OUTDIR OPS...            each FILE.ops -> OUTDIR/FILE.out (Swift)

@@ -208,7 +208,7 @@ final class LiveSession {
     private func printPending() {
         for e in pending.drain() where e.kind == .stateChanged {
             let late = e.nowMs - e.timeMs > 1 ? "  (took effect \(TimeText.remaining(e.nowMs - e.timeMs)) ago)" : ""
-            log("  \(e.previousState) -> \(e.state)  \(e.reason)\(late)")
+            log("  \(e.previousState) -> \(e.state)  \(Names.reasonText(e.reason))\(late)")
         }
     }
 
@@ -226,11 +226,11 @@ final class LiveSession {
         case .warning:
             text = "\u{1B}[7m Still there? Locking in \(seconds ?? 0) s: press c to continue \u{1B}[0m"
         case .active:
-            text = "[ACTIVE \(reason)] " + (seconds.map { "locks in \(TimeText.remaining($0 * 1000))" } ?? "")
+            text = "[ACTIVE \(Names.reasonText(reason))] " + (seconds.map { "locks in \(TimeText.remaining($0 * 1000))" } ?? "")
         case .locked:
-            text = "[LOCKED \(reason)] press u to unlock, x for a wrong PIN"
+            text = "[LOCKED \(Names.reasonText(reason))] press u to unlock, x for a wrong PIN"
         case .expired:
-            text = "[EXPIRED \(reason)] press s to sign in"
+            text = "[EXPIRED \(Names.reasonText(reason))] press s to sign in"
         case .loading:
             text = "[LOADING] press s to sign in"
         }

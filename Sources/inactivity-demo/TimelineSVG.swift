@@ -257,7 +257,7 @@ struct TimelineSVG {
         // The last state runs on past the end of the scenario, to an arrow, with room for its name.
         let last = bands[bands.count - 1]
         let lastName = Self.textWidth(last.state.map(\.description) ?? "no process", size: Layout.font, bold: true)
-        let lastReason = Self.textWidth(last.state == nil || last.reason == .none ? "" : last.reason.description, size: Layout.small)
+        let lastReason = Self.textWidth(last.state == nil || last.reason == .none ? "" : Names.reasonText(last.reason), size: Layout.small)
         let tail = max(Layout.tail, max(lastName, lastReason) + 24)
         let plotWidth = scale.width + tail
         let X = { (ms: Int64) -> Double in left + scale.x(ms) }
@@ -345,7 +345,7 @@ struct TimelineSVG {
             if i == bands.count - 1 { x1 += tail - 8 }
             let (fill, ink) = TimelineMarks.colours(band.state)
             let name = band.state.map(\.description) ?? "no process"
-            let reason = band.state == nil || band.reason == .none ? "" : band.reason.description
+            let reason = band.state == nil || band.reason == .none ? "" : Names.reasonText(band.reason)
             body.raw("<rect class=\"band\" data-state=\"\(band.state.map(\.description) ?? "none")\" data-reason=\"\(reason)\" data-start-ms=\"\(band.startMs)\" data-end-ms=\"\(band.endMs)\" x=\"\(f(x0))\" y=\"\(f(bandTop))\" width=\"\(f(x1 - x0))\" height=\"\(f(bandHeight))\" fill=\"\(band.state == nil ? "url(#noprocess)" : fill)\"\(band.state == nil ? " stroke=\"#a0aec0\" stroke-width=\"0.8\"" : "")>")
             body.title("\(name)\(reason.isEmpty ? "" : " (\(reason))") from \(clock(band.startMs)) to \(clock(band.endMs))")
             body.raw("</rect>")
@@ -447,9 +447,9 @@ struct TimelineSVG {
         var deadlineLabelEnd = -Double.infinity
         for (i, d) in deadlines.enumerated() {
             let x = X(d.effectiveMs)
-            body.raw("<g class=\"deadline\" data-reason=\"\(d.reason)\" data-time-ms=\"\(d.effectiveMs)\" data-delivered-ms=\"\(d.deliveredMs)\">")
+            body.raw("<g class=\"deadline\" data-reason=\"\(Names.reasonText(d.reason))\" data-time-ms=\"\(d.effectiveMs)\" data-delivered-ms=\"\(d.deliveredMs)\">")
             let late = d.deliveredMs > d.effectiveMs ? ", delivered at \(clock(d.deliveredMs)) (caught up)" : ""
-            body.title("\(clock(d.effectiveMs))  deadline \(d.reason): \(d.state)\(late)")
+            body.title("\(clock(d.effectiveMs))  deadline \(Names.reasonText(d.reason)): \(d.state)\(late)")
             if d.deliveredMs > d.effectiveMs {
                 let xd = X(d.deliveredMs)
                 body.raw("<line x1=\"\(f(x))\" y1=\"\(f(flagY))\" x2=\"\(f(xd))\" y2=\"\(f(flagY))\" stroke=\"\(Palette.red)\" stroke-width=\"1.2\" stroke-dasharray=\"3 2\"/>")
@@ -460,7 +460,7 @@ struct TimelineSVG {
             body.raw("</g>")
             let next = i + 1 < deadlines.count ? X(deadlines[i + 1].effectiveMs) - 5 : left + plotWidth + Layout.right
             let labelX = max(x + 6, d.deliveredMs > d.effectiveMs ? X(d.deliveredMs) + 5 : 0)
-            let text = d.reason.description
+            let text = Names.reasonText(d.reason)
             let w = Self.textWidth(text, size: Layout.small)
             if labelX + w <= next {
                 body.text(text, x: labelX, y: flagY - 1, size: Layout.small, fill: Palette.red, halo: true)

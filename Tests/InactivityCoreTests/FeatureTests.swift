@@ -569,7 +569,7 @@ struct RestartTests {
         #expect(try rig.engine.info().lastServerContactMs == 9 * second)
     }
 
-    // Found by fuzz/inact_fuzz.c (model reading of "as if the process had been awake"): a
+    // Found by verify/fuzz/inact_fuzz.c (model reading of "as if the process had been awake"): a
     // contact reported in LOADING counted before the catch-up, so an offline expiry (or lock)
     // that fell due while the process was dead never applied: "restore: LOADING -> LOCKED
     // (IDLE_TIMEOUT) time 10000; the model expects LOADING -> EXPIRED (OFFLINE_EXPIRY) time 10000".

@@ -1,4 +1,4 @@
-// Regression tests for engine bugs found by the reliability harness (fuzz/, stress/,
+// Regression tests for engine bugs found by the reliability harness (verify/fuzz/, verify/stress/,
 // scripts/memcheck). One test per finding, named after the behaviour the design promises; each
 // failed before its fix. RELIABILITY.md lists them with the input that found them.
 
@@ -11,7 +11,7 @@ import Testing
 
 @Suite("Regressions found by the fuzzer")
 struct RegressionTests {
-    // Found by fuzz/inact_fuzz.c: "activity: 0 event(s) delivered, the model expects 1
+    // Found by verify/fuzz/inact_fuzz.c: "activity: 0 event(s) delivered, the model expects 1
     // (ACTIVE -> LOCKED (BACKGROUND_TIMEOUT) at 5600)". Every API call first evaluates every
     // deadline (docs/design.md section 2, "Deadlines, precedence and catch-up"), so a frozen process that wakes
     // up sees the lock inside the first call, whatever that call is. Activity that is ignored
@@ -53,7 +53,7 @@ struct RegressionTests {
 
 @Suite("Regressions found by the fuzzer: simulated reboots")
 struct RebootRegressionTests {
-    // Found by fuzz/inact_fuzz.c: "event.time_ms 33924 after now_ms 7000". A LOADING engine
+    // Found by verify/fuzz/inact_fuzz.c: "event.time_ms 33924 after now_ms 7000". A LOADING engine
     // whose manual clock is rebooted (the documented way to prepare a restore test) and then
     // started kept its pre-reboot evaluation time as a floor for every transition: WARNING and
     // LOCKED came at the right instants but carried time_ms 30000 (after now_ms), and
@@ -76,7 +76,7 @@ struct RebootRegressionTests {
 
 @Suite("Regressions found by the TSan stress")
 struct PausedIdleRegressionTests {
-    // Found by stress/inact_stress.c: "restore of a fresh snapshot: -12 (snapshot times must
+    // Found by verify/stress/inact_stress.c: "restore of a fresh snapshot: -12 (snapshot times must
     // satisfy start (2130790) <= last activity (2130813) <= snapshot clock (2130807))", then
     // reduced to one thread on the manual clock. With pause_idle_in_background, an unlock (or
     // the last hold release) in background sets last activity = now; on foreground the pause
@@ -124,7 +124,7 @@ struct PausedIdleRegressionTests {
 
 @Suite("Regressions found by the fuzzer: wall-clock extremes")
 struct WallClockExtremesRegressionTests {
-    // Found by fuzz/inact_fuzz.c: "restore: LOADING -> EXPIRED (ABSOLUTE_TIMEOUT) time
+    // Found by verify/fuzz/inact_fuzz.c: "restore: LOADING -> EXPIRED (ABSOLUTE_TIMEOUT) time
     // -2305843009210101452; the model expects EXPIRED (UNTRUSTED_CLOCK) time 0". A snapshot taken
     // with the wall clock at its maximum, restored after a reboot with a normal wall clock: the
     // wall clock went back, so the restore is EXPIRED (UNTRUSTED_CLOCK). The wall-clock delta
@@ -201,7 +201,7 @@ struct CloseRaceRegressionTests {
 
 @Suite("Regressions found by the fuzzer: inputs made by callbacks during an advance")
 struct AdvanceCallbackRegressionTests {
-    // Found by fuzz/inact_fuzz.c (90 s run): "advance with lock in the callback: LOCKED -> EXPIRED
+    // Found by verify/fuzz/inact_fuzz.c (90 s run): "advance with lock in the callback: LOCKED -> EXPIRED
     // (LOCKED_TIMEOUT) time 78294 now 79194; the model expects now 78294". The manual clock read
     // the engine's next deadline before the callbacks of that step had run; a lock made by a
     // callback brought the locked timeout closer, and the advance stepped past it, delivering

@@ -97,7 +97,7 @@ export interface Session {
     /** The server's read-only status (never extends), merged as holder reports; null without a server or an answer. */
     serverStatus(timeoutMs?: number): Promise<ServerExchange | null>;
     /** What another holder reported (ms: an age for ACTIVITY/LOCKED/EXPIRED, a time left for deadlines); every tab gets it. */
-    holderReport(kind: HolderReportKind, ms?: number, reason?: ReasonName): void;
+    holderReport(kind: HolderReportKind, options?: { reason?: ReasonName; ms?: number }): void;
     // The inputs relayed to every tab.
     activity(kind: ActivityKindName | number): void;
     start(): void;

@@ -18,6 +18,11 @@ export type Id = bigint | number;
 export * from './generated/enums.js';
 import type { StateName, ReasonName, ActivityKindName, IdleActionName, PresetName, AuthName,
     RefreshOutcomeName, HolderKindName } from './generated/enums.js';
+/** engine.holderReport's named arguments: the holder's reason (LOCKED, EXPIRED) and ms (an age or a time left). */
+export interface HolderReportOptions {
+    reason?: ReasonName | number;
+    ms?: Ms;
+}
 export type EndReasonName = 'LOGOUT' | 'REVOKED' | 'PASSWORD_CHANGED' | 'DEVICE_LIMIT';
 
 /** INACT_NEVER as it crosses: Infinity. */
@@ -159,8 +164,9 @@ export interface Engine {
     biometricsChanged(): void;
     end(reason: EndReasonName | ReasonName | number): void;
     /** What another holder observed: ms is the age (ACTIVITY, LOCKED, EXPIRED) or the time
-     *  left (IDLE_DEADLINE, ABSOLUTE_DEADLINE); reason the holder's for LOCKED and EXPIRED. */
-    holderReport(kind: HolderKindName | number, ms?: Ms, reason?: ReasonName | number): void;
+     *  left (IDLE_DEADLINE, ABSOLUTE_DEADLINE); reason the holder's for LOCKED and EXPIRED.
+     *  Named, not positional (C's order is kind, reason, ms): { reason: 'MANUAL_LOCK' }, { ms: 5000 }. */
+    holderReport(kind: HolderKindName | number, options?: HolderReportOptions): void;
     refreshResult(httpStatus: number, oauthError?: string | null, generation?: Id): RefreshOutcomeName;
     tokenRotated(generation: Id): void;
     serverContact(): void;

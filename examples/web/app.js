@@ -119,7 +119,7 @@ $('unlock').addEventListener('click', async () => {
     // The server verifies the credential (the demo's accepts any) and unlocks its end first.
     const answer = await serverCall('POST', '/inactivity/unlock', { credential: 'demo' });
     if (answer?.ok) session.unlock();
-    else if (answer?.status === 401) session.holderReport('EXPIRED', 0, answer.body?.reason ?? 'REVOKED');
+    else if (answer?.status === 401) session.holderReport('EXPIRED', { reason: answer.body?.reason ?? 'REVOKED' });
     else log(`unlock refused by the server: ${answer?.status ?? 'no answer'}`);
 });
 $('signin').addEventListener('click', () => {

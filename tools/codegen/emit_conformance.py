@@ -4,11 +4,11 @@ An op's name is its `op` column of names.toml (inact_device_locked: "device-lock
 runner keeps its own ops (arguments, results, host state) and runs these as well; an input
 names.toml leaves to a runner's hand code (`hand` op-c, op-py, op-swift, op-kt, fuzz) is left
 out of that runner's generated list:
-- conformance/runner_ops.h (C runner): GENERATED_OPS(X), X(op, call), tried after SIMPLE_OPS;
-- conformance/runner_ops.py (Python runner, differential.py): OPS, (op, Engine method) pairs;
+- verify/conformance/runner_ops.h (C runner): GENERATED_OPS(X), X(op, call), tried after SIMPLE_OPS;
+- verify/conformance/runner_ops.py (Python runner, differential.py): OPS, (op, Engine method) pairs;
 - Sources/inactivity-conformance/GeneratedOps.swift and the Kotlin runner's GeneratedOps.kt:
   a switch over the ops, calling the binding's method (its `core` / `kotlin` name);
-- fuzz/ops_generated.h: FUZZ_GENERATED_OPS(X), X(name), the inputs the fuzz driver has no op
+- verify/fuzz/ops_generated.h: FUZZ_GENERATED_OPS(X), X(name), the inputs the fuzz driver has no op
   for; each is an op after the driver's own (the corpus keeps its numbering) and calls
   m_<name> of the model, which the input's author writes (the reference behaviour).
 """
@@ -85,9 +85,9 @@ def emit(model: Model) -> dict[str, str]:
     fz += [f"    X({f.short}) \\" for f in simple_inputs(model) if not f.hand("fuzz")]
     fz += ["    /* end */", ""]
     return {
-        "conformance/runner_ops.h": "\n".join(c),
-        "conformance/runner_ops.py": "\n".join(py),
+        "verify/conformance/runner_ops.h": "\n".join(c),
+        "verify/conformance/runner_ops.py": "\n".join(py),
         "Sources/inactivity-conformance/GeneratedOps.swift": "\n".join(sw),
         "bindings/kotlin-jni/src/test/kotlin/dev/inactivity/GeneratedOps.kt": "\n".join(kt),
-        "fuzz/ops_generated.h": "\n".join(fz),
+        "verify/fuzz/ops_generated.h": "\n".join(fz),
     }

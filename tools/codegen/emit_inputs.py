@@ -12,7 +12,7 @@ code composes the file and never has a marked region:
 - bindings/js/generated/inputs.d.ts: their declarations, merged into index.d.ts's Engine;
 - bindings/kotlin-jni/src/main/kotlin/dev/inactivity/generated/Inputs.kt: the methods, as
   extensions of InactivityEngine calling the generated natives (emit_kotlin's NativeCalls);
-- conformance/generated/runner_ops.mjs: the JavaScript runner's ops (op, Engine method, kinds);
+- verify/conformance/generated/runner_ops.mjs: the JavaScript runner's ops (op, Engine method, kinds);
 - Tests/CTests/generated/state_inputs.inc: make_input's line for each input of the engine alone,
   by the rule table's input name (inact_device_locked -> "device locked"; a name the rule table
   spells otherwise fails that test, which names it).
@@ -123,7 +123,7 @@ def emit(model: Model) -> dict[str, str]:
     mjs += [f"    ['{f.names.op}', '{f.names.js}', [" + ", ".join(
         "'big'" if p.ctype in ("int64_t", "uint64_t") else "'num'" for p in f.params[1:]) + "]],"
         for f in inputs if f.names.op and f.names.js and not f.hand("op-js")]
-    out["conformance/generated/runner_ops.mjs"] = "\n".join(mjs + ["];", ""])
+    out["verify/conformance/generated/runner_ops.mjs"] = "\n".join(mjs + ["];", ""])
 
     c = [f"/* {NOTE}", " * (scripts/test readme fails while it is stale). make_input's line for each input that takes the",
          " * engine alone and that test_state_table.c does not drive itself, by the rule table's name. */"]

@@ -379,10 +379,10 @@ HAND_LAYERS = {
     "js": "its Engine method is in bindings/js/src/index.js and index.d.ts",
     "op-swift": "its conformance op is in Sources/inactivity-conformance/Run.swift",
     "op-kt": "its conformance op is in the Kotlin ConformanceRunner.kt",
-    "op-js": "its conformance op is in conformance/runner.mjs",
-    "op-c": "its conformance op is in conformance/runner.c",
-    "op-py": "its conformance op is in conformance/runner.py",
-    "fuzz": "its fuzz op is in fuzz/inact_fuzz.c",
+    "op-js": "its conformance op is in verify/conformance/runner.mjs",
+    "op-c": "its conformance op is in verify/conformance/runner.c",
+    "op-py": "its conformance op is in verify/conformance/runner.py",
+    "fuzz": "its fuzz op is in verify/fuzz/inact_fuzz.c",
     "ctest": "its line of make_input is in Tests/CTests/test_state_table.c",
 }
 

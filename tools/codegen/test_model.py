@@ -98,12 +98,12 @@ class ModelTest(unittest.TestCase):
                 "{ NativeCalls.screenShared(it, duration.toWireMs()) }",
             "bindings/js/src/generated/inputs.js": "['screenShared', 'inact_screen_shared', [['duration', 'ms', null, 'i64']]]",
             "bindings/js/generated/inputs.d.ts": "screenShared(ms: Ms): void;",
-            "conformance/runner_ops.h": 'X("screen-shared", inact_screen_shared(engine, (int64_t)int_arg(a, 0)))',
-            "conformance/runner_ops.py": '("screen-shared", "screen_shared", ("duration",)),',
+            "verify/conformance/runner_ops.h": 'X("screen-shared", inact_screen_shared(engine, (int64_t)int_arg(a, 0)))',
+            "verify/conformance/runner_ops.py": '("screen-shared", "screen_shared", ("duration",)),',
             "Sources/inactivity-conformance/GeneratedOps.swift": 'case "screen-shared": try e.screenShared(ms: Int64(a[0])!)',
             "bindings/kotlin-jni/src/test/kotlin/dev/inactivity/GeneratedOps.kt":
                 '"screen-shared" -> e.screenShared(a[0].toLong().milliseconds)',
-            "conformance/generated/runner_ops.mjs": "['screen-shared', 'screenShared', ['big']],",
+            "verify/conformance/generated/runner_ops.mjs": "['screen-shared', 'screenShared', ['big']],",
         }
         for path, line in expected.items():
             self.assertIn(line, files[path], path)
@@ -111,7 +111,7 @@ class ModelTest(unittest.TestCase):
                       files["bindings/python/src/inactivity/_generated/inputs.py"])
         # Left to hand code, as its row says.
         self.assertNotIn("screen", files["Tests/CTests/generated/state_inputs.inc"])
-        self.assertNotIn("screen", files["fuzz/ops_generated.h"])
+        self.assertNotIn("screen", files["verify/fuzz/ops_generated.h"])
 
     def test_a_status_and_a_reason_reach_every_binding_from_the_header_and_the_table(self) -> None:
         # A throwaway status in the limit category and a throwaway reason: every binding's error

@@ -215,7 +215,7 @@ export function connect(engine, options = {}) {
         const wall = Date.now();
         const ms = message.at !== undefined ? Math.max(0, wall - message.at) : Math.max(0, message.until - wall);
         if (!Number.isFinite(ms)) return;
-        apply('relay', 'holderReport', [message.kind, Math.round(ms), message.reason ?? 'NONE']);
+        apply('relay', 'holderReport', [message.kind, { reason: message.reason ?? 'NONE', ms: Math.round(ms) }]);
         save();
     }
     // Activity crosses as the engine's own last counted activity (so a kind the policy does
@@ -332,12 +332,12 @@ export function connect(engine, options = {}) {
         cause = 'server';
         try {
             try {
-                engine.holderReport(kind, ms, reason);
+                engine.holderReport(kind, { reason, ms });
             } catch (error) {
                 onError(error);
                 if (!GENERIC[kind] || reason === GENERIC[kind]) return;
                 reason = GENERIC[kind];
-                engine.holderReport(kind, ms, reason);
+                engine.holderReport(kind, { reason, ms });
             }
             relayReport(kind, reason, ms);
         } catch (error) { onError(error); } finally { cause = outer; }
@@ -633,10 +633,11 @@ export function connect(engine, options = {}) {
          *  absoluteRemainingMs, tookMs } or null (no server, a network failure). */
         serverStatus: (timeoutMs = statusTimeoutMs) => serverStatus(timeoutMs),
         /** What another holder of the session reported, applied here and relayed to every tab. */
-        holderReport(kind, ms = 0, reason = 'NONE') {
+        holderReport(kind, options = {}) {
             const outer = cause;
             cause = 'local';
-            try { engine.holderReport(kind, ms, reason); } finally { cause = outer; }
+            try { engine.holderReport(kind, options); } finally { cause = outer; }
+            const { reason = 'NONE', ms = 0 } = options;
             relayReport(kind, reason, ms);
             save();
         },

@@ -35,6 +35,21 @@ const CLOSED_MESSAGE = 'the engine is closed';
 const INVALID_HANDLE = statuses.find(([name]) => name === 'INACT_E_INVALID_HANDLE')[1];
 const closedError = () => new errorClasses[INVALID_HANDLE]('INACT_E_INVALID_HANDLE', INVALID_HANDLE, CLOSED_MESSAGE);
 const ENGINE_OPTIONS = ['policy', 'onEvent', 'onError', 'clock', 'manual', 'keepAlive'];
+const REPORT_OPTIONS = ['reason', 'ms'];
+
+/** holderReport's second argument: an object of REPORT_OPTIONS, nothing else (a number there is
+ *  the 1.3 pre-release positional form, refused rather than read as something else). */
+function reportOptions(options) {
+    if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+        throw new TypeError(`holderReport's options (${shown(options)}) must be an object such as { reason: 'MANUAL_LOCK' } or { ms: 5000 }`);
+    }
+    for (const key of Object.keys(options)) {
+        if (!REPORT_OPTIONS.includes(key)) {
+            throw new TypeError(`options.${key} is not a holderReport option; the options are ${REPORT_OPTIONS.join(', ')}`);
+        }
+    }
+    return options;
+}
 
 const errorClasses = Object.fromEntries(statuses.filter(([, code]) => code !== 0)
     .map(([, code, , className]) => [code, errors[className]]));
@@ -799,10 +814,14 @@ export class Engine {
     /** What another holder of the session (a tab, the server) observed: kind 'ACTIVITY',
      *  'LOCKED', 'EXPIRED' (ms: the age of what it saw) or 'IDLE_DEADLINE',
      *  'ABSOLUTE_DEADLINE' (ms: the time left), relative to now; reason: the holder's for a
-     *  lock or an expiry, 'NONE' otherwise. It only ever makes the session stricter. */
-    holderReport(kind, ms = 0, reason = 'NONE') {
+     *  lock or an expiry, 'NONE' otherwise. It only ever makes the session stricter.
+     *  reason and ms are named ({ reason, ms }), as Python's keywords and Kotlin's named
+     *  arguments name them: each kind takes one of the two, and C's positional order
+     *  (kind, reason, ms) would make 'NONE' a placeholder in the commonest report. */
+    holderReport(kind, options = {}) {
         const L = this.#lib;
         const k = enumArg(enums.inact_holder_kind, kind, 'kind');
+        const { reason = 'NONE', ms = 0 } = reportOptions(options);
         const r = L.reasonArg(reason);
         const age = i64Arg(ms, 'ms');
         this.#call((h) => L.check(L.x.inact_holder_report(h, k, r, age)));

@@ -416,21 +416,28 @@ test('holderReport: each kind only makes the session stricter, and DEVICE_LIMIT 
     const { engine, events } = manual({ policy: new ia.Policy({ idleTimeoutMs: MIN, warningMs: 10_000 }) });
     engine.start();
     engine.advance(20_000);
-    engine.holderReport('ACTIVITY', 5_000);
+    engine.holderReport('ACTIVITY', { ms: 5_000 });
     assert.equal(engine.info().lastActivityMs, 15_000);
-    engine.holderReport('IDLE_DEADLINE', 5 * MIN);
+    engine.holderReport('IDLE_DEADLINE', { ms: 5 * MIN });
     assert.equal(engine.remainingMs, 55_000, 'a later deadline changes nothing');
-    engine.holderReport('IDLE_DEADLINE', 30_000);
+    engine.holderReport('IDLE_DEADLINE', { ms: 30_000 });
     assert.equal(engine.remainingMs, 30_000);
-    engine.holderReport(HolderKind.ABSOLUTE_DEADLINE, 20_000);
+    engine.holderReport(HolderKind.ABSOLUTE_DEADLINE, { ms: 20_000 });
     assert.equal(engine.remainingMs, 20_000);
-    engine.holderReport('LOCKED', 4_000, 'BACKGROUND_TIMEOUT');
+    engine.holderReport('LOCKED', { reason: 'BACKGROUND_TIMEOUT', ms: 4_000 });
     assert.deepEqual([events.at(-1).state, events.at(-1).reason, events.at(-1).timeMs], ['LOCKED', 'BACKGROUND_TIMEOUT', 16_000]);
     engine.holderReport('ACTIVITY');
     assert.equal(engine.state, 'LOCKED', 'activity never unlocks');
     assert.throws(() => engine.holderReport('EXPIRED'), (e) => e instanceof errors.InvalidArgumentError && /reason \(0\)/.test(e.message));
     assert.throws(() => engine.holderReport('SOMETHING'), TypeError);
-    engine.holderReport('EXPIRED', 0, 'DEVICE_LIMIT');
+    // Named, never positional: the pre-release (kind, ms, reason) form and an unknown name are
+    // refused, naming the argument and the accepted names, and change nothing.
+    assert.throws(() => engine.holderReport('EXPIRED', 0, 'DEVICE_LIMIT'),
+        (e) => e instanceof TypeError && /options \(0\) must be an object such as \{ reason/.test(e.message));
+    assert.throws(() => engine.holderReport('EXPIRED', { reasn: 'DEVICE_LIMIT' }),
+        (e) => e instanceof TypeError && e.message === 'options.reasn is not a holderReport option; the options are reason, ms');
+    assert.equal(engine.state, 'LOCKED');
+    engine.holderReport('EXPIRED', { reason: 'DEVICE_LIMIT' });
     assert.deepEqual([engine.state, engine.reason], ['EXPIRED', 'DEVICE_LIMIT']);
     engine.start();
     engine.end('DEVICE_LIMIT');

@@ -22,7 +22,7 @@ async function main(): Promise<void> {
         onServer: (x: ServerExchange) => console.log(x.what, x.status, x.tookMs, x.idleRemainingMs),
     });
     const status: ServerExchange | null = await withServer.serverStatus();
-    withServer.holderReport('LOCKED', 0, 'MANUAL_LOCK');
+    withServer.holderReport('LOCKED', { reason: 'MANUAL_LOCK' });
     const pinging: boolean = withServer.pinging && withServer.getSnapshot().pinging;
     withServer.disconnect();
     session.disconnect();

@@ -38,8 +38,8 @@ async function main(): Promise<void> {
         void kind;
         break;
     }
-    engine.holderReport('IDLE_DEADLINE', 60_000);
-    engine.holderReport('LOCKED', 0, 'MANUAL_LOCK');
+    engine.holderReport('IDLE_DEADLINE', { ms: 60_000 });
+    engine.holderReport('LOCKED', { reason: 'MANUAL_LOCK' });
     policy.keepaliveIntervalMs = 30_000;
     try { engine.end('DEVICE_LIMIT'); } catch (e) {
         // A status class is its category's subclass, and each class is a named export too.

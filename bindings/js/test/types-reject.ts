@@ -9,6 +9,8 @@ async function main(): Promise<void> {
     engine.advance('1000'); // @reject
     engine.end('STARTED_BY_MISTAKE'); // @reject
     engine.holderReport('PING'); // @reject
+    engine.holderReport('LOCKED', 0, 'MANUAL_LOCK'); // @reject
+    engine.holderReport('LOCKED', { reasn: 'MANUAL_LOCK' }); // @reject
     const id: number = engine.pushScope(1000); // @reject
     const state: number = engine.state; // @reject
     new ia.Engine({ clock: 'monotonic' }); // @reject

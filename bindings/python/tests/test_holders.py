@@ -25,7 +25,7 @@ def test_activity_counts_at_its_age(manual_engine: ManualFactory) -> None:
     engine = manual_engine()
     engine.start()
     engine.advance(20)
-    engine.holder_report(HolderKind.ACTIVITY, timedelta(seconds=5))
+    engine.holder_report(HolderKind.ACTIVITY, duration=timedelta(seconds=5))
     assert engine.info().last_activity == ms(15_000)
     assert engine.remaining() == timedelta(seconds=55)
     engine.lock()
@@ -39,7 +39,7 @@ def test_a_lock_is_followed_with_the_holders_reason_at_its_instant(
     engine = manual_engine(on_event=recorder)
     engine.start()
     engine.advance(20)
-    engine.holder_report(HolderKind.LOCKED, 4, reason=Reason.BACKGROUND_TIMEOUT)
+    engine.holder_report(HolderKind.LOCKED, duration=4, reason=Reason.BACKGROUND_TIMEOUT)
     assert (recorder[-1].state, recorder[-1].reason, recorder[-1].time) == (
         State.LOCKED,
         Reason.BACKGROUND_TIMEOUT,
@@ -65,9 +65,9 @@ def test_an_expiry_is_followed_with_device_limit(manual_engine: ManualFactory) -
 def test_an_earlier_idle_deadline_is_adopted(manual_engine: ManualFactory) -> None:
     engine = manual_engine()
     engine.start()
-    engine.holder_report(HolderKind.IDLE_DEADLINE, timedelta(minutes=5))
+    engine.holder_report(HolderKind.IDLE_DEADLINE, duration=timedelta(minutes=5))
     assert engine.remaining() == timedelta(seconds=60), "a later one changes nothing"
-    engine.holder_report(HolderKind.IDLE_DEADLINE, 30)
+    engine.holder_report(HolderKind.IDLE_DEADLINE, duration=30)
     assert engine.remaining() == timedelta(seconds=30)
     engine.advance(30)
     assert (engine.state(), engine.reason()) == (State.LOCKED, Reason.IDLE_TIMEOUT)
@@ -76,7 +76,7 @@ def test_an_earlier_idle_deadline_is_adopted(manual_engine: ManualFactory) -> No
 def test_an_earlier_absolute_deadline_is_adopted(manual_engine: ManualFactory) -> None:
     engine = manual_engine()
     engine.start()
-    engine.holder_report(HolderKind.ABSOLUTE_DEADLINE, timedelta(seconds=40))
+    engine.holder_report(HolderKind.ABSOLUTE_DEADLINE, duration=timedelta(seconds=40))
     engine.advance(39)
     engine.activity(8)
     engine.advance(1)
@@ -94,9 +94,9 @@ def test_bad_reports_name_the_argument_and_change_nothing(manual_engine: ManualF
     with pytest.raises(InvalidArgumentError, match=r"reason \(0\)"):
         engine.holder_report(HolderKind.EXPIRED)
     with pytest.raises(InvalidArgumentError, match=r"ms \(-1000\)"):
-        engine.holder_report(HolderKind.ACTIVITY, -1)
+        engine.holder_report(HolderKind.ACTIVITY, duration=-1)
     with pytest.raises(TypeError):
-        engine.holder_report(HolderKind.ACTIVITY, "1")  # type: ignore[arg-type]
+        engine.holder_report(HolderKind.ACTIVITY, duration="1")  # type: ignore[arg-type]
     assert engine.info() == before
 
 

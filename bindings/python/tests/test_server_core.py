@@ -132,3 +132,45 @@ def test_threads_and_policies_do_not_share_a_decision() -> None:
     for t in threads:
         t.join()
     assert failures == []
+
+
+def test_the_unchecked_call_gives_what_the_checked_call_gives() -> None:
+    """decide() calls inact_server_decide without argtypes and reads the struct back in one
+    unpack (the per-request cost); the table's checked call, its fields read one by one, is the
+    reference: every field, every input, the record bytes."""
+    import ctypes
+
+    from inactivity import _lib
+    from inactivity._ffi import CDecision
+    from inactivity._server_core import _c_policy_of
+
+    record = signed_in()
+    cases = [(record, T0 + 5_000, ServerInput.REQUEST, 0, 1_000), (record, T0 + 500, ServerInput.REQUEST, 0, 1_000),
+             (record, T0 + 55_000, ServerInput.MACHINE, 0, 0), (record, T0 + 2_000, ServerInput.HOLDER_ACTIVITY, 700, 0),
+             (record, T0 + 2_000, ServerInput.LOCK, int(Reason.MANUAL_LOCK), 0),
+             (record, T0 + 2_000, ServerInput.END, int(Reason.REVOKED), 0), (record, T0 + 4_000_000, ServerInput.MACHINE, 0, 0),
+             (b"\x00" * RECORD_SIZE, T0, ServerInput.REQUEST, 0, 0), (None, T0 + 7, ServerInput.SIGN_IN, 0, 0)]
+    seen = set()
+    for stored, now, input, arg, precision in cases:
+        d, written = decide(POLICY, stored, now, input, arg, precision)
+        ref = CDecision()
+        ref.size = ctypes.sizeof(CDecision)
+        out = ctypes.create_string_buffer(RECORD_SIZE)
+        length = ctypes.c_size_t(0)
+        _lib.LIB.inact_server_decide(ctypes.byref(_c_policy_of(POLICY)), stored, 0 if stored is None else len(stored), now,
+                                     input, arg, precision, ctypes.byref(ref), out, RECORD_SIZE, ctypes.byref(length))
+        never = 2**63 - 1
+        assert dataclasses.astuple(d) == (
+            State(ref.state), Reason(ref.reason), Auth(ref.required_auth), ref.write == 1, ref.unlock_failures, ref.now_ms,
+            *(None if v == never else v for v in (ref.remaining_ms, ref.idle_deadline_ms, ref.absolute_deadline_ms,
+                                                  ref.started_at_ms, ref.last_activity_ms)))
+        assert written == (out.raw[:length.value] if ref.write else None)
+        seen.add((d.state, d.write))
+    assert len(seen) >= 4   # the cases reach several states, written and not
+    # A bad argument still gets the checked call's error, naming it.
+    with pytest.raises(InvalidArgumentError, match="precision_ms"):
+        decide(POLICY, record, T0, ServerInput.REQUEST, 0, -1)
+    with pytest.raises(InvalidArgumentError, match="arg"):
+        decide(POLICY, record, T0, ServerInput.REQUEST, 5)
+    with pytest.raises(ctypes.ArgumentError):
+        decide(POLICY, record, 1.5, ServerInput.REQUEST)  # type: ignore[arg-type]

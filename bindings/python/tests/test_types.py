@@ -281,7 +281,7 @@ def test_durations_accept_timedelta_seconds_and_never() -> None:
         Policy().idle_timeout = timedelta(1)  # type: ignore[misc]
 
 
-DURATION_RULE = REPO_ROOT / "conformance" / "durations.txt" if REPO_ROOT else None
+DURATION_RULE = REPO_ROOT / "verify" / "conformance" / "durations.txt" if REPO_ROOT else None
 
 
 @pytest.mark.skipif(DURATION_RULE is None, reason="not in a checkout")

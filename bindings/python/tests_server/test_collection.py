@@ -12,6 +12,7 @@ import pytest
 from conftest import POLICY, FleetClock
 from inactivity import NEVER, IdleAction
 from inactivity.server import RedisStore, SessionManager, SQLiteStore, Store
+from inactivity.server.stores import _id_key
 
 DAY = 86_400_000
 
@@ -21,7 +22,7 @@ def collect_at(store: Store, session_id: str) -> int:
     assert entry is not None
     if isinstance(store, SQLiteStore):
         with sqlite3.connect(store.path) as conn:
-            return int(conn.execute("SELECT collect_at_ms FROM inactivity_sessions WHERE id = ?", (session_id,)).fetchone()[0])
+            return int(conn.execute("SELECT collect_at_ms FROM inactivity_sessions WHERE id = ?", (_id_key(session_id),)).fetchone()[0])
     assert isinstance(store, RedisStore) and entry.raw is not None
     from inactivity.server.stores import _unpack
 

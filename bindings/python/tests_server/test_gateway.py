@@ -20,11 +20,9 @@ from typing import Dict, Iterator, List, Optional, Tuple
 import pytest
 
 from conftest import redis_url
+from nginx_conf import write_nginx_conf
 from inactivity import Engine, ManualClock
 from inactivity.policy_file import load_policy
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-DOCS = os.path.join(HERE, "..", "..", "..", "docs", "server.md")
 
 
 def free_port() -> int:
@@ -111,49 +109,9 @@ def start_backend(procs: List[subprocess.Popen[bytes]], directory: str) -> int:
     return port
 
 
-def nginx_snippet() -> str:
-    with open(DOCS) as f:
-        text = f.read()
-    m = re.search(r"<!-- nginx-config -->\n```nginx\n(.*?)```\n<!-- end nginx-config -->", text, re.S)
-    assert m, "docs/server.md has no nginx-config block"
-    return m.group(1)
-
-
-def nginx_http_snippet() -> str:
-    """The http-level part of docs/server.md's configuration (the gateway's upstream)."""
-    with open(DOCS) as f:
-        text = f.read()
-    m = re.search(r"<!-- nginx-http-config -->\n```nginx\n(.*?)```\n<!-- end nginx-http-config -->", text, re.S)
-    assert m, "docs/server.md has no nginx-http-config block"
-    return m.group(1)
-
-
 def start_nginx(procs: List[subprocess.Popen[bytes]], directory: str, gateway: int, backend: int) -> int:
     port = free_port()
-    snippet = nginx_snippet().replace("127.0.0.1:8250", f"127.0.0.1:{gateway}").replace("127.0.0.1:8080", f"127.0.0.1:{backend}")
-    upstream = nginx_http_snippet().replace("127.0.0.1:8250", f"127.0.0.1:{gateway}")
-    conf = os.path.join(directory, "nginx.conf")
-    with open(conf, "w") as f:
-        f.write(f"""
-daemon off;
-worker_processes 1;
-pid {directory}/nginx.pid;
-error_log {directory}/error.log warn;
-events {{ worker_connections 64; }}
-http {{
-    access_log off;
-    client_body_temp_path {directory}/body;
-    proxy_temp_path {directory}/proxy;
-    fastcgi_temp_path {directory}/fastcgi;
-    uwsgi_temp_path {directory}/uwsgi;
-    scgi_temp_path {directory}/scgi;
-{upstream}
-    server {{
-        listen 127.0.0.1:{port};
-{snippet}
-    }}
-}}
-""")
+    conf = write_nginx_conf(directory, gateway=gateway, backend=backend, listen=port)
     check = subprocess.run(["nginx", "-t", "-c", conf, "-p", directory], capture_output=True, text=True)
     assert check.returncode == 0, check.stderr
     proc = subprocess.Popen(["nginx", "-c", conf, "-p", directory], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -296,3 +254,64 @@ def test_one_policy_file_for_both_ends(tmp_path: object, processes: List[subproc
     assert status == 200 and int(headers["Inactivity-Idle-Remaining-Ms"]) == 180_000
     status, _, body = http("POST", "/inactivity/sign-in", {"user": "dana", "device": "two"})
     assert status == 409 and json.loads(body)["code"] == "inactivity.device_limit"
+
+
+def test_the_auth_path_is_a_bare_handler_that_writes_only_when_the_core_says(tmp_path: object) -> None:
+    """In process (Starlette's test client on the gateway's own app): /inactivity/auth on SQLite
+    is read and decided on the event loop; a request the core writes for (past the precision)
+    goes to a worker thread and is written; the answers are the session API's."""
+    from starlette.testclient import TestClient
+
+    from inactivity.server.gateway import AuthGateway, build_app, parse_args
+
+    work = str(tmp_path)
+    policy = write_policy(work, 'idle-timeout = "1m"\n')
+    store = os.path.join(work, "s.sqlite3")
+    app = build_app(parse_args(["--store", f"sqlite:{store}", "--policy", policy, "--precision", "1s",
+                                "--demo-sign-in", "--insecure-cookie"]))
+    assert isinstance(app, AuthGateway) and app._inline
+    client = TestClient(app, base_url="http://127.0.0.1")
+    r = client.post("/inactivity/sign-in", json={"user": "erin", "device": "d"})   # the API, through the middleware
+    assert r.status_code == 200
+    cookie = {"Cookie": f"inactivity_session={r.json()['session_id']}"}
+    client.cookies.clear()   # the session travels only where a request names it
+
+    def version() -> int:
+        import sqlite3
+        with sqlite3.connect(store) as conn:
+            return int(conn.execute("SELECT version FROM inactivity_sessions").fetchone()[0])
+
+    r = client.get("/inactivity/auth", headers=cookie)
+    assert r.status_code == 204 and r.headers["Inactivity-State"] == "ACTIVE" and r.content == b""
+    assert 59_000 <= int(r.headers["Inactivity-Idle-Remaining-Ms"]) <= 60_000
+    assert client.head("/inactivity/auth/any/path", headers=cookie).status_code == 200
+    assert version() == 1   # within the precision: read and decided, nothing written
+    time.sleep(1.1)
+    assert client.get("/inactivity/auth", headers=cookie).status_code == 204
+    assert version() == 2   # past it: the core said write, and the worker thread wrote it
+    assert client.get("/inactivity/auth", headers={**cookie, "Inactivity-Machine": "1"}).status_code == 204
+    assert version() == 2   # machine traffic never extends: nothing to write
+
+    r = client.get("/inactivity/auth")
+    assert r.status_code == 401 and r.json() == {"state": "EXPIRED", "reason": "NONE", "code": "inactivity.expired"}
+    assert client.post("/inactivity/report", headers=cookie, json={"state": "LOCKED", "reason": "MANUAL_LOCK"}).status_code == 204
+    r = client.get("/inactivity/auth", headers=cookie)
+    assert r.status_code == 403 and r.json()["reason"] == "MANUAL_LOCK" and r.headers["Inactivity-State"] == "LOCKED"
+    app.manager.store.close()
+    r = client.get("/inactivity/auth", headers=cookie)
+    assert r.status_code == 503 and r.headers["Retry-After"] == "1" and r.json()["code"] == "inactivity.unavailable"
+
+
+def test_the_auth_path_on_redis_decides_in_a_worker_thread(tmp_path: object) -> None:
+    from starlette.testclient import TestClient
+
+    from inactivity.server.gateway import build_app, parse_args
+
+    app = build_app(parse_args(["--store", redis_url(), "--demo-sign-in", "--insecure-cookie"]))
+    assert not app._inline   # a network store: the event loop never waits on its socket
+    client = TestClient(app, base_url="http://127.0.0.1")
+    session = client.post("/inactivity/sign-in", json={"user": f"redis-gw{os.getpid()}"}).json()["session_id"]
+    client.cookies.clear()
+    r = client.get("/inactivity/auth", headers={"Cookie": f"inactivity_session={session}"})
+    assert r.status_code == 204 and r.headers["Inactivity-State"] == "ACTIVE"
+    assert client.get("/inactivity/auth").status_code == 401

@@ -5,17 +5,21 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
 import pytest
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse
-from starlette.routing import Route
+from starlette.routing import Route, WebSocketRoute
 from starlette.testclient import TestClient
+from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from conftest import POLICY, FleetClock
-from inactivity.server import EXPOSED_HEADERS, InactivityMiddleware, InactivityWSGIMiddleware, SessionManager, Store
+from inactivity.server import EXPOSED_HEADERS, InactivityMiddleware, InactivityWSGIMiddleware, SessionManager, SQLiteStore, Store
+from inactivity.server.asgi import WS_CLOSE_EXPIRED, WS_CLOSE_LOCKED, WS_CLOSE_UNAVAILABLE
+from inactivity.server.wire import WireConfig
 
 COOKIE = "inactivity_session"
 
@@ -284,3 +288,85 @@ def test_wsgi_middleware_decides_like_the_asgi_one(manager: SessionManager, cloc
     assert status == 403
     status, _, body = wsgi_call(app, "/inactivity/keepalive", "POST", cookie, b"x" * 20_000)
     assert status == 413
+
+
+async def echo_socket(websocket: WebSocket) -> None:
+    await websocket.accept()
+    try:
+        while True:
+            text = await websocket.receive_text()
+            await websocket.send_text(f"{websocket.state.inactivity.user}: {text}")
+    except WebSocketDisconnect:
+        pass
+
+
+def socket_client(manager: SessionManager) -> TestClient:
+    app = Starlette(routes=[WebSocketRoute("/socket", echo_socket)])
+    app.add_middleware(InactivityMiddleware, manager=manager, cookie_secure=False)
+    return TestClient(app, base_url="http://127.0.0.1")
+
+
+@pytest.mark.parametrize("end, code, reason", [
+    ("lock", WS_CLOSE_LOCKED, "inactivity.locked MANUAL_LOCK"),
+    ("revoke", WS_CLOSE_EXPIRED, "inactivity.expired REVOKED"),
+    ("idle", WS_CLOSE_LOCKED, "inactivity.locked IDLE_TIMEOUT"),
+])
+def test_a_websocket_is_decided_at_each_message(manager: SessionManager, clock: FleetClock, end: str, code: int,
+                                                reason: str) -> None:
+    """Not only at its handshake: a session locked, revoked or idle since then closes the socket
+    at the client's next message, with a close code saying which, and the app never sees it."""
+    client = socket_client(manager)
+    s = manager.sign_in("alice", "laptop").session_id
+    with client.websocket_connect("/socket", headers=ck(s)) as ws:
+        for i in range(3):   # each message is the user's activity: idle never comes while they talk
+            clock.advance(6_000)
+            ws.send_text(f"hello {i}")
+            assert ws.receive_text() == f"alice: hello {i}"
+        if end == "lock":
+            manager.report(s, "LOCKED", "MANUAL_LOCK")
+        elif end == "revoke":
+            manager.revoke(s)
+        else:
+            clock.advance(10_001)
+        ws.send_text("after")
+        with pytest.raises(WebSocketDisconnect) as closed:
+            ws.receive_text()
+        assert (closed.value.code, closed.value.reason) == (code, reason)
+    # The handshake of a new socket is refused outright.
+    with pytest.raises(WebSocketDisconnect) as refused:
+        with client.websocket_connect("/socket", headers=ck(s)):
+            pass
+    assert refused.value.code == 1008
+
+
+def test_a_websocket_closes_1013_when_the_store_cannot_decide(tmp_path: object) -> None:
+    manager = SessionManager(SQLiteStore(os.path.join(str(tmp_path), "s.sqlite3")), POLICY)
+    client = socket_client(manager)
+    s = manager.sign_in("alice", "laptop").session_id
+    with client.websocket_connect("/socket", headers=ck(s)) as ws:
+        ws.send_text("one")
+        assert ws.receive_text() == "alice: one"
+        manager.store.close()   # a closed SQLite store: every read fails (503 for HTTP, 1013 here)
+        ws.send_text("two")
+        with pytest.raises(WebSocketDisconnect) as closed:
+            ws.receive_text()
+        assert (closed.value.code, closed.value.reason) == (WS_CLOSE_UNAVAILABLE, "inactivity.unavailable")
+
+
+def test_both_middlewares_refuse_an_unknown_option_and_config_with_options(tmp_path: object) -> None:
+    """One option handling (wire.Middleware) for both: the same refusals, the same config."""
+    manager = SessionManager(SQLiteStore(os.path.join(str(tmp_path), "s.sqlite3")), POLICY)
+    middlewares: List[Any] = [InactivityMiddleware, InactivityWSGIMiddleware]
+    for middleware in middlewares:
+        with pytest.raises(TypeError, match="unexpected keyword argument 'exmept'"):
+            middleware(None, manager, exmept=("/login",))
+        with pytest.raises(TypeError, match=r"not both \(also given: prefix\)"):
+            middleware(None, manager, config=WireConfig(), prefix="/x")
+        with pytest.raises(TypeError, match="config must be a WireConfig, not dict"):
+            middleware(None, manager, config={"prefix": "/x"})
+        with pytest.raises(ValueError, match="prefix"):
+            middleware(None, manager, prefix="x/")
+        assert middleware(None, manager, prefix="/auth-api", exempt=("/login",)).config == WireConfig(
+            prefix="/auth-api", exempt=("/login",))
+        config = WireConfig(header="Inactivity-Session")
+        assert middleware(None, manager, config=config).config is config

@@ -217,7 +217,9 @@ def _overwrite_record(store: Store, kind: str, session_id: str, record: bytes) -
         import sqlite3
 
         with sqlite3.connect(store.path) as conn:  # type: ignore[attr-defined]
-            conn.execute("UPDATE inactivity_sessions SET record = ? WHERE id = ?", (record, session_id))
+            from inactivity.server.stores import _id_key
+
+            conn.execute("UPDATE inactivity_sessions SET record = ? WHERE id = ?", (record, _id_key(session_id)))
     else:
         entry = store.get(session_id, _far())
         assert entry is not None

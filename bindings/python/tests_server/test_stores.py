@@ -3,15 +3,15 @@ a write over anything that changed since it was read."""
 
 from __future__ import annotations
 
+import os
 import time
 from typing import Any, Callable
 
-from conftest import FleetClock
-from inactivity import Reason
 import pytest
 
-from conftest import POLICY
-from inactivity.server import Input, SessionManager, Store
+from conftest import POLICY, FleetClock
+from inactivity import Reason
+from inactivity.server import Input, SessionManager, SQLiteStore, Store
 from inactivity.server.stores import Update
 
 
@@ -89,6 +89,30 @@ def test_a_redis_url_may_not_lengthen_the_timeouts_nor_carry_unknown_options() -
         with pytest.raises(ValueError, match=name):
             open_store(f"redis://127.0.0.1:6379/0?{query}", timeout=1.0)
     assert open_store("redis://127.0.0.1:6379/0?db=1&client_name=app", timeout=1.0) is not None
+
+
+def test_sqlite_keeps_an_id_as_the_bytes_it_encodes_and_only_its_canonical_form_finds_it(tmp_path: object) -> None:
+    """The file holds the id's bytes (the size of a session), so a second spelling of the same
+    bytes (the last character's unused bits set) must not find the session: one session, one id."""
+    import sqlite3
+
+    from inactivity.server.stores import _id_key, _id_of
+
+    store = SQLiteStore(os.path.join(str(tmp_path), "s.sqlite3"))
+    manager = SessionManager(store, POLICY)
+    s = manager.sign_in("alice", "laptop").session_id
+    key = _id_key(s)
+    assert key is not None and _id_of(key) == s and len(key) == len(s) * 6 // 8
+    with sqlite3.connect(store.path) as conn:
+        assert conn.execute("SELECT typeof(id), length(id) FROM inactivity_sessions").fetchone() == ("blob", len(key))
+    last = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+    variant = s[:-1] + last[last.index(s[-1]) + 1]   # the same bytes but the unused bits
+    assert _id_key(variant) is None
+    assert store.get(variant, time.monotonic() + 5) is None and store.get(s, time.monotonic() + 5) is not None
+    for bad in ("", "a", "ab!d", "QU+D", "QU=D", "QU/D", "QUJé", "QR", "QUJ", s + "=", s[:-1]):
+        assert _id_key(bad) is None
+    assert [e.session_id for e in store.user_view("alice", time.monotonic() + 5).entries] == [s]
+    store.close()
 
 
 def _redis_server(*options: str) -> tuple[Any, int]:

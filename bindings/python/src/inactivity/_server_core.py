@@ -19,9 +19,9 @@ from __future__ import annotations
 import ctypes
 import dataclasses
 import functools
-import struct
 import threading
-from ctypes import byref, c_size_t
+import struct
+from ctypes import byref, c_int32, c_int64, c_size_t
 from typing import Any, Optional, Tuple, Union
 
 from . import _lib
@@ -97,7 +97,12 @@ def _c_policy_of(policy: Policy) -> _lib.CPolicy:
 
 
 class _Buffers(threading.local):
-    """Each thread's out-structs, made once: a decision is a call a server makes per request."""
+    """Each thread's out-structs, made once: a decision is a call a server makes per request.
+
+    The arguments that do not change from call to call are made once too, as ctypes objects,
+    for the unchecked call below: the table's checked call converts each of its eleven
+    arguments through its argtype's from_param (an object per argument), which cost as much
+    as the decision itself."""
 
     def __init__(self) -> None:
         self.decision = CDecision()
@@ -105,35 +110,31 @@ class _Buffers(threading.local):
         self.written = c_size_t(0)
         self.decision_ref = byref(self.decision)
         self.written_ref = byref(self.written)
-        # The same three as addresses, for the unchecked call (below).
-        self.decision_at = ctypes.addressof(self.decision)
-        self.out_at = ctypes.addressof(self.out)
-        self.written_at = ctypes.addressof(self.written)
         self.policy: Optional[Policy] = None
         self.policy_ref: Any = None
-        self.policy_at = 0
+        # The decision read back in one unpack of its bytes, not field by field.
+        self.decision_bytes = (ctypes.c_char * ctypes.sizeof(CDecision)).from_buffer(self.decision)
+        self.precision_ms = -1
+        self.precision_arg: Any = None
+        self.fixed: Any = None
 
 
 _buffers = _Buffers()
+_NO_ARG = ctypes.c_int64(0)
+_CAPACITY = c_size_t(RECORD_SIZE)
+#: The struct as the header lays it out (x86_64 and aarch64 alike: natural alignment, no padding
+#: but none needed): size, state, reason, required_auth, write, unlock_failures, then six int64.
+_DECISION = struct.Struct("=IiiiiIqqqqqq")
+assert _DECISION.size == ctypes.sizeof(CDecision)
+# inact_server_decide without argtypes or errcheck: every argument is given as the C type it is
+# (a ctypes object, or a Python int only where the parameter is an int32), so nothing is
+# converted by a from_param. A negative status is decided again by the checked call, which
+# raises the library's error.
+_UNCHECKED = _lib.LIB._FuncPtr(("inact_server_decide", _lib.LIB))
+_UNCHECKED.restype = c_int32
 _STATES = tuple(State(i) for i in range(len(State)))
 _REASONS = {int(r): r for r in Reason}
 _AUTHS = tuple(Auth(i) for i in range(len(Auth)))
-
-# The call per request, without the binding's pointer-type checks and error hook, which cost a
-# third of the call (CPU time, same process): the pointers are this thread's own buffers and the
-# policy's cached struct, passed as addresses (kept alive by _buffers and _c_policy_of). A status
-# below zero calls again through the checked function, which raises the binding's error with the
-# library's message: the decision is a pure function, so the same arguments fail the same way.
-_unchecked = _lib.LIB["inact_server_decide"]  # a function object of its own: the checked one keeps its types
-_unchecked.argtypes = (ctypes.c_void_p, ctypes.c_char_p, c_size_t, ctypes.c_int64, ctypes.c_int32, ctypes.c_int64,
-                       ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, c_size_t, ctypes.c_void_p)
-_unchecked.restype = ctypes.c_int32
-# inact_decision's fields in one unpack, in CDecision's order and native layout (eleven
-# attribute reads of a ctypes Structure cost more).
-_DECISION = struct.Struct("@IiiiiIqqqqqq")
-assert _DECISION.size == ctypes.sizeof(CDecision), "inact_decision's layout changed: update _DECISION"
-_DECISION_SIZE = _DECISION.size
-_unpack_decision = _DECISION.unpack_from
 
 
 def decide(
@@ -153,23 +154,30 @@ def decide(
     the rule, and nothing is decided. Any thread may call it.
     """
     b = _buffers
-    if policy is not b.policy:
-        c_policy = _c_policy_of(policy)
-        b.policy_ref = byref(c_policy)
-        b.policy_at = ctypes.addressof(c_policy)
+    if policy is not b.policy or precision_ms != b.precision_ms:
+        b.policy_ref = byref(_c_policy_of(policy))
         b.policy = policy
+        b.precision_arg = c_int64(precision_ms)
+        b.precision_ms = precision_ms
+        # What the unchecked call takes that this policy and precision fix, read in one lookup.
+        b.fixed = (b.policy_ref, b.precision_arg, b.decision_ref, b.out, b.written_ref, b.decision, b.decision_bytes)
+    policy_ref, precision_arg, decision_ref, out, written_ref, d, decision_bytes = b.fixed
     data = record if record is None or type(record) is bytes else bytes(record)
-    d = b.decision
-    d.size = _DECISION_SIZE
-    size = 0 if data is None else len(data)
-    if _unchecked(b.policy_at, data, size, now_ms, input, arg, precision_ms, b.decision_at, b.out_at, RECORD_SIZE,
-                  b.written_at) < 0:
-        _lib.LIB.inact_server_decide(
-            b.policy_ref, data, size, now_ms, input, arg, precision_ms,
-            b.decision_ref, b.out, RECORD_SIZE, b.written_ref,
+    d.size = _DECISION.size
+    try:
+        status = _UNCHECKED(
+            policy_ref, data, c_size_t(0 if data is None else len(data)), c_int64(now_ms), int(input),
+            c_int64(arg) if arg else _NO_ARG, precision_arg, decision_ref, out, _CAPACITY, written_ref,
         )
-        raise AssertionError("inact_server_decide failed unchecked, then succeeded with the same arguments")
-    _, state, reason, auth, write, failures, now, remaining, idle, absolute, started, last = _unpack_decision(d)
+    except (TypeError, OverflowError, ctypes.ArgumentError):
+        status = -1   # an argument of the wrong type or range: the checked call names it
+    if status < 0:
+        d.size = _DECISION.size
+        _lib.LIB.inact_server_decide(
+            policy_ref, data, 0 if data is None else len(data), now_ms, input, arg, precision_ms,
+            decision_ref, out, RECORD_SIZE, written_ref,
+        )
+    (_, state, reason, auth, write, failures, now, remaining, idle, absolute, started, last) = _DECISION.unpack(decision_bytes)
     # A frozen dataclass's __init__ sets each of its eleven fields through object.__setattr__:
     # per request, that was the largest share of this module's own time. The same fields, in
     # one dict, make an equal, equally frozen Decision.
@@ -183,4 +191,4 @@ def decide(
         "started_at_ms": None if started == _NEVER else started,
         "last_activity_ms": None if last == _NEVER else last,
     })
-    return result, (b.out.raw[: b.written.value] if write else None)
+    return result, (out.raw[: b.written.value] if write == 1 else None)

@@ -7,7 +7,7 @@ The rounding rule, the same in every binding that takes a duration type (this on
 C and Swift take integer milliseconds): the exact value is rounded to the nearest millisecond,
 halves away from zero (1.5 ms -> 2 ms, 2.5 ms -> 3 ms, -1.5 ms -> -2 ms). A float is taken at
 its exact binary value (``0.0025`` is a hair above 2.5 ms, so 3 ms). The table
-conformance/durations.txt pins it for both bindings.
+verify/conformance/durations.txt pins it for both bindings.
 """
 
 from __future__ import annotations

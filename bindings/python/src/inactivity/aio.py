@@ -35,6 +35,7 @@ from .engine import Engine, Event, EventCallback, ManualClock
 from .enums import Delivery
 from .errors import InactivityError
 from .policy import Policy
+from ._strict import strict_class
 
 __all__ = ["AsyncEngine"]
 
@@ -183,3 +184,7 @@ def _rearm(ref: "weakref.ReferenceType[AsyncEngine]") -> None:
     engine = ref()
     if engine is not None:
         engine._rearm()
+
+
+# An unknown keyword is refused with the accepted ones listed (_strict, issue 32).
+strict_class(AsyncEngine)

@@ -51,6 +51,7 @@ from ._time import (
 from .enums import ActivityKind, Auth, ClockKind, Delivery, EventKind, HolderKind, Preset, Reason, RefreshOutcome, State
 from .errors import EngineClosedError, InvalidHandleError
 from ._names import value_of
+from ._strict import strict_class
 from .policy import Ceilings, Policy, python_terms
 
 __all__ = ["ClockReading", "Engine", "Event", "EventCallback", "Info", "ManualClock", "SNAPSHOT_MAX_SIZE"]
@@ -466,6 +467,7 @@ class Engine(GeneratedInputs):
     def holder_report(
         self,
         kind: Union[HolderKind, int],
+        *,
         duration: Duration = 0,
         reason: Union[Reason, int, str] = Reason.NONE,
     ) -> None:
@@ -476,8 +478,10 @@ class Engine(GeneratedInputs):
         It only makes the session stricter: nothing reported unlocks or extends it.
 
         ``engine.holder_report(HolderKind.EXPIRED, reason=Reason.DEVICE_LIMIT)`` after a 401;
-        ``engine.holder_report(HolderKind.IDLE_DEADLINE, timedelta(minutes=14))`` from a
-        keepalive's answer. ``reason`` may be a name ("device-limit"), read by the library."""
+        ``engine.holder_report(HolderKind.IDLE_DEADLINE, duration=timedelta(minutes=14))`` from a
+        keepalive's answer. ``reason`` may be a name ("device-limit"), read by the library.
+        ``duration`` and ``reason`` are keywords only: each kind takes one of the two, and C's
+        positional order (kind, reason, ms) is not Kotlin's (tools/codegen/names.toml)."""
         if isinstance(reason, str):
             reason = value_of("reason", reason)
         self._call(
@@ -655,3 +659,8 @@ class Engine(GeneratedInputs):
         self._call(_lib.LIB.inact_snapshot_write, buffer, len(buffer), byref(written))
         return buffer.raw[: written.value]
 
+
+
+# An unknown keyword is refused with the accepted ones listed (_strict, issue 32).
+strict_class(ManualClock)
+strict_class(Engine)

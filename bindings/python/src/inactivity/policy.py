@@ -15,12 +15,13 @@ import enum
 import re
 from datetime import timedelta
 from decimal import Decimal
-from typing import Any, Iterator, Optional, Union
+from typing import Any, Dict, Iterator, Optional, Union
 
 from . import _lib, enums
 from ._generated import ffi as _ffi
 from ._names import value_of
 from ._generated.fields import CeilingsFields, PolicyFields
+from ._strict import keywords_of, strict_class, unknown_keyword_error
 from ._time import NEVER, duration_to_ms, ms_to_duration
 from .enums import IdleAction, Preset, Status
 from .errors import InactivityError, InvalidArgumentError
@@ -69,6 +70,7 @@ class Policy(PolicyFields):
 
     def replace(self, **changes: Any) -> "Policy":
         """A copy with some fields changed (durations may be given in seconds)."""
+        _refuse_unknown("Policy.replace()", changes, type(self))
         return dataclasses.replace(self, **changes)
 
     def __repr__(self) -> str:
@@ -105,6 +107,14 @@ class Policy(PolicyFields):
         return cls(**_fields_from_c(c, _ffi.POLICY_FIELDS))
 
 
+def _refuse_unknown(name: str, changes: Dict[str, Any], cls: type) -> None:
+    """replace()'s unknown field, refused like the constructor's (dataclasses.replace would
+    name the constructor instead)."""
+    accepted = keywords_of(cls)
+    if not set(changes) <= set(accepted):
+        raise unknown_keyword_error(name, changes, accepted)
+
+
 @dataclasses.dataclass(frozen=True, init=False)
 class Ceilings(CeilingsFields):
     """An administrator's limits (``inact_ceilings``), set with ``Engine.set_ceilings``: every
@@ -126,6 +136,7 @@ class Ceilings(CeilingsFields):
 
     def replace(self, **changes: Any) -> "Ceilings":
         """A copy with some fields changed."""
+        _refuse_unknown("Ceilings.replace()", changes, type(self))
         return dataclasses.replace(self, **changes)
 
     def _to_c(self) -> _lib.CCeilings:
@@ -258,3 +269,8 @@ def _library_default() -> Policy:
         _lib.LIB.inact_policy_init_sized(ctypes.byref(c), ctypes.sizeof(c))
         _DEFAULT = Policy._from_c(c)
     return _DEFAULT
+
+
+# An unknown keyword is refused with the accepted ones listed (_strict, issue 32).
+strict_class(Policy)
+strict_class(Ceilings)

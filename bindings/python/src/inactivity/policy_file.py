@@ -39,6 +39,7 @@ from ._time import NEVER
 from .enums import ActivityKind, IdleAction, Preset, Status
 from .errors import InvalidArgumentError
 from .policy import Policy
+from ._strict import strict_keywords
 
 __all__ = ["PolicyFile", "load_policy", "parse_duration_ms", "policy_from_mapping", "preset_names"]
 
@@ -215,3 +216,7 @@ def load_policy(spec: Union[str, os.PathLike[str]]) -> PolicyFile:
     except (ValueError, UnicodeDecodeError) as e:
         raise _error(text, f"is not valid {'JSON' if text.endswith('.json') else 'TOML'}: {e}") from None
     return policy_from_mapping(document, text)
+
+# An unknown keyword is refused with the accepted ones listed (_strict, issue 32).
+parse_duration_ms = strict_keywords(parse_duration_ms, "parse_duration_ms()")
+policy_from_mapping = strict_keywords(policy_from_mapping, "policy_from_mapping()")

@@ -21,25 +21,30 @@ in time is 503 + Retry-After, never a pass.
 from __future__ import annotations
 
 import functools
-from typing import Any, Awaitable, Callable, Dict, List, MutableMapping, Optional, Sequence, Tuple, Union
+from typing import Any, Awaitable, Callable, Dict, List, MutableMapping, Optional, Tuple
 
 from .manager import SessionManager
+from .stores import StoreUnavailable
 from .wire import (
-    DEFAULT_COOKIE,
     MAX_BODY,
-    MachineTest,
-    SessionIdSource,
-    WireConfig,
+    Middleware,
     WireRequest,
     WireResponse,
-    config_of,
     decide_request,
     handle_api,
     outcome_headers,
     unavailable,
 )
 
-__all__ = ["InactivityMiddleware"]
+__all__ = ["InactivityMiddleware", "WS_CLOSE_EXPIRED", "WS_CLOSE_LOCKED", "WS_CLOSE_UNAVAILABLE"]
+
+#: The close code of a websocket whose session is found expired (or unknown) at a message: the
+#: application range (4000-4999), as HTTP's 401.
+WS_CLOSE_EXPIRED = 4401
+#: ... found locked: as HTTP's 403.
+WS_CLOSE_LOCKED = 4403
+#: The store did not decide in time: RFC 6455's "Try Again Later".
+WS_CLOSE_UNAVAILABLE = 1013
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -48,34 +53,9 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
-class InactivityMiddleware:
-    """See the module's doc. The keyword arguments are WireConfig's (or `config`, a WireConfig)."""
-
-    def __init__(
-        self,
-        app: Optional[ASGIApp],
-        manager: SessionManager,
-        *,
-        config: Optional[WireConfig] = None,
-        cookie: Optional[str] = DEFAULT_COOKIE,
-        header: Optional[str] = None,
-        session_id: Optional[SessionIdSource] = None,
-        machine: Optional[MachineTest] = None,
-        prefix: str = "/inactivity",
-        exempt: Union[Sequence[str], Callable[[str], bool]] = (),
-        verify_credential: Optional[Callable[[str, str], bool]] = None,
-        sign_in: Optional[Callable[[WireRequest], Optional[Tuple[str, str]]]] = None,
-        auth_endpoint: bool = False,
-        retry_after: int = 1,
-        cookie_secure: bool = True,
-        cookie_samesite: str = "Lax",
-    ) -> None:
-        self.app = app
-        self.manager = manager
-        options = dict(cookie=cookie, header=header, session_id=session_id, machine=machine, prefix=prefix, exempt=exempt,
-                       verify_credential=verify_credential, sign_in=sign_in, auth_endpoint=auth_endpoint,
-                       retry_after=retry_after, cookie_secure=cookie_secure, cookie_samesite=cookie_samesite)
-        self.config = config_of(config, options)
+class InactivityMiddleware(Middleware[ASGIApp]):
+    """See the module's doc. The keyword arguments are WireConfig's (or `config`, a WireConfig),
+    handled by wire.Middleware for both middlewares; an unknown one is refused."""
 
     async def _in_thread(self, fn: Callable[..., Any], *args: Any) -> Any:
         import anyio
@@ -114,6 +94,12 @@ class InactivityMiddleware:
                 return
             await _send(send, refused)
             return
+        if scope["type"] == "websocket" and outcome is not None and self.app is not None:
+            scope.setdefault("state", {})["inactivity"] = outcome
+            receive, send = self._decided_messages(receive, send, self.config.session_of(request),
+                                                   self.config.is_machine(request))
+            await self.app(scope, receive, send)
+            return
         if self.app is None:
             await _send(send, WireResponse(404, [("Content-Type", "text/plain")], b"not found"))
             return
@@ -130,6 +116,41 @@ class InactivityMiddleware:
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
+
+
+    def _decided_messages(self, receive: Receive, send: Send, session_id: Optional[str],
+                          machine: bool) -> Tuple[Receive, Send]:
+        """A websocket's channels once accepted: each message the client sends is a request of
+        the session, decided as an HTTP request is (the handshake's session and machine
+        marking), before the app sees it. A session found locked or expired closes the socket
+        with a close code saying so (WS_CLOSE_LOCKED 4403, WS_CLOSE_EXPIRED 4401, and the
+        refusal's code and reason as the close reason; WS_CLOSE_UNAVAILABLE 1013 when the store
+        did not decide in time), the app receives websocket.disconnect with that code, and what
+        the app sends after it is dropped: nothing reaches a refused session."""
+        closed = False
+
+        async def decided_receive() -> Message:
+            nonlocal closed
+            message = await receive()
+            if closed or message["type"] != "websocket.receive":
+                return message
+            try:
+                outcome = await self._in_thread(functools.partial(self.manager.request, session_id, machine=machine))
+                code = None if outcome.allowed else WS_CLOSE_LOCKED if outcome.state == "LOCKED" else WS_CLOSE_EXPIRED
+                reason = f"{outcome.code} {outcome.reason}"
+            except (StoreUnavailable, TimeoutError):
+                code, reason = WS_CLOSE_UNAVAILABLE, "inactivity.unavailable"
+            if code is None:
+                return message
+            closed = True
+            await send({"type": "websocket.close", "code": code, "reason": reason})
+            return {"type": "websocket.disconnect", "code": code}
+
+        async def guarded_send(message: Message) -> None:
+            if not closed:
+                await send(message)
+
+        return decided_receive, guarded_send
 
 
 def _headers(scope: Scope) -> Dict[str, str]:

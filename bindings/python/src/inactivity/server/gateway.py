@@ -15,6 +15,7 @@ unlock, sign-out, sessions). docs/server.md has the nginx configuration the test
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import sys
@@ -23,9 +24,11 @@ from typing import Any, List, Optional, Sequence
 
 from ..errors import InactivityError
 from .manager import SessionManager
-from .wire import WireConfig, WireRequest
+from .stores import StoreUnavailable
+from .asgi import _headers, _send
+from .wire import WireConfig, WireRequest, outcome_headers, refusal, unavailable
 
-__all__ = ["build_app", "main", "parse_args"]
+__all__ = ["AuthGateway", "build_app", "main", "parse_args"]
 
 _ENV = "INACTIVITY_GATEWAY_ARGS"
 
@@ -109,7 +112,75 @@ def build_app(args: argparse.Namespace) -> Any:
         sign_in=sign_in if args.demo_sign_in else None,
         verify_credential=(lambda user, credential: credential == demo_credential) if demo_credential else None,
     )
-    return InactivityMiddleware(None, manager, config=config)
+    return AuthGateway(InactivityMiddleware(None, manager, config=config))
+
+
+class AuthGateway:
+    """The gateway's ASGI app: ``{prefix}/auth`` (nginx auth_request, Envoy ext_authz) answered
+    by a bare handler, every other path by the session API's middleware.
+
+    The auth path is the one every request of the site pays, so it has no routing, no
+    middleware stack and, on a local store (SQLite), no thread hop: the read and the core's
+    decision run on the event loop (a WAL read waits for no writer), and only a request the
+    core says to write (at most once per coalescing precision per session) goes to a worker
+    thread, where it is read, decided and written as always. On a network store (Redis) every
+    decision goes to a worker thread: the loop never waits on a socket. The answers are those of
+    the session API's own auth endpoint (wire.py): 204 (200 to HEAD) with the Inactivity-*
+    headers, 401/403 with the refusal's body, 503 + Retry-After."""
+
+    def __init__(self, api: Any) -> None:
+        from .stores import SQLiteStore
+
+        self.api = api
+        self.manager: SessionManager = api.manager
+        self.config: WireConfig = api.config
+        self._auth = self.config.prefix + "/auth"
+        self._inline = isinstance(self.manager.store, SQLiteStore)
+        # The only request headers the auth path reads, when no callable of the app's reads the
+        # others (the gateway's own config has none): the rest are not decoded at all.
+        self._wanted: Optional[set[bytes]] = None
+        if self.config.session_id is None and self.config.machine is None:
+            self._wanted = {b"cookie", b"inactivity-machine"}
+            if self.config.header is not None:
+                self._wanted.add(self.config.header.lower().encode("latin-1"))
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        path = scope.get("path", "") if scope["type"] == "http" else ""
+        if not (path == self._auth or path.startswith(self._auth + "/")):
+            await self.api(scope, receive, send)
+            return
+        wanted = self._wanted
+        if wanted is None:
+            headers = _headers(scope)
+        else:
+            headers = {}
+            for k, v in scope["headers"]:
+                name = k.lower()
+                if name in wanted:
+                    key, value = name.decode("latin-1"), v.decode("latin-1")
+                    # Repeated headers join as HTTP reads them (cookies with "; "), as asgi.py does.
+                    headers[key] = value if key not in headers else headers[key] + ("; " if key == "cookie" else ", ") + value
+        method = scope.get("method", "GET")
+        request = WireRequest(method, path, headers, b"", scope)
+        config, manager = self.config, self.manager
+        session_id, machine = config.session_of(request), config.is_machine(request)
+        try:
+            outcome = manager.request_unwritten(session_id, machine=machine) if self._inline else None
+            if outcome is None:
+                outcome = await self.api._in_thread(functools.partial(manager.request, session_id, machine=machine))
+        except StoreUnavailable as e:
+            await _send(send, unavailable(config, str(e)))
+            return
+        except TimeoutError:
+            await _send(send, unavailable(config))
+            return
+        if not outcome.allowed:
+            await _send(send, refusal(outcome))
+            return
+        encoded = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in outcome_headers(outcome)]
+        encoded.append((b"content-length", b"0"))
+        await send({"type": "http.response.start", "status": 200 if method.upper() == "HEAD" else 204, "headers": encoded})
+        await send({"type": "http.response.body", "body": b""})
 
 
 def app_from_environment() -> Any:

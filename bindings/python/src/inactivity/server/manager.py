@@ -84,6 +84,10 @@ class Outcome:
 
 
 _UNKNOWN = Outcome("EXPIRED", "NONE")
+_STATE_NAMES = {member: member.name for member in State}
+_REASON_NAMES = {member: member.name for member in Reason}
+_monotonic = time.monotonic
+_decide_record = _core.decide
 _new = object.__new__
 _set = object.__setattr__
 
@@ -251,29 +255,36 @@ class SessionManager:
         # absolute: until the session ends).
         # Built as one dict, not through the frozen dataclass's __init__ (one object.__setattr__
         # per field): an Outcome per request. The names are the core's own enums' (a Decision
-        # holds State and Reason members).
+        # holds State and Reason members), read from a table: an enum's .name is a descriptor.
+        fields = d.__dict__
+        idle, absolute, now = fields["idle_deadline_ms"], fields["absolute_deadline_ms"], fields["now_ms"]
         outcome = _new(Outcome)
         _set(outcome, "__dict__", {
-            "state": d.state.name, "reason": d.reason.name, "idle_remaining_ms": d.idle_remaining_ms,
-            "absolute_remaining_ms": d.absolute_remaining_ms, "session_id": entry.session_id, "user": entry.user,
-            "device": entry.device, "decision": d,
+            "state": _STATE_NAMES[fields["state"]], "reason": _REASON_NAMES[fields["reason"]],
+            "idle_remaining_ms": None if idle is None else max(0, idle - now),
+            "absolute_remaining_ms": None if absolute is None else max(0, absolute - now),
+            "session_id": entry.session_id, "user": entry.user, "device": entry.device, "decision": d,
         })
         return outcome
 
     def _session(self, session_id: Optional[str], input: Input, arg: int = 0, *, write: bool = True) -> Outcome:
-        """Read, decide, write if the core says so and the record is unchanged; else again."""
+        """Read, decide, write if the core says so and the record is unchanged; else again.
+
+        A request inside the coalescing precision is one SELECT (autocommit) and one C call:
+        the core says whether anything is to be written, and only then is there a write."""
         if not valid_session_id(session_id):
             return _UNKNOWN  # refused before any store access: nothing read, nothing created
         assert session_id is not None
-        deadline = self._deadline()
+        deadline = _monotonic() + self.timeout
+        store, policy, precision, clock = self.store, self.policy, self.precision_ms, self.clock
         while True:
-            entry = self.store.get(session_id, deadline)
+            entry = store.get(session_id, deadline)
             if entry is None:
                 return _UNKNOWN
-            d, record = self._decide(entry.record, input, arg)
+            d, record = _decide_record(policy, entry.record, clock(), input, arg, precision)
             if record is None or not write:
                 return self._outcome(d, entry)
-            if self.store.compare_and_set(entry, record, self._collect_at(d), deadline):
+            if store.compare_and_set(entry, record, self._collect_at(d), deadline):
                 self._in_time(deadline)
                 return self._outcome(d, entry)
             # Another request of this session wrote first: decide again over its record.
@@ -289,6 +300,21 @@ class SessionManager:
         """A request of the session: the user's (counted activity) or, with `machine`, machine
         traffic (decided, refused once locked or expired, never extending)."""
         return self._session(session_id, Input.MACHINE if machine else Input.REQUEST)
+
+    def request_unwritten(self, session_id: Optional[str], *, machine: bool = False) -> Optional[Outcome]:
+        """``request``'s outcome when the core writes nothing for it (a request within the
+        coalescing precision: one read, one decision), else None, with nothing written: then
+        call ``request``, which reads and decides again and writes. For a caller that may read
+        where it must not wait on a write (the gateway's event loop, on a local store)."""
+        if not valid_session_id(session_id):
+            return _UNKNOWN
+        assert session_id is not None
+        entry = self.store.get(session_id, _monotonic() + self.timeout)
+        if entry is None:
+            return _UNKNOWN
+        d, record = _decide_record(self.policy, entry.record, self.clock(), Input.MACHINE if machine else Input.REQUEST, 0,
+                                   self.precision_ms)
+        return None if record is not None else self._outcome(d, entry)
 
     def status(self, session_id: Optional[str]) -> Outcome:
         """The session's state now; read-only (writes nothing) and never extends it."""

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Generic, List, Optional, Sequence, Tuple, TypeVar, Union
 
 from ..enums import Status
 from ..errors import InactivityError, InvalidArgumentError, InvalidStateError
@@ -150,15 +150,53 @@ class WireConfig:
         return path == self.prefix or path.startswith(self.prefix + "/")
 
 
+_OPTIONS = {f.name: f.default for f in dataclasses.fields(WireConfig)}
+App = TypeVar("App")
+
+
 def config_of(config: Optional[WireConfig], options: Dict[str, Any]) -> WireConfig:
-    """`config`, or a WireConfig of `options`; both at once is an error (which one wins?)."""
+    """`config`, or a WireConfig of `options` (WireConfig's fields); `config` and options other
+    than their defaults at once are an error (which one wins?)."""
     if config is None:
         return WireConfig(**options)
-    defaults = {f.name: f.default for f in dataclasses.fields(WireConfig)}
-    given = [name for name, value in options.items() if value != defaults[name]]
+    if not isinstance(config, WireConfig):
+        raise TypeError(f"config must be a WireConfig, not {type(config).__name__}")
+    given = [name for name, value in options.items() if value != _OPTIONS[name]]
     if given:
         raise TypeError(f"give either config or its options, not both (also given: {', '.join(given)})")
     return config
+
+
+class Middleware(Generic[App]):
+    """The one option handling of both middlewares (ASGI and WSGI): the app, the manager, and
+    WireConfig's fields as keyword arguments (or `config`, a WireConfig); an unknown keyword is
+    refused by Python (TypeError naming it)."""
+
+    def __init__(
+        self,
+        app: Optional[App],
+        manager: SessionManager,
+        *,
+        config: Optional[WireConfig] = None,
+        cookie: Optional[str] = DEFAULT_COOKIE,
+        header: Optional[str] = None,
+        session_id: Optional[SessionIdSource] = None,
+        machine: Optional[MachineTest] = None,
+        prefix: str = "/inactivity",
+        exempt: Union[Sequence[str], Callable[[str], bool]] = (),
+        verify_credential: Optional[Callable[[str, str], bool]] = None,
+        sign_in: Optional[Callable[[WireRequest], Optional[Tuple[str, str]]]] = None,
+        auth_endpoint: bool = False,
+        retry_after: int = 1,
+        cookie_secure: bool = True,
+        cookie_samesite: str = "Lax",
+    ) -> None:
+        self.app = app
+        self.manager = manager
+        self.config = config_of(config, dict(
+            cookie=cookie, header=header, session_id=session_id, machine=machine, prefix=prefix, exempt=exempt,
+            verify_credential=verify_credential, sign_in=sign_in, auth_endpoint=auth_endpoint, retry_after=retry_after,
+            cookie_secure=cookie_secure, cookie_samesite=cookie_samesite))
 
 
 # ----- answers ---------------------------------------------------------------------------------

@@ -16,18 +16,14 @@ timeout): a store that does not answer in time is 503 + Retry-After, never a pas
 from __future__ import annotations
 
 from http import HTTPStatus
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
 from .manager import SessionManager
 from .wire import (
-    DEFAULT_COOKIE,
     MAX_BODY,
-    MachineTest,
-    SessionIdSource,
-    WireConfig,
+    Middleware,
     WireRequest,
     WireResponse,
-    config_of,
     decide_request,
     handle_api,
     outcome_headers,
@@ -39,34 +35,9 @@ StartResponse = Callable[..., Any]
 WSGIApp = Callable[[Dict[str, Any], StartResponse], Iterable[bytes]]
 
 
-class InactivityWSGIMiddleware:
-    """See the module's doc. The keyword arguments are WireConfig's (or `config`, a WireConfig)."""
-
-    def __init__(
-        self,
-        app: Optional[WSGIApp],
-        manager: SessionManager,
-        *,
-        config: Optional[WireConfig] = None,
-        cookie: Optional[str] = DEFAULT_COOKIE,
-        header: Optional[str] = None,
-        session_id: Optional[SessionIdSource] = None,
-        machine: Optional[MachineTest] = None,
-        prefix: str = "/inactivity",
-        exempt: Union[Sequence[str], Callable[[str], bool]] = (),
-        verify_credential: Optional[Callable[[str, str], bool]] = None,
-        sign_in: Optional[Callable[[WireRequest], Optional[Tuple[str, str]]]] = None,
-        auth_endpoint: bool = False,
-        retry_after: int = 1,
-        cookie_secure: bool = True,
-        cookie_samesite: str = "Lax",
-    ) -> None:
-        self.app = app
-        self.manager = manager
-        options = dict(cookie=cookie, header=header, session_id=session_id, machine=machine, prefix=prefix, exempt=exempt,
-                       verify_credential=verify_credential, sign_in=sign_in, auth_endpoint=auth_endpoint,
-                       retry_after=retry_after, cookie_secure=cookie_secure, cookie_samesite=cookie_samesite)
-        self.config = config_of(config, options)
+class InactivityWSGIMiddleware(Middleware[WSGIApp]):
+    """See the module's doc. The keyword arguments are WireConfig's (or `config`, a WireConfig),
+    handled by wire.Middleware for both middlewares; an unknown one is refused."""
 
     def __call__(self, environ: Dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         path = environ.get("PATH_INFO", "") or "/"

@@ -118,7 +118,7 @@ internal object NativeBridge {
 /**
  * A Duration as C ABI milliseconds: INFINITE is INACT_NEVER; a finite value is rounded to the
  * nearest millisecond, halves away from zero (the rule of every binding with a duration type;
- * conformance/durations.txt): 1.5 ms -> 2 ms, -2.5 ms -> -3 ms.
+ * verify/conformance/durations.txt): 1.5 ms -> 2 ms, -2.5 ms -> -3 ms.
  */
 internal fun Duration.toWireMs(): Long = when {
     this == Duration.INFINITE -> NativeBridge.NEVER

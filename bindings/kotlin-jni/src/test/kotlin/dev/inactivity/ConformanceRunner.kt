@@ -6,7 +6,7 @@ import kotlin.time.Duration
 import kotlin.time.Duration.Companion.milliseconds
 
 /**
- * The Kotlin runner of the conformance suite (conformance/README.md): executes op lists
+ * The Kotlin runner of the conformance suite (verify/conformance/README.md): executes op lists
  * through the binding's public API and prints the canonical output.
  *
  *     java ... dev.inactivity.ConformanceRunner OUTDIR FILE.ops...   writes OUTDIR/FILE.out

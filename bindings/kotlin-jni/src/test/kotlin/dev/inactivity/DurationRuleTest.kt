@@ -15,7 +15,7 @@ class DurationRuleTest {
     @Test
     fun the_shared_table_holds() {
         // The table Python's test_types.py reads too (scripts/lib/test-jvm runs from the repo root).
-        val rows = File("conformance/durations.txt").readLines()
+        val rows = File("verify/conformance/durations.txt").readLines()
             .filter { it.isNotBlank() && !it.startsWith("#") }
             .map { it.trim().split(Regex("\\s+")) }
         assertTrue(rows.size >= 10)

@@ -1,0 +1,257 @@
+"""The Python runner of the conformance suite (verify/conformance/README.md): executes op lists through
+the ``inactivity`` package (bindings/python) and prints the canonical output.
+
+    python3 verify/conformance/runner.py OUTDIR FILE.ops...     writes OUTDIR/FILE.out for each
+
+The package must be importable (installed, or PYTHONPATH=bindings/python/src) and find the
+library (INACTIVITY_LIBRARY). An input is one line of the OPS table below.
+"""
+
+from __future__ import annotations
+
+import sys
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Callable, Dict, List, Optional
+
+import inactivity as ia
+from runner_ops import OPS  # verify/conformance/runner_ops.py, generated from the header
+
+NEVER_MS = 2**63 - 1
+
+
+def ms_in(value: int) -> timedelta:
+    """Milliseconds as the binding takes a duration: NEVER for INACT_NEVER, else a timedelta
+    (which holds every duration the op lists use: up to about 2.7 million years)."""
+    return ia.NEVER if value == NEVER_MS else timedelta(milliseconds=value)
+
+
+def ms_out(value: Optional[timedelta]) -> int:
+    """A duration or instant back to milliseconds; NEVER and None (none) are INACT_NEVER."""
+    if value is None or value == ia.NEVER:
+        return NEVER_MS
+    return (value.days * 86_400_000) + (value.seconds * 1000) + value.microseconds // 1000
+
+
+def policy(pairs: List[str]) -> ia.Policy:
+    """``name=value`` policy fields; each field is one line."""
+    v = {k: int(x) for k, x in (p.split("=", 1) for p in pairs)}
+    return ia.Policy(
+        idle_action=ia.IdleAction(v["idle_action"]),
+        idle_timeout=ms_in(v["idle_timeout_ms"]),
+        warning=ms_in(v["warning_ms"]),
+        background_timeout=ms_in(v["background_timeout_ms"]),
+        absolute_timeout=ms_in(v["absolute_timeout_ms"]),
+        locked_timeout=ms_in(v["locked_timeout_ms"]),
+        max_unlock_failures=v["max_unlock_failures"],
+        tick=ms_in(v["tick_ms"]),
+        background_grace=ms_in(v["background_grace_ms"]),
+        activity_kinds=ia.ActivityKind(v["activity_kinds"]),
+        activity_dismisses_warning=bool(v["activity_dismisses_warning"]),
+        pause_idle_in_background=bool(v["pause_idle_in_background"]),
+        lock_on_device_lock=bool(v["lock_on_device_lock"]),
+        lock_on_restart=bool(v["lock_on_restart"]),
+        strong_auth_timeout=ms_in(v["strong_auth_timeout_ms"]),
+        expected_interruption_max=ms_in(v["expected_interruption_max_ms"]),
+        offline_timeout=ms_in(v["offline_timeout_ms"]),
+        offline_expiry=ms_in(v["offline_expiry_ms"]),
+        keepalive_interval=ms_in(v["keepalive_interval_ms"]),
+    )
+
+
+def ceilings(pairs: List[str]) -> ia.Ceilings:
+    """``name=value`` ceiling fields."""
+    v = {k: int(x) for k, x in (p.split("=", 1) for p in pairs)}
+    return ia.Ceilings(
+        max_unlock_failures=v["max_unlock_failures"],
+        idle_timeout=ms_in(v["idle_timeout_ms"]),
+        background_timeout=ms_in(v["background_timeout_ms"]),
+        absolute_timeout=ms_in(v["absolute_timeout_ms"]),
+        locked_timeout=ms_in(v["locked_timeout_ms"]),
+        strong_auth_timeout=ms_in(v["strong_auth_timeout_ms"]),
+        expected_interruption_max=ms_in(v["expected_interruption_max_ms"]),
+        offline_timeout=ms_in(v["offline_timeout_ms"]),
+        offline_expiry=ms_in(v["offline_expiry_ms"]),
+        lock_on_device_lock=bool(v["lock_on_device_lock"]),
+        lock_on_restart=bool(v["lock_on_restart"]),
+    )
+
+
+class Runner:
+    def __init__(self) -> None:
+        self.out: List[str] = []
+        self.events: List[ia.Event] = []
+        self.engine: Optional[ia.Engine] = None
+        self.snapshot = b""
+        self.scopes: Dict[str, int] = {}
+        self.holds: Dict[str, int] = {}
+
+    def launch(self, a: List[str]) -> str:
+        wall = datetime(1970, 1, 1, tzinfo=timezone.utc) + timedelta(milliseconds=int(a[1]))
+        clock = ia.ManualClock(start=timedelta(milliseconds=int(a[0])), wall=wall, boot_id=int(a[2]))
+        self.engine = ia.Engine(policy(a[3:]), on_event=self.events.append, clock=clock)
+        return "ok"
+
+    def closed_call(self) -> str:
+        assert self.engine is not None
+        closed = self.engine
+        self.kill()
+        closed.lock()
+        return "ok"
+
+    def kill(self) -> str:
+        assert self.engine is not None
+        self.engine.close()
+        self.engine = None
+        self.scopes, self.holds = {}, {}
+        return "ok"
+
+    def push_scope(self, e: ia.Engine, name: str, ms: str) -> str:
+        self.scopes[name] = e.push_scope(ms_in(int(ms)))
+        return f"ok id={self.scopes[name]}"
+
+    def pop_scope(self, e: ia.Engine, name: str) -> str:
+        e.pop_scope(self.scopes.get(name, 0))
+        self.scopes.pop(name, None)
+        return "ok"
+
+    def hold(self, e: ia.Engine, name: str) -> str:
+        self.holds[name] = e.acquire_hold()
+        return f"ok id={self.holds[name]}"
+
+    def release(self, e: ia.Engine, name: str) -> str:
+        e.release_hold(self.holds.get(name, 0))
+        self.holds.pop(name, None)
+        return "ok"
+
+    def save(self, e: ia.Engine) -> str:
+        self.snapshot = e.snapshot()
+        return "ok snapshot=" + self.snapshot.hex()
+
+    def corrupted(self) -> bytes:
+        data = bytearray(self.snapshot)
+        if data:
+            data[len(data) // 2] ^= 0x5A
+        return bytes(data)
+
+    def execute(self, op: str, a: List[str]) -> str:
+        if op == "launch":
+            return self.launch(a)
+        e = self.engine
+        if e is None:
+            return "no-engine"
+        ops: Dict[str, Callable[[], object]] = {
+            "kill": self.kill,
+            # names (issue 32): read and printed by the binding as its users write them
+            "preset-name": lambda: f"ok idle_timeout_ms={ms_out(ia.Policy.preset(a[0]).idle_timeout)}",
+            "activity-name": lambda: e.activity(a[0]),
+            "end-name": lambda: e.end(a[0]),
+            "names": lambda: f"ok state={e.state()} reason={e.reason()}",
+            "closed-call": lambda: self.closed_call(),
+            "advance": lambda: e.advance(ms_in(int(a[0]))),
+            "freeze": lambda: e.freeze(ms_in(int(a[0]))),
+            "wall-jump": lambda: e.jump_wall(ms_in(int(a[0]))),
+            "activity": lambda: e.activity(ia.ActivityKind(int(a[0]))),
+            "unlock": lambda: e.unlock(int(a[0])),
+            "unlock-failed": lambda: f"ok failures={e.unlock_failed(int(a[0]))}",
+            "token-rotated": lambda: e.token_rotated(int(a[0])),
+            "expect-interruption": lambda: e.expect_interruption(ms_in(int(a[0]))),
+            "set-ceilings": lambda: e.set_ceilings(ceilings(a)),
+            "end": lambda: e.end(ia.Reason(int(a[0]))),
+            "holder-report": lambda: e.holder_report(int(a[0]), reason=int(a[1]), duration=ms_in(int(a[2]))),
+            "refresh": lambda: f"ok outcome={int(e.refresh_result(int(a[0]), a[2] if len(a) > 2 else None, int(a[1])))}",
+            "push-scope": lambda: self.push_scope(e, a[0], a[1]),
+            "pop-scope": lambda: self.pop_scope(e, a[0]),
+            "hold": lambda: self.hold(e, a[0]),
+            "release": lambda: self.release(e, a[0]),
+            "set-policy": lambda: e.set_policy(policy(a)),
+            "save": lambda: self.save(e),
+            "restore": lambda: e.restore(self.snapshot),
+            "restore-corrupt": lambda: e.restore(self.corrupted()),
+            "info": lambda: "ok " + info(e.info()),
+            "policy": lambda: "ok " + policy_fields(e.policy()),
+            "next-deadline": lambda: f"ok delay={ms_out(e.next_deadline())}",
+            "clock": lambda: clock(e.clock_now()),
+            "poll": e.poll,
+        }
+        for name, method, kinds in OPS:  # the inputs of the engine and integers, from the header
+            ops.setdefault(name, lambda m=method, ks=kinds: getattr(e, m)(
+                *[timedelta(milliseconds=int(v)) if k == "duration" else int(v) for k, v in zip(ks, a)]))
+        run = ops.get(op)
+        if run is None:
+            return "unknown-op"
+        result = run()
+        return result if isinstance(result, str) else "ok"
+
+    def run(self, lines: List[str]) -> List[str]:
+        for line in lines:
+            if not line or line.startswith("#"):
+                continue
+            self.out.append("> " + line)
+            words = line.split(" ")
+            try:
+                result = self.execute(words[0], words[1:])
+            except ia.InactivityError as error:
+                # the library's own text (policy.idle_timeout_ms), the same in every binding
+                result = f"error {int(error.status)} {error.engine_message}"
+            for ev in self.events:
+                self.out.append(
+                    f"event {int(ev.kind)} {int(ev.state)} {int(ev.previous_state)} {int(ev.reason)} {int(ev.required_auth)} "
+                    f"{ms_out(ev.remaining)} {ms_out(ev.time)} {ms_out(ev.now)}"
+                )
+            self.events.clear()
+            self.out.append("= " + result)
+        if self.engine is not None:
+            self.engine.close()
+        return self.out
+
+
+def policy_fields(p: ia.Policy) -> str:
+    return (
+        f"idle_action={int(p.idle_action)} idle_timeout_ms={ms_out(p.idle_timeout)} warning_ms={ms_out(p.warning)} "
+        f"background_timeout_ms={ms_out(p.background_timeout)} absolute_timeout_ms={ms_out(p.absolute_timeout)} "
+        f"locked_timeout_ms={ms_out(p.locked_timeout)} max_unlock_failures={p.max_unlock_failures} "
+        f"tick_ms={ms_out(p.tick)} background_grace_ms={ms_out(p.background_grace)} "
+        f"activity_kinds={int(p.activity_kinds)} activity_dismisses_warning={int(p.activity_dismisses_warning)} "
+        f"pause_idle_in_background={int(p.pause_idle_in_background)} "
+        f"lock_on_device_lock={int(p.lock_on_device_lock)} lock_on_restart={int(p.lock_on_restart)} "
+        f"strong_auth_timeout_ms={ms_out(p.strong_auth_timeout)} "
+        f"expected_interruption_max_ms={ms_out(p.expected_interruption_max)} "
+        f"offline_timeout_ms={ms_out(p.offline_timeout)} offline_expiry_ms={ms_out(p.offline_expiry)} "
+        f"keepalive_interval_ms={ms_out(p.keepalive_interval)}"
+    )
+
+
+def clock(c: ia.ClockReading) -> str:
+    wall = ms_out(c.wall - datetime(1970, 1, 1, tzinfo=timezone.utc))
+    return f"ok monotonic={ms_out(c.monotonic)} wall={wall} boot={c.boot_id}"
+
+
+def info(i: ia.Info) -> str:
+    return (
+        f"state={int(i.state)} reason={int(i.reason)} background={int(i.in_background)} "
+        f"windows={i.visible_windows} scopes={i.open_scopes} holds={i.open_holds} failures={i.unlock_failures} "
+        f"now={ms_out(i.now)} remaining={ms_out(i.remaining)} next={ms_out(i.next_deadline)} "
+        f"idle={ms_out(i.effective_idle_timeout)} started={ms_out(i.started_at)} "
+        f"activity={ms_out(i.last_activity)} background_since={ms_out(i.background_since)} "
+        f"locked={ms_out(i.locked_at)} auth={int(i.required_auth)} needs_contact={int(i.needs_server_contact)} "
+        f"credential={ms_out(i.last_credential)} strong_auth={ms_out(i.strong_auth_deadline)} "
+        f"contact={ms_out(i.last_server_contact)} generation={i.token_generation} "
+        f"interruption={ms_out(i.interruption_until)}"
+    )
+
+
+def main(argv: List[str]) -> int:
+    if len(argv) < 2:
+        print("usage: runner.py OUTDIR FILE.ops...", file=sys.stderr)
+        return 2
+    outdir = Path(argv[0])
+    for name in argv[1:]:
+        path = Path(name)
+        lines = path.read_text().split("\n")
+        (outdir / (path.name.split(".")[0] + ".out")).write_text("\n".join(Runner().run(lines)) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
