@@ -34,8 +34,9 @@ let package = Package(
         .target(name: "InactivityAsync", dependencies: ["InactivityCore"]),
         // System headers the core needs that Glibc does not expose (timerfd). Headers only.
         .target(name: "CInactivityPlatform"),
-        // Exposes include/inactivity.h to Swift (a symlink), plus the status table and the
-        // thread-local last-error buffer, which are generated from that header's macros.
+        // Exposes include/inactivity.h to Swift (include/module.modulemap names it where it is),
+        // plus the status table and the thread-local last-error buffer, which are generated from
+        // that header's macros.
         .target(name: "CInactivity"),
         // Thin @c @implementation shims over InactivityCore.
         .target(

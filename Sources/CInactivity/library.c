@@ -1,11 +1,10 @@
 /* The parts of the C ABI that are pure functions of the header's own tables: the version, the
  * status strings (generated from INACT_STATUS_TABLE, so they cannot drift from the codes), the
- * names of states, reasons, presets and activity kinds (names.h, which tools/generate writes
+ * names of states, reasons, presets and activity kinds (generated/names.h, which tools/generate writes
  * from the header's enums) and the thread-local last-error buffer. Everything else is implemented in Swift
  * (Sources/InactivityCABI). */
-#include "inactivity.h"
 #include "inactivity_internal.h"
-#include "names.h"
+#include "generated/names.h"
 
 #if defined(__wasm__)
 #include "inactivity_wasm.h" /* one thread: pthread_once and the key are its single-thread forms */

@@ -1,7 +1,8 @@
 // TypeScript declarations of the `inactivity` package (src/index.js). Checked with Debian's tsc
 // (node-typescript) by the js suite: test/types-check.ts must compile, and
 // test/types-reject.ts must fail on each of its marked lines. The methods of the inputs that take the
-// engine alone that src/generated/inputs.js installs are declared in generated/inputs.d.ts.
+// engine alone that src/generated/inputs.js installs are declared in generated/inputs.d.ts, the
+// error classes in generated/errors.d.ts and the enumerations in generated/enums.d.ts.
 import './generated/inputs.js';
 
 /** A duration or instant in ms: a number (a safe integer; Infinity = NEVER), or a BigInt (any
@@ -11,69 +12,26 @@ export type Ms = number | bigint;
  *  number is accepted as input. */
 export type Id = bigint | number;
 
-export type StateName = 'LOADING' | 'ACTIVE' | 'WARNING' | 'LOCKED' | 'EXPIRED';
-export type ReasonName =
-    | 'NONE' | 'STARTED' | 'RESTORED' | 'CONTINUED' | 'ACTIVITY' | 'UNLOCKED' | 'EXTENDED' | 'IDLE'
-    | 'IDLE_TIMEOUT' | 'BACKGROUND_TIMEOUT' | 'MANUAL_LOCK' | 'UNTRUSTED_CLOCK' | 'ABSOLUTE_TIMEOUT'
-    | 'LOCKED_TIMEOUT' | 'UNLOCK_FAILURES' | 'LOGOUT' | 'REVOKED' | 'PASSWORD_CHANGED'
-    | 'RESTORE_FAILED' | 'DEVICE_LOCKED' | 'OFFLINE_TIMEOUT' | 'OFFLINE_EXPIRY' | 'RESTART' | 'DEVICE_LIMIT';
-export type ActivityKindName =
-    | 'TOUCH_DOWN' | 'TOUCH_UP' | 'TOUCH_MOVE' | 'KEY' | 'SCROLL' | 'POINTER' | 'PROGRAMMATIC';
-export type IdleActionName = 'LOCK' | 'EXPIRE';
-export type PresetName = 'DEFAULT' | 'NIST_AAL2' | 'NIST_AAL3' | 'PCI_DSS' | 'BANKING' | 'PSD2' | 'ENTERPRISE';
-export type AuthName = 'NONE' | 'BIOMETRIC' | 'CREDENTIAL';
-export type RefreshOutcomeName = 'OK' | 'RETRY' | 'REVOKED' | 'FAILED' | 'STALE';
+/** The header's enumerations (generated/enums.d.ts): each one's names (StateName: 'LOADING' |
+ *  ...) and its table, name -> value (State, Reason, ActivityKind, IdleAction, Preset, EventKind,
+ *  HolderKind, RefreshOutcome, Auth). */
+export * from './generated/enums.js';
+import type { StateName, ReasonName, ActivityKindName, IdleActionName, PresetName, AuthName,
+    RefreshOutcomeName, HolderKindName } from './generated/enums.js';
 /** engine.holderReport's named arguments: the holder's reason (LOCKED, EXPIRED) and ms (an age or a time left). */
 export interface HolderReportOptions {
     reason?: ReasonName | number;
     ms?: Ms;
 }
 export type EndReasonName = 'LOGOUT' | 'REVOKED' | 'PASSWORD_CHANGED' | 'DEVICE_LIMIT';
-export type HolderKindName = 'ACTIVITY' | 'LOCKED' | 'EXPIRED' | 'IDLE_DEADLINE' | 'ABSOLUTE_DEADLINE';
 
-/** The header's enumerations: name -> value. */
-export const State: Readonly<Record<StateName, number>>;
-export const Reason: Readonly<Record<ReasonName, number>>;
-export const ActivityKind: Readonly<Record<ActivityKindName, number>>;
-export const IdleAction: Readonly<Record<IdleActionName, number>>;
-export const Preset: Readonly<Record<PresetName, number>>;
-export const EventKind: Readonly<Record<'STATE_CHANGED' | 'TICK' | 'KEEPALIVE', number>>;
-export const HolderKind: Readonly<Record<HolderKindName, number>>;
-export const RefreshOutcome: Readonly<Record<RefreshOutcomeName, number>>;
-export const Auth: Readonly<Record<AuthName, number>>;
 /** INACT_NEVER as it crosses: Infinity. */
 export const NEVER: number;
 export const SNAPSHOT_MAX_SIZE: number;
 
-/** An engine error: the header's status name and value, and the engine's message (it names
- *  the argument and the rule). */
-export class InactivityError extends Error {
-    readonly status: string;
-    readonly code: number;
-    /** The engine's own text (C field names, as in every binding); `message` uses this binding's names. */
-    readonly engineMessage: string;
-}
-/** One subclass per status of the header's table. */
-export const errors: Readonly<{
-    NullPointerError: typeof InactivityError;
-    InvalidHandleError: typeof InactivityError;
-    InvalidArgumentError: typeof InactivityError;
-    InvalidStateError: typeof InactivityError;
-    StructSizeError: typeof InactivityError;
-    BufferTooSmallError: typeof InactivityError;
-    NotFoundError: typeof InactivityError;
-    WrongClockError: typeof InactivityError;
-    SnapshotTruncatedError: typeof InactivityError;
-    SnapshotChecksumError: typeof InactivityError;
-    SnapshotVersionError: typeof InactivityError;
-    SnapshotInvalidError: typeof InactivityError;
-    LimitError: typeof InactivityError;
-    InternalError: typeof InactivityError;
-    SystemError: typeof InactivityError;
-    WeakAuthError: typeof InactivityError;
-    OfflineError: typeof InactivityError;
-    CeilingError: typeof InactivityError;
-}>;
+/** The error classes (generated/errors.d.ts, from the error categories of names.toml):
+ *  InactivityError, one class per category, one per status, and `errors`, all of them by name. */
+export * from './generated/errors.js';
 
 /** The fields of inact_policy (durations in ms; Infinity = NEVER). */
 export interface PolicyFields {
@@ -274,3 +232,9 @@ export interface Inactivity {
 }
 
 export function load(options?: LoadOptions): Promise<Inactivity>;
+/** The classes at module level: once `await load()` has returned, they use the first load's
+ *  module (`new Engine()`); each load's own (`(await load()).Engine`) are their subclasses, bound
+ *  to that load's module. Before any load they throw, saying so. */
+export const Engine: EngineClass;
+export const Policy: PolicyClass;
+export const Ceilings: CeilingsClass;

@@ -161,8 +161,8 @@ class sdist_with_swift(sdist):
         for part in SWIFT_PACKAGE_PARTS:
             source = package / part
             if source.is_dir():
-                # symlinks=False: a symlink (the header under Sources/CInactivity) becomes a copy,
-                # so the archive holds no link to resolve.
+                # symlinks=False: a symlink would become a copy, so the archive holds no link to
+                # resolve (the package has none: CInactivity's module map names the header).
                 shutil.copytree(source, dest / part, symlinks=False, ignore=ignore)
             elif source.is_file():
                 dest.mkdir(parents=True, exist_ok=True)

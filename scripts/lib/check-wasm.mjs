@@ -1,10 +1,10 @@
 // Checks .build/wasm/inactivity.wasm's interface (scripts/build-wasm): it exports exactly the
-// functions of the JS binding's ffi table (bindings/js/src/ffi.js: the header's, but those
+// functions of the JS binding's ffi table (bindings/js/src/generated/ffi.js: the header's, but those
 // tools/codegen/names.toml marks `wasm = false`), nothing else but the allocator, the event
 // callbacks and the reactor's memory and _initialize, and imports only the host clocks and the
 // WASI functions bindings/js provides. Usage: node scripts/lib/check-wasm.mjs FILE
 import { readFileSync } from 'node:fs';
-import { functions as table } from '../../bindings/js/src/ffi.js';
+import { functions as table } from '../../bindings/js/src/generated/ffi.js';
 
 const [file] = process.argv.slice(2);
 const functions = Object.keys(table);

@@ -1,4 +1,4 @@
-"""JavaScript target: bindings/js/src/ffi.js, the JS binding's ffi table (every export of
+"""JavaScript target: bindings/js/src/generated/ffi.js, the JS binding's ffi table (every export of
 inactivity.wasm with its argument kinds, the byte layout of every struct on wasm32, the enums,
 the status table and the constants), imported by bindings/js/src/index.js, which names no C type
 or offset itself."""
@@ -8,9 +8,10 @@ from __future__ import annotations
 import json
 import os
 
+from .emit_errors import js_status_classes
 from .model import Function, Model
 
-PATH = "bindings/js/src/ffi.js"
+PATH = "bindings/js/src/generated/ffi.js"
 
 # wasm32: pointers and size_t are 4 bytes (a wasm i32); int64_t is 8 bytes, 8-aligned (a wasm
 # i64, a BigInt in JavaScript). (kind, size)
@@ -93,7 +94,7 @@ def emit(model: Model) -> dict[str, str]:
         out.append(f"    {struct.name}: {{ {items} }},")
     out += ["};", "",
             "// The header's enumerations (values as named there, without the INACT_<ENUM>_ prefix) and the",
-            "// status table (name, code, message).",
+            "// status table (name, code, message, the class of generated/errors.js it throws).",
             "export const enums = {"]
     for enum in model.enums.values():
         if enum.name == "inact_status":
@@ -104,8 +105,10 @@ def emit(model: Model) -> dict[str, str]:
         items = ", ".join(f"{v.name[len(prefix):]}: {v.value}" for v in enum.values)
         out.append(f"    {enum.name}: {{ {items} }},")
     out += ["};", "", "export const statuses = ["]
+    classes = {name: cls for name, _, cls, _ in js_status_classes(model)}
     for s in model.statuses:
-        out.append(f"    ['{s.name}', {s.value}, {json.dumps(s.message)}],")
+        cls = f", '{classes[s.name]}'" if s.name in classes else ""
+        out.append(f"    ['{s.name}', {s.value}, {json.dumps(s.message)}{cls}],")
     out += ["];", ""]
     for name in ("INACT_NEVER", "INACT_ACTIVITY_USER", "INACT_ACTIVITY_ALL", "INACT_SNAPSHOT_MAX_SIZE",
                  "INACT_VERSION_STRING"):

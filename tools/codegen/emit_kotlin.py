@@ -3,8 +3,8 @@
 - src/main/c/inactivity_jni_generated.h: the index enums of the policy, ceilings and info
   arrays (struct order, `size` left out), their conversions to and from the structs, the natives
   of conventional shape, and GENERATED_NATIVES, their rows for RegisterNatives on NativeCalls;
-- src/main/kotlin/dev/inactivity/WireLayout.kt: the same indexes for Kotlin;
-- src/main/kotlin/dev/inactivity/NativeCalls.kt: the `external fun`s of those natives.
+- src/main/kotlin/dev/inactivity/generated/WireLayout.kt: the same indexes for Kotlin;
+- src/main/kotlin/dev/inactivity/generated/NativeCalls.kt: the `external fun`s of those natives.
 
 A conventional function takes the engine first, returns a status, and its other parameters are
 integers and at most one integer out-pointer (the native's result). Its native is named after
@@ -20,9 +20,9 @@ from .model import Function, Model
 
 BASE = "bindings/kotlin-jni/src/main"
 C_PATH = f"{BASE}/c/inactivity_jni_generated.h"
-LAYOUT_PATH = f"{BASE}/kotlin/dev/inactivity/WireLayout.kt"
-CALLS_PATH = f"{BASE}/kotlin/dev/inactivity/NativeCalls.kt"
-WIRE_PATH = f"{BASE}/kotlin/dev/inactivity/PolicyWire.kt"
+LAYOUT_PATH = f"{BASE}/kotlin/dev/inactivity/generated/WireLayout.kt"
+CALLS_PATH = f"{BASE}/kotlin/dev/inactivity/generated/NativeCalls.kt"
+WIRE_PATH = f"{BASE}/kotlin/dev/inactivity/generated/PolicyWire.kt"
 
 _ARRAYS = (("inact_policy", "POLICY", "P_", "POLICY_FIELDS"),
            ("inact_ceilings", "CEILING", "L_", "CEILING_FIELDS"),

@@ -1,4 +1,4 @@
-"""C target: Sources/CInactivity/names.h, the names of the header's enums for every binding.
+"""C target: Sources/CInactivity/generated/names.h, the names of the header's enums for every binding.
 
 Each `inact_<enum>_string(value)` returns the enumerator's name without its prefix
 (INACT_REASON_IDLE_TIMEOUT -> "IDLE_TIMEOUT"; "unknown" for a value outside the enum), and each
@@ -17,7 +17,7 @@ from .model import Model
 
 # Definitions in a .h that library.c includes (its one #include of it): every recipe that builds
 # the library (SwiftPM, build-embedded, build-wasm, build-android-lib) compiles library.c alone.
-PATH = "Sources/CInactivity/names.h"
+PATH = "Sources/CInactivity/generated/names.h"
 
 # (enum, prefix stripped from its values, the function stem, the C type of its values, the
 # argument name the messages use: the parameter that carries the value in the header's inputs)
@@ -40,8 +40,7 @@ def emit(model: Model) -> dict[str, str]:
         " * Included once, by library.c (which every recipe of the library compiles). */",
         "#ifndef INACTIVITY_NAMES_H",
         "#define INACTIVITY_NAMES_H",
-        '#include "inactivity.h"',
-        '#include "inactivity_internal.h"',
+        '#include "../include/inactivity_internal.h" /* and through it include/inactivity.h */',
         "",
         "#include <string.h>",
         "",

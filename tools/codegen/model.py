@@ -172,6 +172,8 @@ class Category:
     kotlin: str
     js: str
     doc: str
+    base: bool = False  # the base error of every binding (InactivityError, InactivityException)
+    errno: bool = False  # carries the system's error number (inact_last_errno)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -426,11 +428,18 @@ def _names(functions: list[Function], statuses: tuple[Status, ...]
         raise HeaderError(f"names.toml: rows for functions the header does not declare: {', '.join(sorted(stale))}")
     cats = {}
     for name, row in table.get("categories", {}).items():
+        unknown = set(row) - {"parent", "python", "python_bases", "kotlin", "js", "doc", "base", "errno"}
+        if unknown:
+            raise HeaderError(f"names.toml: category {name}: unknown keys {', '.join(sorted(unknown))}")
         cats[name] = Category(name, row.get("parent", ""), row["python"], tuple(row.get("python_bases", [])),
-                              row["kotlin"], row["js"], row["doc"])
+                              row["kotlin"], row["js"], row["doc"], row.get("base", False), row.get("errno", False))
     for c in cats.values():
         if c.parent and c.parent not in cats:
             raise HeaderError(f"names.toml: category {c.name}: unknown parent {c.parent}")
+        if c.base and c.parent:
+            raise HeaderError(f"names.toml: category {c.name}: the base error has no parent")
+    if sum(c.base for c in cats.values()) != 1:
+        raise HeaderError("names.toml: exactly one category is the base error (base = true)")
     given = table.get("statuses", {})
     new = []
     for s in statuses:

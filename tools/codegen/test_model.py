@@ -91,7 +91,7 @@ class ModelTest(unittest.TestCase):
         from . import emit_conformance, emit_inputs, emit_python
         files = {**emit_python.emit(model), **emit_inputs.emit(model), **emit_conformance.emit(model)}
         expected = {
-            "bindings/python/src/inactivity/_inputs.py":
+            "bindings/python/src/inactivity/_generated/inputs.py":
                 'def screen_shared(self, duration: Duration) -> None:',
             "bindings/kotlin-jni/src/main/kotlin/dev/inactivity/generated/Inputs.kt":
                 "fun InactivityEngine.screenShared(duration: Duration) = callGenerated "
@@ -108,7 +108,7 @@ class ModelTest(unittest.TestCase):
         for path, line in expected.items():
             self.assertIn(line, files[path], path)
         self.assertIn('self._call(_lib.LIB.inact_screen_shared, duration_to_ms(duration, "duration"))',
-                      files["bindings/python/src/inactivity/_inputs.py"])
+                      files["bindings/python/src/inactivity/_generated/inputs.py"])
         # Left to hand code, as its row says.
         self.assertNotIn("screen", files["Tests/CTests/generated/state_inputs.inc"])
         self.assertNotIn("screen", files["verify/fuzz/ops_generated.h"])
@@ -131,16 +131,16 @@ class ModelTest(unittest.TestCase):
         # exports that table), still in every other binding's.
         from . import emit_js, emit_python
         model = load(HEADER)
-        ffi = emit_js.emit(model)["bindings/js/src/ffi.js"]
+        ffi = emit_js.emit(model)[emit_js.PATH]
         self.assertNotIn("inact_server_decide:", ffi)
         self.assertIn("inact_server_contact:", ffi)
-        self.assertIn("inact_server_decide", next(iter(emit_python.emit(model).values())))
+        self.assertIn("inact_server_decide", "".join(emit_python.emit(model).values()))
         # Marked back in, it is in the table again.
         model = self.names_mutated('inact_server_decide = { core = "", python = "", kotlin = "", js = "", op = "", '
                                    'hand = ["shim"], wasm = false }',
                                    'inact_server_decide = { core = "", python = "", kotlin = "", js = "", op = "", '
                                    'hand = ["shim"] }')
-        self.assertIn("inact_server_decide:", emit_js.emit(model)["bindings/js/src/ffi.js"])
+        self.assertIn("inact_server_decide:", emit_js.emit(model)[emit_js.PATH])
 
     def test_wasm_false_is_refused_for_what_the_js_binding_exposes(self) -> None:
         with self.assertRaises(HeaderError) as caught:
@@ -149,6 +149,37 @@ class ModelTest(unittest.TestCase):
         with self.assertRaises(HeaderError) as caught:
             self.names_mutated('inact_version_number = { core = ""', 'inact_version_number = { wasm = 0, core = ""')
         self.assertIn("wasm must be true or false", str(caught.exception))
+
+    def test_a_status_and_a_reason_reach_every_binding_from_the_header_and_the_table(self) -> None:
+        # A throwaway status in the limit category and a throwaway reason: every binding's error
+        # mapping and enum has them, with no hand file edited.
+        header = self.mutated('    XX(INACT_E_CEILING, -18,',
+                              '    XX(INACT_E_THROWAWAY, -19, "a throwaway status") \\\n    XX(INACT_E_CEILING, -18,')
+        header.write_text(header.read_text().replace(
+            "INACT_REASON_DEVICE_LIMIT = 23       /*", "INACT_REASON_THROWAWAY = 24,\n    INACT_REASON_DEVICE_LIMIT = 23       /*"))
+        names = header.parent / "names.toml"
+        names.write_text(NAMES.read_text().replace('INACT_E_CEILING = "ceiling"\n',
+                                                   'INACT_E_CEILING = "ceiling"\nINACT_E_THROWAWAY = "limit"\n'))
+        saved = model_module.NAMES
+        model_module.NAMES = names
+        try:
+            model = load(header)
+        finally:
+            model_module.NAMES = saved
+        from . import emit_errors, emit_js
+        files = {**emit_errors.emit(model), **emit_js.emit(model)}
+        expected = {
+            emit_errors.PY_ERRORS: "Status.E_THROWAWAY: LimitError,",
+            emit_errors.PY_ENUMS: "    THROWAWAY = 24",
+            emit_errors.KT_ERRORS: "Status.LIMIT, Status.THROWAWAY -> LimitException(status, text)",
+            emit_errors.KT_ENUMS: "    THROWAWAY(24),",
+            emit_errors.JS_ERRORS: "export class ThrowawayError extends LimitError {}",
+            emit_errors.JS_ERRORS_DTS: "ThrowawayError: typeof ThrowawayError;",
+            emit_errors.JS_ENUMS_DTS: "'THROWAWAY'",
+            emit_js.PATH: "['INACT_E_THROWAWAY', -19, \"a throwaway status\", 'ThrowawayError'],",
+        }
+        for path, line in expected.items():
+            self.assertIn(line, files[path], path)
 
 
 if __name__ == "__main__":

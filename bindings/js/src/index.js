@@ -3,30 +3,21 @@
 // values and adds JavaScript idiom. It decides nothing: every rule, default, preset and check is
 // the engine's, and every error is the engine's status and message (bindings/js/README.md).
 //
-// The ffi (export names, argument kinds, struct layouts, enums, statuses) comes from ./ffi.js,
+// The ffi (export names, argument kinds, struct layouts, enums, statuses) comes from ./generated/ffi.js,
 // derived from include/inactivity.h; nothing below names a C type or an offset.
 
-import { enums, fieldKinds as ffiFieldKinds, functions, statuses, structs, INACT_SNAPSHOT_MAX_SIZE } from './ffi.js';
+import { enums, fieldKinds as ffiFieldKinds, functions, statuses, structs, INACT_SNAPSHOT_MAX_SIZE } from './generated/ffi.js';
 import { engineInputs } from './generated/inputs.js';
+import { InactivityError, errors } from './generated/errors.js';
 
 const NEVER_I64 = 0x7fffffffffffffffn;
 const INT64_MIN = -0x8000000000000000n;
 
 // ---- Errors ---------------------------------------------------------------------------------
 
-/** An error the engine returned: `status` is the header's name (INACT_E_INVALID_ARGUMENT),
- *  `code` its value, `message` the text naming the argument and the rule in this binding's
- *  terms (policy.idleTimeoutMs), `engineMessage` the engine's own text (policy.idle_timeout_ms),
- *  which is the same in every binding. */
-export class InactivityError extends Error {
-    constructor(status, code, message, engineMessage = message) {
-        super(message);
-        this.name = new.target.name;
-        this.status = status;
-        this.code = code;
-        this.engineMessage = engineMessage;
-    }
-}
+// The classes are generated from the error categories (tools/codegen/names.toml): InactivityError,
+// one class per category and one per status; ffi.js's status table names each status's class.
+export * from './generated/errors.js';
 
 // How a refused value is shown in a message: a string in quotes, so that advance('1000') does
 // not read as if the number 1000 was refused.
@@ -60,36 +51,15 @@ function reportOptions(options) {
     return options;
 }
 
-// One subclass per status, named from the status table: INACT_E_INVALID_ARGUMENT ->
-// InvalidArgumentError. Each extends InactivityError.
-function className(status) {
-    return status.replace(/^INACT_E_/, '').toLowerCase()
-        .replace(/(^|_)([a-z0-9])/g, (_, __, c) => c.toUpperCase()) + 'Error';
-}
-const errorClasses = {};
-for (const [name, code] of statuses) {
-    if (code === 0) continue;
-    const cls = { [className(name)]: class extends InactivityError {} }[className(name)];
-    errorClasses[code] = cls;
-}
-export const errors = Object.freeze(Object.fromEntries(
-    Object.values(errorClasses).map((c) => [c.name, c])));
+const errorClasses = Object.fromEntries(statuses.filter(([, code]) => code !== 0)
+    .map(([, code, , className]) => [code, errors[className]]));
 const statusName = new Map(statuses.map(([name, code]) => [code, name]));
 
 // ---- Enumerations ---------------------------------------------------------------------------
 
-function names(table) {
-    return Object.freeze({ ...table });
-}
-export const State = names(enums.inact_state);
-export const Reason = names(enums.inact_reason);
-export const ActivityKind = names(enums.inact_activity_kind);
-export const IdleAction = names(enums.inact_idle_action);
-export const Preset = names(enums.inact_preset);
-export const EventKind = names(enums.inact_event_kind);
-export const HolderKind = names(enums.inact_holder_kind);
-export const RefreshOutcome = names(enums.inact_refresh_outcome);
-export const Auth = names(enums.inact_auth);
+// The tables (name -> value) of the header's enumerations, generated: State, Reason, ActivityKind,
+// IdleAction, Preset, EventKind, HolderKind, RefreshOutcome, Auth.
+export * from './generated/enums.js';
 /** "Never" for a duration, "no deadline" for a query: INACT_NEVER crosses as Infinity. */
 export const NEVER = Infinity;
 export const SNAPSHOT_MAX_SIZE = INACT_SNAPSHOT_MAX_SIZE;
@@ -234,7 +204,9 @@ function checkMagic(bytes, where) {
  * bytes, a compiled WebAssembly.Module, or a fetch Response; default: inactivity.wasm next to
  * this package). options.hostClock: the two clocks the web platform reads (default
  * performance.timeOrigin + performance.now() and Date.now()); tests pass invented ones.
- * Each load is its own instance: engines of one never see another's.
+ * Each load is its own instance: engines of one never see another's. Returns that load's
+ * Engine, Policy and Ceilings (subclasses of the module-level classes, bound to it); the first
+ * load also binds the module-level classes themselves.
  */
 export async function load(options = {}) {
     const clock = options.hostClock ?? defaultClock;
@@ -269,10 +241,10 @@ export async function load(options = {}) {
     exports = instance.exports;
     memory = exports.memory;
     exports._initialize?.();
-    return makeLibrary(exports, memory, listeners);
+    return bind(makeLibrary(exports, memory, listeners));
 }
 
-// ---- The library: memory, calls, classes ----------------------------------------------------
+// ---- The library: one load's module, its memory and the helpers that call it -----------------
 
 function makeLibrary(x, memory, listeners) {
     const utf8 = new TextEncoder();
@@ -414,7 +386,9 @@ function makeLibrary(x, memory, listeners) {
         switch (kind) {
         case 'duration': case 'time': return msOut(v);
         case 'flag': return v !== 0;
-        case 'enum': return nameOf(namesOf.get(enumName), v);
+        // States and reasons as the engine names them (a value of a newer library: 'unknown').
+        case 'enum': return enumName === 'inact_state' ? stateName(v) : enumName === 'inact_reason' ? reasonName(v)
+            : nameOf(namesOf.get(enumName), v);
         case 'id': return BigInt(v);
         default: return v;
         }
@@ -459,36 +433,6 @@ function makeLibrary(x, memory, listeners) {
         }
     }
 
-    /** A session policy: plain fields (durations in ms, Infinity = NEVER). Make one with
-     *  Policy.defaults(), Policy.preset(name) or new Policy({ field: value, ... }) (the
-     *  defaults with those fields changed; an unknown field or a bad value throws here). */
-    class Policy {
-        constructor(fields = {}) {
-            checkFieldNames(fields, policyFields, 'policy', 'Policy');
-            Object.assign(this, Policy.defaults(), fields);
-            this.validate();
-        }
-        static defaults() {
-            return scoped(() => {
-                const p = newStruct('inact_policy');
-                check(init(x.inact_policy_init_sized, p));
-                return Object.assign(Object.create(Policy.prototype), toJs(policyFields, readStruct('inact_policy', p)));
-            });
-        }
-        /** A named preset (Preset: 'BANKING', 'NIST_AAL2', ...; or its number). */
-        static preset(name) {
-            const value = presetArg(name);
-            return scoped(() => {
-                const p = newStruct('inact_policy');
-                check(init(x.inact_policy_preset_sized, p, value));
-                return Object.assign(Object.create(Policy.prototype), toJs(policyFields, readStruct('inact_policy', p)));
-            });
-        }
-        /** Checks the policy without using it: throws the engine's error naming the field. */
-        validate() {
-            scoped(() => check(x.inact_policy_validate(policyStruct(this)), true));
-        }
-    }
     function policyStruct(policy) {
         checkFieldNames(policy, policyFields, 'policy', 'Policy');
         const values = toC(policyFields, policy, 'policy');
@@ -497,21 +441,6 @@ function makeLibrary(x, memory, listeners) {
         return p;
     }
 
-    /** An administrator's limits (inact_set_ceilings): Ceilings.none(), then tighten fields. */
-    class Ceilings {
-        constructor(fields = {}) {
-            checkFieldNames(fields, ceilingFields, 'ceilings', 'Ceilings');
-            Object.assign(this, Ceilings.none(), fields);
-            toC(ceilingFields, this, 'ceilings'); // each value's type, here rather than at use
-        }
-        static none() {
-            return scoped(() => {
-                const p = newStruct('inact_ceilings');
-                check(init(x.inact_ceilings_init_sized, p));
-                return Object.assign(Object.create(Ceilings.prototype), toJs(ceilingFields, readStruct('inact_ceilings', p)));
-            });
-        }
-    }
     function ceilingsStruct(ceilings) {
         checkFieldNames(ceilings, ceilingFields, 'ceilings', 'Ceilings');
         const values = toC(ceilingFields, ceilings, 'ceilings');
@@ -520,453 +449,566 @@ function makeLibrary(x, memory, listeners) {
         return p;
     }
 
+    // The info and the event as JavaScript: each field converted by its kind (ffi.js, from the
+    // header's annotations), so a field added to the header arrives converted. This binding's
+    // idioms, by field: the info's `clock` is spelled as the option ('system', 'manual') and its
+    // `delivery` left out (always HOST in WebAssembly); the event's `kind` is spelled
+    // 'state-changed', 'tick', 'keepalive' (eventKindOf), and its `engine` left out (the
+    // listener knows its engine).
+    const infoFields = fieldKinds('inact_info').filter(([c]) => c !== 'delivery');
+    const eventFields = fieldKinds('inact_event').filter(([c]) => c !== 'engine' && c !== 'kind');
     function infoToJs(raw) {
         const out = {};
-        for (const [c, spec] of Object.entries(structs.inact_info.fields)) {
-            if (c === 'size' || c === 'delivery') continue;
-            const js = camel(c);
-            let v = raw[c];
-            if (c === 'state') v = stateName(v);
-            else if (c === 'reason') v = reasonName(v);
-            else if (c === 'required_auth') v = nameOf(authNames, v);
-            else if (c === 'clock') v = v === enums.inact_clock_kind.MANUAL ? 'manual' : 'system';
-            else if (c === 'in_background' || c === 'needs_server_contact') v = v !== 0;
-            else if (c === 'token_generation') v = BigInt(v);
-            else if (spec[1] === 'i64') v = msOut(v);
-            out[js] = v;
+        for (const [c, js, kind, enumName] of infoFields) {
+            out[js] = c === 'clock' ? (raw[c] === enums.inact_clock_kind.MANUAL ? 'manual' : 'system')
+                : fieldToJs(kind, enumName, raw[c]);
         }
         return out;
     }
+    function eventToJs(raw) {
+        const out = { kind: eventKindOf(raw.kind) };
+        for (const [c, js, kind, enumName] of eventFields) out[js] = fieldToJs(kind, enumName, raw[c]);
+        return Object.freeze(out);
+    }
 
-    // ---- Engine ---------------------------------------------------------------------------
+    // ---- Engine plumbing ------------------------------------------------------------------
 
     const eventCallback = x.inactivity_wasm_event_callback();
     const releaseCallback = x.inactivity_wasm_release_callback();
-    let nextListener = 1;
     const registry = typeof FinalizationRegistry !== 'undefined'
         ? new FinalizationRegistry((handle) => { x.inact_destroy(handle); })
         : null;
 
-    function reportLater(error) {
-        // A listener's exception must not unwind through the engine's frames: report it on its own.
-        queueMicrotask(() => { throw error; });
+    // What the classes below call: the module's exports and memory, and the helpers that use them.
+    return {
+        x, memory, listeners, view, alloc, scoped, cString, check, stateName, reasonName, presetArg,
+        kindArg, reasonArg, newStruct, readStruct, writeStruct, init, outI64, outU64, outI32, outU32,
+        policyFields, ceilingFields, toJs, toC, fieldToC, checkFieldNames, policyStruct, ceilingsStruct,
+        infoToJs, eventToJs, eventCallback, releaseCallback, registry, utf8, nextListener: 1,
+    };
+}
+
+// ---- The classes: at module level, each load's subclasses bound to its library ---------------
+
+// A class's library: the one its load bound it to (load() returns subclasses of Policy, Ceilings
+// and Engine, each bound to that load's module), else the first load's, so that
+// `import { Engine } from 'inactivity'` works once `await load()` has returned.
+const libraries = new WeakMap();
+let firstLibrary = null;
+function libraryOf(cls) {
+    for (let c = cls; typeof c === 'function'; c = Object.getPrototypeOf(c)) {
+        const lib = libraries.get(c);
+        if (lib) return lib;
     }
+    if (firstLibrary) return firstLibrary;
+    throw new Error('inactivity: the engine module is not loaded yet: await load() before using Engine, Policy or Ceilings');
+}
+// A static method called detached (const { defaults } = Policy) acts on the class it came from.
+const classOf = (self, cls) => (typeof self === 'function' ? self : cls);
 
-    class Engine {
-        #handle = 0n;
-        #listener = 0;
-        #onEvent;
-        #onError;
-        #queues = new Set();
-        #listeners = new Set();
-        #manual;
-        // The policy's keepalive interval (0: off): activity does not re-arm the timer (the hot
-        // path), yet with a keepalive an activity after a quiet interval starts an interval whose
-        // end is a deadline, so the timer never waits longer than one interval.
-        #keepaliveMs = 0;
-        #timer = null;
-        #closed = false;
-        #keepAlive = false;
-        // The module's callbacks and the deadline timer reach the engine through this weak
-        // reference, so that an engine nobody holds can be collected (and destroyed by the
-        // FinalizationRegistry) although the module may still call back for it.
-        #self = new WeakRef(this);
-
-        /**
-         * options.policy: a Policy (default Policy.defaults()); options.onEvent: called with
-         * every event, synchronously, before the call that caused it returns; options.onError:
-         * receives what onEvent throws (default: rethrown from a microtask); options.clock:
-         * 'system' (default: the web clock, see README) or 'manual' (time moves only through
-         * advance/freeze/jumpWall/reboot); options.manual: { startMs, wallMs, bootId } for it;
-         * options.keepAlive: true keeps Node's event loop alive while a deadline is pending
-         * (default false: an engine's timer never holds a process open; see README).
-         * Anything else in options is refused: a misspelled option would run the defaults.
-         */
-        constructor(options = {}) {
-            if (options instanceof Policy) {
-                throw new TypeError('options (a Policy) must be an options object: new Engine({ policy })');
-            }
-            if (options === null || typeof options !== 'object' || Array.isArray(options)) {
-                const hint = typeof options === 'string' ? `{ policy: Policy.preset(${shown(options)}) }` : '{ policy }';
-                throw new TypeError(`options (${shown(options)}) must be an options object such as new Engine(${hint})`);
-            }
-            for (const key of Object.keys(options)) {
-                if (!ENGINE_OPTIONS.includes(key)) {
-                    throw new TypeError(`options.${key} is not an Engine option; the options are ${ENGINE_OPTIONS.join(', ')}`);
-                }
-            }
-            for (const key of ['onEvent', 'onError']) {
-                if (options[key] !== undefined && typeof options[key] !== 'function') {
-                    throw new TypeError(`options.${key} (${shown(options[key])}) must be a function`);
-                }
-            }
-            if (options.keepAlive !== undefined) boolArg(options.keepAlive, 'options.keepAlive');
-            if (options.policy !== undefined && (options.policy === null || typeof options.policy !== 'object')) {
-                const hint = typeof options.policy === 'string' ? `: Policy.preset(${shown(options.policy)})` : '';
-                throw new TypeError(`options.policy (${shown(options.policy)}) must be a Policy${hint}`);
-            }
-            this.#onEvent = options.onEvent;
-            this.#onError = options.onError;
-            this.#keepAlive = options.keepAlive === true;
-            const clockKind = options.clock ?? 'system';
-            if (clockKind !== 'system' && clockKind !== 'manual') {
-                throw new TypeError(`options.clock (${shown(clockKind)}) must be 'system' or 'manual'`);
-            }
-            this.#manual = clockKind === 'manual';
-            if (options.manual !== undefined) {
-                if (!this.#manual) throw new TypeError("options.manual is for options.clock 'manual' only");
-                if (options.manual === null || typeof options.manual !== 'object') {
-                    throw new TypeError(`options.manual (${shown(options.manual)}) must be an object: { startMs, wallMs, bootId }`);
-                }
-                for (const key of Object.keys(options.manual)) {
-                    if (!['startMs', 'wallMs', 'bootId'].includes(key)) {
-                        throw new TypeError(`options.manual.${key} is not a manual-clock option; they are startMs, wallMs, bootId`);
-                    }
-                }
-            }
-            const listener = nextListener++;
-            scoped(() => {
-                const config = newStruct('inact_config');
-                check(init(x.inact_config_init_sized, config));
-                const manual = options.manual ?? {};
-                const values = {
-                    // HOST delivery: there are no threads; the binding polls when the engine asks.
-                    delivery: enums.inact_delivery.HOST,
-                    clock: this.#manual ? enums.inact_clock_kind.MANUAL : enums.inact_clock_kind.SYSTEM,
-                };
-                if (manual.startMs !== undefined) values.manual_start_ms = i64Arg(manual.startMs, 'options.manual.startMs');
-                if (manual.wallMs !== undefined) values.manual_wall_ms = i64Arg(manual.wallMs, 'options.manual.wallMs');
-                if (manual.bootId !== undefined) values.manual_boot_id = u64Arg(manual.bootId, 'options.manual.bootId');
-                writeStruct('inact_config', config, values);
-                const given = options.policy ?? Policy.defaults();
-                const policy = policyStruct(given);
-                const out = alloc(8);
-                listeners.set(listener, this.#self);
-                try {
-                    check(x.inact_engine_create(config, policy, eventCallback, listener, releaseCallback, out), true);
-                } catch (error) {
-                    listeners.delete(listener);
-                    throw error;
-                }
-                this.#handle = view().getBigUint64(out, true);
-                this.#listener = listener;
-                this.#keepaliveMs = Number(given.keepaliveIntervalMs ?? 0);
-            });
-            registry?.register(this, BigInt.asIntN(64, this.#handle), this);
-            this.#rearm();
-        }
-
-        /** @internal the module calls this with an inact_event's address. */
-        deliver(pointer) {
-            let event;
-            try {
-                const e = readStruct('inact_event', pointer);
-                if (eventKindOf(e.kind) === undefined) return;
-                event = Object.freeze({
-                    kind: eventKindOf(e.kind),
-                    state: stateName(e.state),
-                    previousState: stateName(e.previous_state),
-                    reason: reasonName(e.reason),
-                    requiredAuth: nameOf(authNames, e.required_auth),
-                    remainingMs: msOut(e.remaining_ms),
-                    timeMs: msOut(e.time_ms),
-                    nowMs: msOut(e.now_ms),
-                });
-            } catch (error) { reportLater(error); return; }
-            for (const q of this.#queues) q.push(event);
-            if (this.#onEvent) this.#notify(this.#onEvent, event);
-            for (const listener of [...this.#listeners]) this.#notify(listener, event);
-        }
-
-        // A listener's exception never unwinds through the engine's frames: onError, or a microtask.
-        #notify(listener, event) {
-            try { listener(event); } catch (error) {
-                if (!this.#onError) { reportLater(error); return; }
-                try { this.#onError(error); } catch (again) { reportLater(again); }
-            }
-        }
-
-        get #h() { return BigInt.asIntN(64, this.#handle); }
-
-        #call(fn) {
-            if (this.#closed) throw closedError();
-            const result = fn(this.#h);
-            this.#rearm();
-            return result;
-        }
-
-        // Host delivery: one timer for the engine's next deadline, asked of the engine after
-        // every call that may move deadlines (a timer that fires early only polls again).
-        #rearm() {
-            if (this.#manual || this.#closed) return;
-            const delay = scoped(() => {
-                const p = alloc(8);
-                if (x.inact_next_deadline(this.#h, p) !== 0) return null;
-                return view().getBigInt64(p, true);
-            });
-            if (this.#timer !== null) clearTimeout(this.#timer);
-            this.#timer = null;
-            if (delay === null || (delay === NEVER_I64 && this.#keepaliveMs <= 0)) return;
-            let ms = Number(delay > 0x7fffffffn ? 0x7fffffffn : delay);
-            if (this.#keepaliveMs > 0) ms = Math.min(ms, this.#keepaliveMs);
-            this.#timer = Engine.#pollLater(this.#self, ms);
-            // Node: a pending deadline does not keep the process alive, unless options.keepAlive.
-            if (!this.#keepAlive) this.#timer.unref?.();
-        }
-
-        // A static method, so that the timer's closure holds only the weak reference (a closure
-        // made inside an instance method would share that method's context, and `this` with it).
-        static #pollLater(self, ms) {
-            return setTimeout(() => {
-                const engine = self.deref();
-                if (engine) { engine.#timer = null; engine.poll(); }
-            }, ms);
-        }
-
-        /** The engine's 64-bit handle (a BigInt). */
-        get handle() { return this.#handle; }
-
-        close() {
-            if (this.#closed) return;
-            this.#closed = true;
-            if (this.#timer !== null) clearTimeout(this.#timer);
-            registry?.unregister(this);
-            x.inact_destroy(this.#h);
-            for (const q of this.#queues) q.end();
-        }
-
-        // The inputs of the engine and integers that this class does not write itself
-        // (generated/inputs.js, from the header and tools/codegen/names.toml): each converts its
-        // arguments by kind, as a struct field's, and calls its C function with the handle.
-        static {
-            for (const [method, cName, args] of engineInputs) {
-                Object.defineProperty(Engine.prototype, method, {
-                    value(...values) {
-                        const v = args.map(([kind, name, enumName, cKind], i) => fieldToC(kind, enumName, cKind, values[i], name));
-                        this.#call((h) => check(x[cName](h, ...v)));
-                    },
-                    writable: true, configurable: true,
-                });
-            }
-        }
-
-        // Inputs (each catches up first: see the header).
-        start() { this.#call((h) => check(x.inact_start(h))); }
-        activity(kind) {
-            // The hot path: no re-arm (activity only moves deadlines later; an early timer polls).
-            if (this.#closed) throw closedError();
-            check(x.inact_activity(this.#h, typeof kind === 'number' ? uint32Arg(kind, 'kind') : kindArg(kind)));
-        }
-        continue() { this.#call((h) => check(x.inact_continue(h))); }
-        lock() { this.#call((h) => check(x.inact_lock(h))); }
-        unlock(method = 'CREDENTIAL') {
-            const m = enumArg(enums.inact_auth, method, 'method');
-            this.#call((h) => check(x.inact_unlock_with(h, m)));
-        }
-        unlockFailed(method = 'CREDENTIAL') {
-            const m = enumArg(enums.inact_auth, method, 'method');
-            return this.#call((h) => outU32((p) => x.inact_unlock_failed_with(h, m, p)));
-        }
-        biometricsChanged() { this.#call((h) => check(x.inact_biometrics_changed(h))); }
-        end(reason) {
-            const r = reasonArg(reason);
-            this.#call((h) => check(x.inact_end(h, r)));
-        }
-        /** What another holder of the session (a tab, the server) observed: kind 'ACTIVITY',
-         *  'LOCKED', 'EXPIRED' (ms: the age of what it saw) or 'IDLE_DEADLINE',
-         *  'ABSOLUTE_DEADLINE' (ms: the time left), relative to now; reason: the holder's for a
-         *  lock or an expiry, 'NONE' otherwise. It only ever makes the session stricter.
-         *  reason and ms are named ({ reason, ms }), as Python's keywords and Kotlin's named
-         *  arguments name them: each kind takes one of the two, and C's positional order
-         *  (kind, reason, ms) would make 'NONE' a placeholder in the commonest report. */
-        holderReport(kind, options = {}) {
-            const k = enumArg(enums.inact_holder_kind, kind, 'kind');
-            const { reason = 'NONE', ms = 0 } = reportOptions(options);
-            const r = reasonArg(reason);
-            const age = i64Arg(ms, 'ms');
-            this.#call((h) => check(x.inact_holder_report(h, k, r, age)));
-        }
-        /** A token refresh's result; returns the engine's classification ('OK', 'RETRY', ...). */
-        refreshResult(httpStatus, oauthError = null, generation = 0n) {
-            const status = int32Arg(httpStatus, 'httpStatus');
-            const gen = u64Arg(generation, 'generation');
-            if (oauthError !== null && typeof oauthError !== 'string') throw new TypeError('oauthError must be a string or null');
-            const outcome = this.#call((h) => scoped(() => {
-                let text = 0;
-                if (oauthError !== null) {
-                    const bytes = utf8.encode(oauthError);
-                    text = bytes.length + 1 <= 1024 ? alloc(bytes.length + 1) : x.malloc(bytes.length + 1);
-                    if (!text) throw new RangeError('oauthError: out of memory');
-                    new Uint8Array(memory.buffer, text, bytes.length + 1).set([...bytes, 0]);
-                    if (bytes.length + 1 > 1024) {
-                        try { return outI32((p) => x.inact_refresh_result_gen(h, status, text, gen, p)); } finally { x.free(text); }
-                    }
-                }
-                return outI32((p) => x.inact_refresh_result_gen(h, status, text, gen, p));
-            }));
-            return nameOf(outcomeNames, outcome);
-        }
-        tokenRotated(generation) {
-            const g = u64Arg(generation, 'generation');
-            this.#call((h) => check(x.inact_token_rotated(h, g)));
-        }
-        serverContact() { this.#call((h) => check(x.inact_server_contact(h))); }
-        background() { this.#call((h) => check(x.inact_background(h))); }
-        foreground() { this.#call((h) => check(x.inact_foreground(h))); }
-        windowShown() { this.#call((h) => check(x.inact_window_shown(h))); }
-        windowHidden() { this.#call((h) => check(x.inact_window_hidden(h))); }
-        expectInterruption(maxMs) {
-            const ms = i64Arg(maxMs, 'maxMs');
-            this.#call((h) => check(x.inact_expect_interruption(h, ms)));
-        }
-        deviceLocked() { this.#call((h) => check(x.inact_device_locked(h))); }
-        /** Opens a stricter idle scope; returns its id (a BigInt) for popScope. */
-        pushScope(idleTimeoutMs) {
-            const ms = i64Arg(idleTimeoutMs, 'idleTimeoutMs');
-            return this.#call((h) => outU64((p) => x.inact_scope_push(h, ms, p)));
-        }
-        popScope(id) {
-            const v = u64Arg(id, 'id');
-            this.#call((h) => check(x.inact_scope_pop(h, v)));
-        }
-        /** Opens a hold (the idle countdown stops); returns its id (a BigInt). */
-        acquireHold() { return this.#call((h) => outU64((p) => x.inact_hold_acquire(h, p))); }
-        releaseHold(id) {
-            const v = u64Arg(id, 'id');
-            this.#call((h) => check(x.inact_hold_release(h, v)));
-        }
-        setPolicy(policy) {
-            this.#call((h) => scoped(() => check(x.inact_set_policy(h, policyStruct(policy)), true)));
-            this.#keepaliveMs = Number(policy.keepaliveIntervalMs ?? 0);
-            this.#rearm();
-        }
-        setCeilings(ceilings) {
-            this.#call((h) => scoped(() => check(x.inact_set_ceilings(h, ceilingsStruct(ceilings)), true)));
-        }
-
-        // Queries (each catches up first).
-        get state() { return stateName(this.#call((h) => outI32((p) => x.inact_get_state(h, p)))); }
-        get reason() { return reasonName(this.#call((h) => outI32((p) => x.inact_get_reason(h, p)))); }
-        get remainingMs() { return msOut(this.#call((h) => outI64((p) => x.inact_get_remaining(h, p)))); }
-        get requiredAuth() { return nameOf(authNames, this.#call((h) => outI32((p) => x.inact_get_required_auth(h, p)))); }
-        info() {
-            return this.#call((h) => scoped(() => {
-                const p = newStruct('inact_info');
-                check(x.inact_get_info(h, p));
-                return infoToJs(readStruct('inact_info', p));
-            }));
-        }
-        policy() {
-            return this.#call((h) => scoped(() => {
-                const p = newStruct('inact_policy');
-                check(x.inact_get_policy(h, p));
-                return Object.assign(Object.create(Policy.prototype), toJs(policyFields, readStruct('inact_policy', p)));
-            }));
-        }
-        ceilings() {
-            return this.#call((h) => scoped(() => {
-                const p = newStruct('inact_ceilings');
-                check(x.inact_get_ceilings(h, p));
-                return Object.assign(Object.create(Ceilings.prototype), toJs(ceilingFields, readStruct('inact_ceilings', p)));
-            }));
-        }
-        /** ms until the engine next needs poll() (Infinity: nothing scheduled). */
-        nextDeadlineMs() { return msOut(this.#call((h) => outI64((p) => x.inact_next_deadline(h, p)))); }
-        poll() { if (!this.#closed) this.#call((h) => check(x.inact_poll(h))); }
-
-        // Snapshot.
-        /** The snapshot as bytes (a Uint8Array of at most SNAPSHOT_MAX_SIZE bytes). */
-        snapshot() {
-            return this.#call((h) => scoped(() => {
-                const buffer = alloc(INACT_SNAPSHOT_MAX_SIZE);
-                const written = alloc(4);
-                check(x.inact_snapshot_write(h, buffer, INACT_SNAPSHOT_MAX_SIZE, written));
-                return new Uint8Array(memory.buffer, buffer, view().getUint32(written, true)).slice();
-            }));
-        }
-        snapshotBase64() { return toBase64(this.snapshot()); }
-        /** Restores a snapshot: bytes (Uint8Array, ArrayBuffer) or a base64 string. */
-        restore(snapshot) {
-            let bytes;
-            if (typeof snapshot === 'string') bytes = fromBase64(snapshot);
-            else if (snapshot instanceof Uint8Array) bytes = snapshot;
-            else if (snapshot instanceof ArrayBuffer) bytes = new Uint8Array(snapshot);
-            else throw new TypeError('snapshot must be a Uint8Array, an ArrayBuffer or a base64 string');
-            this.#call((h) => {
-                const p = bytes.length ? x.malloc(bytes.length) : 0;
-                if (bytes.length && !p) throw new RangeError('snapshot: out of memory');
-                try {
-                    if (bytes.length) new Uint8Array(memory.buffer, p, bytes.length).set(bytes);
-                    check(x.inact_restore(h, p, bytes.length));
-                } finally { if (p) x.free(p); }
-            });
-        }
-
-        // The manual clock (clock: 'manual'; a system-clock engine gets WrongClockError).
-        advance(ms) { const v = i64Arg(ms, 'ms'); this.#call((h) => check(x.inact_clock_advance(h, v))); }
-        freeze(ms) { const v = i64Arg(ms, 'ms'); this.#call((h) => check(x.inact_clock_freeze(h, v))); }
-        jumpWall(deltaMs) { const v = i64Arg(deltaMs, 'deltaMs'); this.#call((h) => check(x.inact_clock_jump_wall(h, v))); }
-        reboot(downtimeMs = 0) { const v = i64Arg(downtimeMs, 'downtimeMs'); this.#call((h) => check(x.inact_clock_reboot(h, v))); }
-        /** The engine's clock: { monotonicMs, wallMs, bootId } (bootId a BigInt). No catch-up. */
-        clockNow() {
-            return scoped(() => {
-                const m = alloc(8), w = alloc(8), b = alloc(8);
-                if (this.#closed) throw closedError();
-                check(x.inact_clock_now(this.#h, m, w, b));
-                const dv = view();
-                return { monotonicMs: msOut(dv.getBigInt64(m, true)), wallMs: msOut(dv.getBigInt64(w, true)),
-                         bootId: dv.getBigUint64(b, true) };
-            });
-        }
-
-        /** Calls `listener` with every event from now on (after onEvent), until the returned
-         *  function is called; the same function added twice is called once. */
-        subscribe(listener) {
-            if (typeof listener !== 'function') throw new TypeError('listener must be a function');
-            this.#listeners.add(listener);
-            return () => { this.#listeners.delete(listener); };
-        }
-
-        /** Whether close() was called. */
-        get closed() { return this.#closed; }
-
-        /** The events from now on as an async iterator; it ends when the engine is closed. */
-        events() {
-            const buffered = [];
-            let wake = null;
-            let ended = this.#closed;
-            const queues = this.#queues;
-            const q = {
-                push(e) { buffered.push(e); if (wake) { wake(); wake = null; } },
-                end() { ended = true; if (wake) { wake(); wake = null; } },
-            };
-            queues.add(q);
-            return {
-                [Symbol.asyncIterator]() { return this; },
-                async next() {
-                    while (buffered.length === 0 && !ended) await new Promise((r) => { wake = r; });
-                    if (buffered.length) return { value: buffered.shift(), done: false };
-                    queues.delete(q);
-                    return { value: undefined, done: true };
-                },
-                async return() { queues.delete(q); ended = true; return { value: undefined, done: true }; },
-            };
-        }
-    }
-
-    // `using engine = new Engine()` where the runtime has explicit resource management.
-    if (typeof Symbol.dispose === 'symbol') Engine.prototype[Symbol.dispose] = function dispose() { this.close(); };
-
+function bind(lib) {
+    const bound = (Base) => {
+        const cls = { [Base.name]: class extends Base {} }[Base.name];
+        libraries.set(cls, lib);
+        return cls;
+    };
+    lib.Policy = bound(Policy);
+    lib.Ceilings = bound(Ceilings);
+    lib.Engine = bound(Engine);
+    firstLibrary ??= lib;
     return Object.freeze({
-        Engine,
-        Policy,
-        Ceilings,
-        version: cString(x.inact_version_string()),
-        versionNumber: x.inact_version_number() >>> 0,
+        Engine: lib.Engine,
+        Policy: lib.Policy,
+        Ceilings: lib.Ceilings,
+        version: lib.cString(lib.x.inact_version_string()),
+        versionNumber: lib.x.inact_version_number() >>> 0,
         /** The raw exports, for benchmarks and tools (the C ABI as wasm functions). */
-        exports: x,
+        exports: lib.x,
     });
 }
+
+/** A session policy: plain fields (durations in ms, Infinity = NEVER). Make one with
+ *  Policy.defaults(), Policy.preset(name) or new Policy({ field: value, ... }) (the
+ *  defaults with those fields changed; an unknown field or a bad value throws here). */
+export class Policy {
+    constructor(fields = {}) {
+        const L = libraryOf(new.target);
+        L.checkFieldNames(fields, L.policyFields, 'policy', 'Policy');
+        Object.assign(this, new.target.defaults(), fields);
+        this.validate();
+    }
+    static defaults() {
+        const cls = classOf(this, Policy);
+        const L = libraryOf(cls);
+        return L.scoped(() => {
+            const p = L.newStruct('inact_policy');
+            L.check(L.init(L.x.inact_policy_init_sized, p));
+            return Object.assign(Object.create(cls.prototype), L.toJs(L.policyFields, L.readStruct('inact_policy', p)));
+        });
+    }
+    /** A named preset (Preset: 'BANKING', 'NIST_AAL2', ...; or its number). */
+    static preset(name) {
+        const cls = classOf(this, Policy);
+        const L = libraryOf(cls);
+        const value = L.presetArg(name);
+        return L.scoped(() => {
+            const p = L.newStruct('inact_policy');
+            L.check(L.init(L.x.inact_policy_preset_sized, p, value));
+            return Object.assign(Object.create(cls.prototype), L.toJs(L.policyFields, L.readStruct('inact_policy', p)));
+        });
+    }
+    /** Checks the policy without using it: throws the engine's error naming the field. */
+    validate() {
+        const L = libraryOf(this.constructor);
+        L.scoped(() => L.check(L.x.inact_policy_validate(L.policyStruct(this)), true));
+    }
+}
+/** An administrator's limits (inact_set_ceilings): Ceilings.none(), then tighten fields. */
+export class Ceilings {
+    constructor(fields = {}) {
+        const L = libraryOf(new.target);
+        L.checkFieldNames(fields, L.ceilingFields, 'ceilings', 'Ceilings');
+        Object.assign(this, new.target.none(), fields);
+        L.toC(L.ceilingFields, this, 'ceilings'); // each value's type, here rather than at use
+    }
+    static none() {
+        const cls = classOf(this, Ceilings);
+        const L = libraryOf(cls);
+        return L.scoped(() => {
+            const p = L.newStruct('inact_ceilings');
+            L.check(L.init(L.x.inact_ceilings_init_sized, p));
+            return Object.assign(Object.create(cls.prototype), L.toJs(L.ceilingFields, L.readStruct('inact_ceilings', p)));
+        });
+    }
+}
+function reportLater(error) {
+    // A listener's exception must not unwind through the engine's frames: report it on its own.
+    queueMicrotask(() => { throw error; });
+}
+
+export class Engine {
+    // The library (the loaded module and its helpers) this engine lives in: its class's.
+    #lib;
+    #handle = 0n;
+    #listener = 0;
+    #onEvent;
+    #onError;
+    #queues = new Set();
+    #listeners = new Set();
+    #manual;
+    // The policy's keepalive interval (0: off): activity does not re-arm the timer (the hot
+    // path), yet with a keepalive an activity after a quiet interval starts an interval whose
+    // end is a deadline, so the timer never waits longer than one interval.
+    #keepaliveMs = 0;
+    #timer = null;
+    #closed = false;
+    #keepAlive = false;
+    // The module's callbacks and the deadline timer reach the engine through this weak
+    // reference, so that an engine nobody holds can be collected (and destroyed by the
+    // FinalizationRegistry) although the module may still call back for it.
+    #self = new WeakRef(this);
+
+    /**
+     * options.policy: a Policy (default Policy.defaults()); options.onEvent: called with
+     * every event, synchronously, before the call that caused it returns; options.onError:
+     * receives what onEvent throws (default: rethrown from a microtask); options.clock:
+     * 'system' (default: the web clock, see README) or 'manual' (time moves only through
+     * advance/freeze/jumpWall/reboot); options.manual: { startMs, wallMs, bootId } for it;
+     * options.keepAlive: true keeps Node's event loop alive while a deadline is pending
+     * (default false: an engine's timer never holds a process open; see README).
+     * Anything else in options is refused: a misspelled option would run the defaults.
+     */
+    constructor(options = {}) {
+        const L = libraryOf(new.target);
+        this.#lib = L;
+        if (options instanceof Policy) {
+            throw new TypeError('options (a Policy) must be an options object: new Engine({ policy })');
+        }
+        if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+            const hint = typeof options === 'string' ? `{ policy: Policy.preset(${shown(options)}) }` : '{ policy }';
+            throw new TypeError(`options (${shown(options)}) must be an options object such as new Engine(${hint})`);
+        }
+        for (const key of Object.keys(options)) {
+            if (!ENGINE_OPTIONS.includes(key)) {
+                throw new TypeError(`options.${key} is not an Engine option; the options are ${ENGINE_OPTIONS.join(', ')}`);
+            }
+        }
+        for (const key of ['onEvent', 'onError']) {
+            if (options[key] !== undefined && typeof options[key] !== 'function') {
+                throw new TypeError(`options.${key} (${shown(options[key])}) must be a function`);
+            }
+        }
+        if (options.keepAlive !== undefined) boolArg(options.keepAlive, 'options.keepAlive');
+        if (options.policy !== undefined && (options.policy === null || typeof options.policy !== 'object')) {
+            const hint = typeof options.policy === 'string' ? `: Policy.preset(${shown(options.policy)})` : '';
+            throw new TypeError(`options.policy (${shown(options.policy)}) must be a Policy${hint}`);
+        }
+        this.#onEvent = options.onEvent;
+        this.#onError = options.onError;
+        this.#keepAlive = options.keepAlive === true;
+        const clockKind = options.clock ?? 'system';
+        if (clockKind !== 'system' && clockKind !== 'manual') {
+            throw new TypeError(`options.clock (${shown(clockKind)}) must be 'system' or 'manual'`);
+        }
+        this.#manual = clockKind === 'manual';
+        if (options.manual !== undefined) {
+            if (!this.#manual) throw new TypeError("options.manual is for options.clock 'manual' only");
+            if (options.manual === null || typeof options.manual !== 'object') {
+                throw new TypeError(`options.manual (${shown(options.manual)}) must be an object: { startMs, wallMs, bootId }`);
+            }
+            for (const key of Object.keys(options.manual)) {
+                if (!['startMs', 'wallMs', 'bootId'].includes(key)) {
+                    throw new TypeError(`options.manual.${key} is not a manual-clock option; they are startMs, wallMs, bootId`);
+                }
+            }
+        }
+        const listener = L.nextListener++;
+        L.scoped(() => {
+            const config = L.newStruct('inact_config');
+            L.check(L.init(L.x.inact_config_init_sized, config));
+            const manual = options.manual ?? {};
+            const values = {
+                // HOST delivery: there are no threads; the binding polls when the engine asks.
+                delivery: enums.inact_delivery.HOST,
+                clock: this.#manual ? enums.inact_clock_kind.MANUAL : enums.inact_clock_kind.SYSTEM,
+            };
+            if (manual.startMs !== undefined) values.manual_start_ms = i64Arg(manual.startMs, 'options.manual.startMs');
+            if (manual.wallMs !== undefined) values.manual_wall_ms = i64Arg(manual.wallMs, 'options.manual.wallMs');
+            if (manual.bootId !== undefined) values.manual_boot_id = u64Arg(manual.bootId, 'options.manual.bootId');
+            L.writeStruct('inact_config', config, values);
+            const given = options.policy ?? L.Policy.defaults();
+            const policy = L.policyStruct(given);
+            const out = L.alloc(8);
+            L.listeners.set(listener, this.#self);
+            try {
+                L.check(L.x.inact_engine_create(config, policy, L.eventCallback, listener, L.releaseCallback, out), true);
+            } catch (error) {
+                L.listeners.delete(listener);
+                throw error;
+            }
+            this.#handle = L.view().getBigUint64(out, true);
+            this.#listener = listener;
+            this.#keepaliveMs = Number(given.keepaliveIntervalMs ?? 0);
+        });
+        L.registry?.register(this, BigInt.asIntN(64, this.#handle), this);
+        this.#rearm();
+    }
+
+    /** @internal the module calls this with an inact_event's address. */
+    deliver(pointer) {
+        const L = this.#lib;
+        let event;
+        try {
+            const e = L.readStruct('inact_event', pointer);
+            if (eventKindOf(e.kind) === undefined) return;
+            event = L.eventToJs(e);
+        } catch (error) { reportLater(error); return; }
+        for (const q of this.#queues) q.push(event);
+        if (this.#onEvent) this.#notify(this.#onEvent, event);
+        for (const listener of [...this.#listeners]) this.#notify(listener, event);
+    }
+
+    // A listener's exception never unwinds through the engine's frames: onError, or a microtask.
+    #notify(listener, event) {
+        try { listener(event); } catch (error) {
+            if (!this.#onError) { reportLater(error); return; }
+            try { this.#onError(error); } catch (again) { reportLater(again); }
+        }
+    }
+
+    get #h() { return BigInt.asIntN(64, this.#handle); }
+
+    #call(fn) {
+        if (this.#closed) throw closedError();
+        const result = fn(this.#h);
+        this.#rearm();
+        return result;
+    }
+
+    // Host delivery: one timer for the engine's next deadline, asked of the engine after
+    // every call that may move deadlines (a timer that fires early only polls again).
+    #rearm() {
+        const L = this.#lib;
+        if (this.#manual || this.#closed) return;
+        const delay = L.scoped(() => {
+            const p = L.alloc(8);
+            if (L.x.inact_next_deadline(this.#h, p) !== 0) return null;
+            return L.view().getBigInt64(p, true);
+        });
+        if (this.#timer !== null) clearTimeout(this.#timer);
+        this.#timer = null;
+        if (delay === null || (delay === NEVER_I64 && this.#keepaliveMs <= 0)) return;
+        let ms = Number(delay > 0x7fffffffn ? 0x7fffffffn : delay);
+        if (this.#keepaliveMs > 0) ms = Math.min(ms, this.#keepaliveMs);
+        this.#timer = Engine.#pollLater(this.#self, ms);
+        // Node: a pending deadline does not keep the process alive, unless options.keepAlive.
+        if (!this.#keepAlive) this.#timer.unref?.();
+    }
+
+    // A static method, so that the timer's closure holds only the weak reference (a closure
+    // made inside an instance method would share that method's context, and `this` with it).
+    static #pollLater(self, ms) {
+        return setTimeout(() => {
+            const engine = self.deref();
+            if (engine) { engine.#timer = null; engine.poll(); }
+        }, ms);
+    }
+
+    /** The engine's 64-bit handle (a BigInt). */
+    get handle() { return this.#handle; }
+
+    close() {
+        const L = this.#lib;
+        if (this.#closed) return;
+        this.#closed = true;
+        if (this.#timer !== null) clearTimeout(this.#timer);
+        L.registry?.unregister(this);
+        L.x.inact_destroy(this.#h);
+        for (const q of this.#queues) q.end();
+    }
+
+    // The inputs of the engine and integers that this class does not write itself
+    // (generated/inputs.js, from the header and tools/codegen/names.toml): each converts its
+    // arguments by kind, as a struct field's, and calls its C function with the handle.
+    static {
+        for (const [method, cName, args] of engineInputs) {
+            Object.defineProperty(Engine.prototype, method, {
+                value(...values) {
+                    const L = this.#lib;
+                    const v = args.map(([kind, name, enumName, cKind], i) => L.fieldToC(kind, enumName, cKind, values[i], name));
+                    this.#call((h) => L.check(L.x[cName](h, ...v)));
+                },
+                writable: true, configurable: true,
+            });
+        }
+    }
+
+    // Inputs (each catches up first: see the header).
+    start() { const L = this.#lib; this.#call((h) => L.check(L.x.inact_start(h))); }
+    activity(kind) {
+        const L = this.#lib;
+        // The hot path: no re-arm (activity only moves deadlines later; an early timer polls).
+        if (this.#closed) throw closedError();
+        L.check(L.x.inact_activity(this.#h, typeof kind === 'number' ? uint32Arg(kind, 'kind') : L.kindArg(kind)));
+    }
+    continue() { const L = this.#lib; this.#call((h) => L.check(L.x.inact_continue(h))); }
+    lock() { const L = this.#lib; this.#call((h) => L.check(L.x.inact_lock(h))); }
+    unlock(method = 'CREDENTIAL') {
+        const L = this.#lib;
+        const m = enumArg(enums.inact_auth, method, 'method');
+        this.#call((h) => L.check(L.x.inact_unlock_with(h, m)));
+    }
+    unlockFailed(method = 'CREDENTIAL') {
+        const L = this.#lib;
+        const m = enumArg(enums.inact_auth, method, 'method');
+        return this.#call((h) => L.outU32((p) => L.x.inact_unlock_failed_with(h, m, p)));
+    }
+    biometricsChanged() { const L = this.#lib; this.#call((h) => L.check(L.x.inact_biometrics_changed(h))); }
+    end(reason) {
+        const L = this.#lib;
+        const r = L.reasonArg(reason);
+        this.#call((h) => L.check(L.x.inact_end(h, r)));
+    }
+    /** What another holder of the session (a tab, the server) observed: kind 'ACTIVITY',
+     *  'LOCKED', 'EXPIRED' (ms: the age of what it saw) or 'IDLE_DEADLINE',
+     *  'ABSOLUTE_DEADLINE' (ms: the time left), relative to now; reason: the holder's for a
+     *  lock or an expiry, 'NONE' otherwise. It only ever makes the session stricter.
+     *  reason and ms are named ({ reason, ms }), as Python's keywords and Kotlin's named
+     *  arguments name them: each kind takes one of the two, and C's positional order
+     *  (kind, reason, ms) would make 'NONE' a placeholder in the commonest report. */
+    holderReport(kind, options = {}) {
+        const L = this.#lib;
+        const k = enumArg(enums.inact_holder_kind, kind, 'kind');
+        const { reason = 'NONE', ms = 0 } = reportOptions(options);
+        const r = L.reasonArg(reason);
+        const age = i64Arg(ms, 'ms');
+        this.#call((h) => L.check(L.x.inact_holder_report(h, k, r, age)));
+    }
+    /** A token refresh's result; returns the engine's classification ('OK', 'RETRY', ...). */
+    refreshResult(httpStatus, oauthError = null, generation = 0n) {
+        const L = this.#lib;
+        const status = int32Arg(httpStatus, 'httpStatus');
+        const gen = u64Arg(generation, 'generation');
+        if (oauthError !== null && typeof oauthError !== 'string') throw new TypeError('oauthError must be a string or null');
+        const outcome = this.#call((h) => L.scoped(() => {
+            let text = 0;
+            if (oauthError !== null) {
+                const bytes = L.utf8.encode(oauthError);
+                text = bytes.length + 1 <= 1024 ? L.alloc(bytes.length + 1) : L.x.malloc(bytes.length + 1);
+                if (!text) throw new RangeError('oauthError: out of memory');
+                new Uint8Array(L.memory.buffer, text, bytes.length + 1).set([...bytes, 0]);
+                if (bytes.length + 1 > 1024) {
+                    try { return L.outI32((p) => L.x.inact_refresh_result_gen(h, status, text, gen, p)); } finally { L.x.free(text); }
+                }
+            }
+            return L.outI32((p) => L.x.inact_refresh_result_gen(h, status, text, gen, p));
+        }));
+        return nameOf(outcomeNames, outcome);
+    }
+    tokenRotated(generation) {
+        const L = this.#lib;
+        const g = u64Arg(generation, 'generation');
+        this.#call((h) => L.check(L.x.inact_token_rotated(h, g)));
+    }
+    serverContact() { const L = this.#lib; this.#call((h) => L.check(L.x.inact_server_contact(h))); }
+    background() { const L = this.#lib; this.#call((h) => L.check(L.x.inact_background(h))); }
+    foreground() { const L = this.#lib; this.#call((h) => L.check(L.x.inact_foreground(h))); }
+    windowShown() { const L = this.#lib; this.#call((h) => L.check(L.x.inact_window_shown(h))); }
+    windowHidden() { const L = this.#lib; this.#call((h) => L.check(L.x.inact_window_hidden(h))); }
+    expectInterruption(maxMs) {
+        const L = this.#lib;
+        const ms = i64Arg(maxMs, 'maxMs');
+        this.#call((h) => L.check(L.x.inact_expect_interruption(h, ms)));
+    }
+    deviceLocked() { const L = this.#lib; this.#call((h) => L.check(L.x.inact_device_locked(h))); }
+    /** Opens a stricter idle scope; returns its id (a BigInt) for popScope. */
+    pushScope(idleTimeoutMs) {
+        const L = this.#lib;
+        const ms = i64Arg(idleTimeoutMs, 'idleTimeoutMs');
+        return this.#call((h) => L.outU64((p) => L.x.inact_scope_push(h, ms, p)));
+    }
+    popScope(id) {
+        const L = this.#lib;
+        const v = u64Arg(id, 'id');
+        this.#call((h) => L.check(L.x.inact_scope_pop(h, v)));
+    }
+    /** Opens a hold (the idle countdown stops); returns its id (a BigInt). */
+    acquireHold() { const L = this.#lib; return this.#call((h) => L.outU64((p) => L.x.inact_hold_acquire(h, p))); }
+    releaseHold(id) {
+        const L = this.#lib;
+        const v = u64Arg(id, 'id');
+        this.#call((h) => L.check(L.x.inact_hold_release(h, v)));
+    }
+    setPolicy(policy) {
+        const L = this.#lib;
+        this.#call((h) => L.scoped(() => L.check(L.x.inact_set_policy(h, L.policyStruct(policy)), true)));
+        this.#keepaliveMs = Number(policy.keepaliveIntervalMs ?? 0);
+        this.#rearm();
+    }
+    setCeilings(ceilings) {
+        const L = this.#lib;
+        this.#call((h) => L.scoped(() => L.check(L.x.inact_set_ceilings(h, L.ceilingsStruct(ceilings)), true)));
+    }
+
+    // Queries (each catches up first).
+    get state() { const L = this.#lib; return L.stateName(this.#call((h) => L.outI32((p) => L.x.inact_get_state(h, p)))); }
+    get reason() { const L = this.#lib; return L.reasonName(this.#call((h) => L.outI32((p) => L.x.inact_get_reason(h, p)))); }
+    get remainingMs() { const L = this.#lib; return msOut(this.#call((h) => L.outI64((p) => L.x.inact_get_remaining(h, p)))); }
+    get requiredAuth() { const L = this.#lib; return nameOf(authNames, this.#call((h) => L.outI32((p) => L.x.inact_get_required_auth(h, p)))); }
+    info() {
+        const L = this.#lib;
+        return this.#call((h) => L.scoped(() => {
+            const p = L.newStruct('inact_info');
+            L.check(L.x.inact_get_info(h, p));
+            return L.infoToJs(L.readStruct('inact_info', p));
+        }));
+    }
+    policy() {
+        const L = this.#lib;
+        return this.#call((h) => L.scoped(() => {
+            const p = L.newStruct('inact_policy');
+            L.check(L.x.inact_get_policy(h, p));
+            return Object.assign(Object.create(L.Policy.prototype), L.toJs(L.policyFields, L.readStruct('inact_policy', p)));
+        }));
+    }
+    ceilings() {
+        const L = this.#lib;
+        return this.#call((h) => L.scoped(() => {
+            const p = L.newStruct('inact_ceilings');
+            L.check(L.x.inact_get_ceilings(h, p));
+            return Object.assign(Object.create(L.Ceilings.prototype), L.toJs(L.ceilingFields, L.readStruct('inact_ceilings', p)));
+        }));
+    }
+    /** ms until the engine next needs poll() (Infinity: nothing scheduled). */
+    nextDeadlineMs() { const L = this.#lib; return msOut(this.#call((h) => L.outI64((p) => L.x.inact_next_deadline(h, p)))); }
+    poll() { const L = this.#lib; if (!this.#closed) this.#call((h) => L.check(L.x.inact_poll(h))); }
+
+    // Snapshot.
+    /** The snapshot as bytes (a Uint8Array of at most SNAPSHOT_MAX_SIZE bytes). */
+    snapshot() {
+        const L = this.#lib;
+        return this.#call((h) => L.scoped(() => {
+            const buffer = L.alloc(INACT_SNAPSHOT_MAX_SIZE);
+            const written = L.alloc(4);
+            L.check(L.x.inact_snapshot_write(h, buffer, INACT_SNAPSHOT_MAX_SIZE, written));
+            return new Uint8Array(L.memory.buffer, buffer, L.view().getUint32(written, true)).slice();
+        }));
+    }
+    snapshotBase64() { return toBase64(this.snapshot()); }
+    /** Restores a snapshot: bytes (Uint8Array, ArrayBuffer) or a base64 string. */
+    restore(snapshot) {
+        const L = this.#lib;
+        let bytes;
+        if (typeof snapshot === 'string') bytes = fromBase64(snapshot);
+        else if (snapshot instanceof Uint8Array) bytes = snapshot;
+        else if (snapshot instanceof ArrayBuffer) bytes = new Uint8Array(snapshot);
+        else throw new TypeError('snapshot must be a Uint8Array, an ArrayBuffer or a base64 string');
+        this.#call((h) => {
+            const p = bytes.length ? L.x.malloc(bytes.length) : 0;
+            if (bytes.length && !p) throw new RangeError('snapshot: out of memory');
+            try {
+                if (bytes.length) new Uint8Array(L.memory.buffer, p, bytes.length).set(bytes);
+                L.check(L.x.inact_restore(h, p, bytes.length));
+            } finally { if (p) L.x.free(p); }
+        });
+    }
+
+    // The manual clock (clock: 'manual'; a system-clock engine gets WrongClockError).
+    advance(ms) { const L = this.#lib; const v = i64Arg(ms, 'ms'); this.#call((h) => L.check(L.x.inact_clock_advance(h, v))); }
+    freeze(ms) { const L = this.#lib; const v = i64Arg(ms, 'ms'); this.#call((h) => L.check(L.x.inact_clock_freeze(h, v))); }
+    jumpWall(deltaMs) { const L = this.#lib; const v = i64Arg(deltaMs, 'deltaMs'); this.#call((h) => L.check(L.x.inact_clock_jump_wall(h, v))); }
+    reboot(downtimeMs = 0) { const L = this.#lib; const v = i64Arg(downtimeMs, 'downtimeMs'); this.#call((h) => L.check(L.x.inact_clock_reboot(h, v))); }
+    /** The engine's clock: { monotonicMs, wallMs, bootId } (bootId a BigInt). No catch-up. */
+    clockNow() {
+        const L = this.#lib;
+        return L.scoped(() => {
+            const m = L.alloc(8), w = L.alloc(8), b = L.alloc(8);
+            if (this.#closed) throw closedError();
+            L.check(L.x.inact_clock_now(this.#h, m, w, b));
+            const dv = L.view();
+            return { monotonicMs: msOut(dv.getBigInt64(m, true)), wallMs: msOut(dv.getBigInt64(w, true)),
+                     bootId: dv.getBigUint64(b, true) };
+        });
+    }
+
+    /** Calls `listener` with every event from now on (after onEvent), until the returned
+     *  function is called; the same function added twice is called once. */
+    subscribe(listener) {
+        if (typeof listener !== 'function') throw new TypeError('listener must be a function');
+        this.#listeners.add(listener);
+        return () => { this.#listeners.delete(listener); };
+    }
+
+    /** Whether close() was called. */
+    get closed() { return this.#closed; }
+
+    /** The events from now on as an async iterator; it ends when the engine is closed. */
+    events() {
+        const buffered = [];
+        let wake = null;
+        let ended = this.#closed;
+        const queues = this.#queues;
+        const q = {
+            push(e) { buffered.push(e); if (wake) { wake(); wake = null; } },
+            end() { ended = true; if (wake) { wake(); wake = null; } },
+        };
+        queues.add(q);
+        return {
+            [Symbol.asyncIterator]() { return this; },
+            async next() {
+                while (buffered.length === 0 && !ended) await new Promise((r) => { wake = r; });
+                if (buffered.length) return { value: buffered.shift(), done: false };
+                queues.delete(q);
+                return { value: undefined, done: true };
+            },
+            async return() { queues.delete(q); ended = true; return { value: undefined, done: true }; },
+        };
+    }
+}
+
+// `using engine = new Engine()` where the runtime has explicit resource management.
+if (typeof Symbol.dispose === 'symbol') Engine.prototype[Symbol.dispose] = function dispose() { this.close(); };
+
 
 function toBase64(bytes) {
     let s = '';

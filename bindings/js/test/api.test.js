@@ -14,6 +14,27 @@ const manual = (options = {}) => {
     return { engine, events };
 };
 
+test('Engine, Policy and Ceilings at module level: the first load binds them; each load\'s are their subclasses', async () => {
+    const m = await import('../src/index.js');
+    const other = await load(); // a second instance of the module, with engines of its own
+    assert.notEqual(other.Engine, m.Engine);
+    assert.equal(Object.getPrototypeOf(ia.Engine), m.Engine);
+    assert.equal(ia.Engine.name, 'Engine');
+    const first = new m.Engine({ clock: 'manual' }); // the first load's module (ia's)
+    const second = new other.Engine({ clock: 'manual' });
+    first.start();
+    assert.equal(first.state, 'ACTIVE');
+    assert.equal(second.state, 'LOADING'); // another module: the first's start is not its
+    assert.ok(first instanceof m.Engine && second instanceof m.Engine && !(first instanceof other.Engine));
+    assert.ok(first.policy() instanceof ia.Policy); // the first load's, not the latest's
+    assert.ok(m.Policy.preset('BANKING') instanceof m.Policy);
+    assert.ok(second.policy() instanceof other.Policy && second.policy() instanceof m.Policy);
+    assert.equal(new m.Ceilings({ idleTimeoutMs: MIN }).idleTimeoutMs, MIN);
+    assert.throws(() => new m.Policy({ warningMs: 20 * MIN }), errors.InvalidArgumentError); // the engine's check
+    first.close();
+    second.close();
+});
+
 test('the module states the header version', () => {
     assert.match(ia.version, /^\d+\.\d+\.\d+$/);
     const [major, minor, patch] = ia.version.split('.').map(Number);
@@ -95,6 +116,28 @@ test('snapshot save and restore, as bytes and as base64', () => {
         assert.equal(again.state, 'ACTIVE');
         assert.equal(again.reason, 'RESTORED');
         again.close();
+    }
+});
+
+test('the error classes follow the categories: a status class extends its category class, each a named export', async () => {
+    const { engine } = manual();
+    engine.start();
+    const bytes = engine.snapshot();
+    engine.close();
+    bytes[bytes.length >> 1] ^= 0x5a;
+    const { engine: again } = manual();
+    assert.throws(() => again.restore(bytes), (e) => e instanceof errors.SnapshotChecksumError
+        && e instanceof errors.SnapshotError && e instanceof errors.InvalidArgumentError && e instanceof InactivityError
+        && e.name === 'SnapshotChecksumError' && e.status === 'INACT_E_SNAPSHOT_CHECKSUM');
+    again.close();
+    assert.equal(errors.WeakAuthError.prototype instanceof errors.InvalidStateError, true);
+    assert.equal(errors.SystemError.prototype instanceof errors.SystemResourceError, true);
+    assert.equal(errors.NullPointerError.prototype instanceof errors.InvalidArgumentError, true);
+    const module = await import('../src/index.js');
+    for (const [name, cls] of Object.entries(errors)) {
+        assert.equal(module[name], cls, name);
+        assert.equal(cls.name, name);
+        assert.equal(cls === InactivityError || cls.prototype instanceof InactivityError, true, name);
     }
 });
 

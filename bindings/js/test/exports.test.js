@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
-import { functions } from '../src/ffi.js';
+import { functions } from '../src/generated/ffi.js';
 import { engineInputs } from '../src/generated/inputs.js';
 import { load } from '../src/index.js';
 

@@ -14,6 +14,19 @@ const pkgDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 const scratch = mkdtempSync(join(tmpdir(), 'inactivity-js-load-'));
 const how = /scripts\/build-wasm .*npm|npm install \.\/inactivity-<version>\.tgz.*scripts\/build-wasm/;
 
+test('the module-level classes before any load(): an error that says to load first', () => {
+    const index = pathToFileURL(join(pkgDir, 'src', 'index.js')).href;
+    const script = `import { Engine, Policy } from ${JSON.stringify(index)};
+        for (const f of [() => new Engine(), () => Policy.defaults()]) {
+            try { f(); console.log('no error'); } catch (e) { console.log(e.message); }
+        }`;
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    assert.equal(run.status, 0, run.stderr);
+    const lines = run.stdout.trim().split('\n');
+    assert.equal(lines.length, 2);
+    for (const line of lines) assert.match(line, /^inactivity: the engine module is not loaded yet: await load\(\) before using Engine/);
+});
+
 test('a missing module file: named, with how to get it', async () => {
     const path = join(scratch, 'nowhere', 'inactivity.wasm');
     await assert.rejects(load({ wasm: path }), (e) => {

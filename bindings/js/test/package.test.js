@@ -29,7 +29,7 @@ test('package.json: an ES module with exports, types and no runtime dependencies
 
 test('package.json states the version of the module it carries (the header\'s)', async () => {
     const { load } = await import('../src/index.js');
-    const { INACT_VERSION_STRING } = await import('../src/ffi.js');
+    const { INACT_VERSION_STRING } = await import('../src/generated/ffi.js');
     const ia = await load();
     assert.equal(pkg.version, ia.version);
     assert.equal(pkg.version, INACT_VERSION_STRING);

@@ -1,6 +1,7 @@
 // Compiled (not run) by scripts/lib/test-js with tsc --strict: the declarations accept every use
 // the README shows, and their results have the documented types.
-import { load, errors, InactivityError, NEVER, State, type InactivityEvent, type Info } from '../index.js';
+import { load, errors, InactivityError, SnapshotError, InvalidArgumentError, NEVER, State, type InactivityEvent, type Info,
+    type StateName } from '../index.js';
 
 async function main(): Promise<void> {
     const ia = await load({ wasm: new URL('../inactivity.wasm', import.meta.url) });
@@ -41,6 +42,8 @@ async function main(): Promise<void> {
     engine.holderReport('LOCKED', { reason: 'MANUAL_LOCK' });
     policy.keepaliveIntervalMs = 30_000;
     try { engine.end('DEVICE_LIMIT'); } catch (e) {
+        // A status class is its category's subclass, and each class is a named export too.
+        if (e instanceof SnapshotError) { const c: InvalidArgumentError = e; const n: StateName = 'EXPIRED'; void c; void n; }
         if (e instanceof errors.InvalidArgumentError) { const s: string = e.status; const c: number = e.code; void s; void c; }
         if (e instanceof InactivityError) void e.message;
     }

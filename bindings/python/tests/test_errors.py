@@ -6,7 +6,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, List, Tuple, Type
 
 import pytest
-from conftest import TEST_POLICY, ManualFactory, Recorder
+from conftest import REPO_ROOT, TEST_POLICY, ManualFactory, Recorder
 
 import inactivity
 from inactivity import (
@@ -243,3 +243,22 @@ def test_idle_action_enum_out_of_range_is_kept_for_the_library_to_reject() -> No
     with pytest.raises(InvalidArgumentError):
         policy.validate()
     assert Policy(idle_action=1).idle_action is IdleAction.EXPIRE
+
+
+@pytest.mark.skipif(REPO_ROOT is None, reason="not run from a source checkout")
+def test_every_status_raises_its_categorys_class() -> None:
+    """tools/codegen/names.toml gives each status an error category: the class raised is that
+    category's, a subclass of its parent category's (the same tree in every binding)."""
+    tomllib = pytest.importorskip("tomllib")
+    assert REPO_ROOT is not None
+    table = tomllib.loads((REPO_ROOT / "tools" / "codegen" / "names.toml").read_text())
+    categories = table["categories"]
+    for status, category in table["statuses"].items():
+        code = int(inactivity.Status[status.removeprefix("INACT_")])
+        error = inactivity.errors.error_for_status(code, "m")
+        name = category
+        while name:
+            assert isinstance(error, getattr(inactivity, categories[name]["python"])), (status, name)
+            name = categories[name].get("parent", "")
+        assert type(error).__name__ == categories[category]["python"], status
+        assert isinstance(error, inactivity.InactivityError)

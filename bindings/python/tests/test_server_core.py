@@ -141,7 +141,7 @@ def test_the_unchecked_call_gives_what_the_checked_call_gives() -> None:
     import ctypes
 
     from inactivity import _lib
-    from inactivity._ffi import CDecision
+    from inactivity._generated.ffi import CDecision
     from inactivity._server_core import _c_policy_of
 
     record = signed_in()

@@ -12,7 +12,7 @@ from ctypes import c_char_p, c_int32, c_uint32, c_uint64
 from pathlib import Path
 from typing import Any, Iterator, Optional, Tuple
 
-from ._ffi import CALLBACK, FUNCTIONS, STATUS, USER_DATA_FREE, CCeilings, CConfig, CEvent, CInfo, CPolicy
+from ._generated.ffi import CALLBACK, FUNCTIONS, STATUS, USER_DATA_FREE, CCeilings, CConfig, CEvent, CInfo, CPolicy
 from ._version import HEADER_VERSION_MAJOR
 from .errors import error_for_status
 
@@ -27,7 +27,7 @@ LIBRARY_NAME = "libinactivity.dylib" if sys.platform == "darwin" else "libinacti
 
 # The structs (field for field as in include/inactivity.h; ctypes applies the C alignment rules)
 # and the table of every function, (name, argtypes, restype), are generated from the header into
-# _ffi.py (tools/generate). A status-returning function (restype STATUS) raises the matching
+# _generated/ffi.py (tools/generate). A status-returning function (restype STATUS) raises the matching
 # InactivityError on a negative status; the rest return their value as is.
 _status = c_int32
 _TABLE = FUNCTIONS

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import ctypes
 import dataclasses
-import enum
 import functools
 import threading
 import struct
@@ -26,7 +25,8 @@ from ctypes import byref, c_int32, c_int64, c_size_t
 from typing import Any, Optional, Tuple, Union
 
 from . import _lib
-from ._ffi import CDecision
+from ._generated.enums import ServerInput
+from ._generated.ffi import CDecision
 from .enums import Auth, Reason, State
 from .policy import Policy
 
@@ -42,19 +42,6 @@ RECORD_SIZE = 96
 DEFAULT_PRECISION_MS = 1000
 
 _NEVER = 2**63 - 1
-
-
-class ServerInput(enum.IntEnum):
-    """What a server decides on (``inact_server_input``); ``arg`` is what each one says it is."""
-
-    SIGN_IN = 1  #: a new session starts at now_ms; the record is ignored (may be None)
-    REQUEST = 2  #: a request of the user's: counted activity; arg 0
-    MACHINE = 3  #: machine traffic or a status read: decided, never extends; arg 0
-    HOLDER_ACTIVITY = 4  #: a keepalive: arg = the age in ms (>= 0) of the user's activity it saw
-    LOCK = 5  #: a holder locked the session: arg = its LOCKED reason (a Reason)
-    END = 6  #: the session ends: arg = an EXPIRED reason (LOGOUT, REVOKED, DEVICE_LIMIT, ...)
-    UNLOCK = 7  #: a credential the server itself verified; arg 0
-    UNLOCK_FAILED = 8  #: a credential the server refused; arg 0
 
 
 @dataclasses.dataclass(frozen=True)

@@ -38,7 +38,7 @@ from datetime import datetime, timedelta
 from typing import Any, Callable, Dict, Iterator, Optional, Type, TypeVar, Union
 
 from . import _lib
-from ._inputs import GeneratedInputs
+from ._generated.inputs import GeneratedInputs
 from ._time import (
     Duration,
     check_int,

@@ -1,18 +1,30 @@
-"""The engine's enumerations, value for value as in include/inactivity.h.
+"""The engine's enumerations, value for value as in include/inactivity.h: generated from the
+header (``_generated/enums.py``), so they cannot drift from the C contract; a test also parses
+the header and compares.
 
-A test parses the header and compares, so these cannot drift from the C contract.
-
-``State``, ``Reason``, ``Preset`` and ``ActivityKind`` print as the library names them
+``State``, ``Reason`` and ``Preset`` print as the library names them
 (``str(State.LOCKED) == "LOCKED"``, where a plain IntEnum prints ``3``) and are made from a name
-as the library reads it (``Preset("banking")``, ``ActivityKind("key")``, ``Reason("idle-timeout")``:
-any ASCII case, ``-`` or ``_``): the library's ``inact_*_string`` / ``inact_*_from_string``, the
-one table of every binding.
+as the library reads it (``Preset("banking")``, ``Reason("idle-timeout")``: any ASCII case, ``-``
+or ``_``): the library's ``inact_*_string`` / ``inact_*_from_string``, the one table of every
+binding. ``ActivityKind`` is an ``IntFlag`` (a policy holds a set of kinds).
 """
 
 from __future__ import annotations
 
-import enum
-from typing import Any, Optional
+from ._generated.enums import (
+    ActivityKind,
+    Auth,
+    ClockKind,
+    Delivery,
+    EventKind,
+    HolderKind,
+    IdleAction,
+    Preset,
+    Reason,
+    RefreshOutcome,
+    State,
+    Status,
+)
 
 __all__ = [
     "ActivityKind",
@@ -28,178 +40,3 @@ __all__ = [
     "State",
     "Status",
 ]
-
-
-class _Named:
-    """Printed and read by the library's names (see the module's doc): the stem of the
-    library's functions (inact_<stem>_string, inact_<stem>_from_string) by class name (a class
-    attribute of an Enum would be a member)."""
-
-    _STEMS = {"State": "state", "Reason": "reason", "Preset": "preset", "ActivityKind": "activity_kind"}
-
-    def __str__(self) -> str:
-        from ._names import name_of  # the library loads after this module
-
-        return name_of(self._STEMS[type(self).__name__], int(self))  # type: ignore[call-overload]
-
-    def __format__(self, spec: str) -> str:
-        return format(str(self), spec)
-
-    @classmethod
-    def _missing_(cls, value: Any) -> Optional[Any]:
-        if isinstance(value, str):
-            from ._names import value_of
-
-            return cls(value_of(cls._STEMS[cls.__name__], value))  # type: ignore[call-arg]
-        return None
-
-
-class Status(enum.IntEnum):
-    """Status codes returned by the C functions (``inact_status``)."""
-
-    OK = 0
-    E_NULL_POINTER = -1
-    E_INVALID_HANDLE = -2
-    E_INVALID_ARGUMENT = -3
-    E_INVALID_STATE = -4
-    E_STRUCT_SIZE = -5
-    E_BUFFER_TOO_SMALL = -6
-    E_NOT_FOUND = -7
-    E_WRONG_CLOCK = -8
-    E_SNAPSHOT_TRUNCATED = -9
-    E_SNAPSHOT_CHECKSUM = -10
-    E_SNAPSHOT_VERSION = -11
-    E_SNAPSHOT_INVALID = -12
-    E_LIMIT = -13
-    E_INTERNAL = -14
-    E_SYSTEM = -15
-    E_WEAK_AUTH = -16
-    E_OFFLINE = -17
-    E_CEILING = -18
-
-
-class State(_Named, enum.IntEnum):
-    """Session states."""
-
-    LOADING = 0  #: created; the session is not known yet
-    ACTIVE = 1  #: a session runs and the user is present
-    WARNING = 2  #: the idle action is near; a countdown runs
-    LOCKED = 3  #: the user must re-verify
-    EXPIRED = 4  #: the session is over; a full sign-in is needed
-
-
-class Reason(_Named, enum.IntEnum):
-    """Why the engine entered its current state."""
-
-    NONE = 0
-    STARTED = 1
-    RESTORED = 2
-    CONTINUED = 3
-    ACTIVITY = 4
-    UNLOCKED = 5
-    EXTENDED = 6
-    IDLE = 7
-    IDLE_TIMEOUT = 8
-    BACKGROUND_TIMEOUT = 9
-    MANUAL_LOCK = 10
-    UNTRUSTED_CLOCK = 11
-    ABSOLUTE_TIMEOUT = 12
-    LOCKED_TIMEOUT = 13
-    UNLOCK_FAILURES = 14
-    LOGOUT = 15
-    REVOKED = 16
-    PASSWORD_CHANGED = 17
-    RESTORE_FAILED = 18
-    DEVICE_LOCKED = 19
-    OFFLINE_TIMEOUT = 20
-    OFFLINE_EXPIRY = 21
-    RESTART = 22
-    DEVICE_LIMIT = 23  #: EXPIRED: pushed out by a newer sign-in on another device
-
-
-class ActivityKind(enum.IntFlag):
-    """Kinds of user activity. ``Engine.activity`` takes one; ``Policy.activity_kinds`` a set."""
-
-    TOUCH_DOWN = 1 << 0
-    TOUCH_UP = 1 << 1
-    TOUCH_MOVE = 1 << 2
-    KEY = 1 << 3
-    SCROLL = 1 << 4
-    POINTER = 1 << 5
-    PROGRAMMATIC = 1 << 6
-    #: every kind a person produces (the default): all but PROGRAMMATIC
-    USER = 0x3F
-    #: every defined kind
-    ALL = 0x7F
-
-
-class IdleAction(enum.IntEnum):
-    """What happens when the idle timeout is reached."""
-
-    LOCK = 0
-    EXPIRE = 1
-
-
-class Preset(_Named, enum.IntEnum):
-    """Named policies (see ``Policy.preset``)."""
-
-    DEFAULT = 0
-    NIST_AAL2 = 1
-    NIST_AAL3 = 2
-    PCI_DSS = 3
-    BANKING = 4
-    PSD2 = 5  #: EU PSD2 RTS 2018/389 art. 4(3)(b) and (d)
-    ENTERPRISE = 6  #: modelled on Microsoft Intune app protection defaults
-
-
-class EventKind(enum.IntEnum):
-    """Kinds of event delivered to the callback."""
-
-    STATE_CHANGED = 1
-    TICK = 2
-    #: ping your server now (``Policy.keepalive_interval``): ``Event.time`` is the last user
-    #: activity it carries, so its age is ``now - time``
-    KEEPALIVE = 3
-
-
-class HolderKind(enum.IntEnum):
-    """What another holder of the session reports (``Engine.holder_report``)."""
-
-    ACTIVITY = 1  #: the user's activity the holder saw; the duration is its age
-    LOCKED = 2  #: the holder locked (a LOCKED reason); the duration is the lock's age
-    EXPIRED = 3  #: the holder's session expired or ended (an EXPIRED reason); its age
-    IDLE_DEADLINE = 4  #: the duration is the time left to the holder's idle action
-    ABSOLUTE_DEADLINE = 5  #: the duration is the time left to the holder's absolute expiry
-
-
-class Delivery(enum.IntEnum):
-    """How timer-caused events are delivered."""
-
-    THREAD = 0  #: one process-wide scheduler thread serves every engine
-    HOST = 1  #: no thread: the host calls ``next_deadline()`` / ``poll()``
-
-
-class ClockKind(enum.IntEnum):
-    """Which clock an engine reads."""
-
-    SYSTEM = 0  #: CLOCK_BOOTTIME: counts deep sleep, cannot be set
-    MANUAL = 1  #: moves only when the host advances it; for tests and simulation
-
-
-class RefreshOutcome(enum.IntEnum):
-    """Classification of a token refresh (``Engine.refresh_result``)."""
-
-    OK = 0  #: 2xx: the session goes on
-    RETRY = 1  #: no network, 408, 429, 5xx: nothing changes; retry later
-    REVOKED = 2  #: 401, or 400 with invalid_grant: the session is now EXPIRED
-    FAILED = 3  #: any other status: nothing changes; retrying will not help
-    STALE = 4  #: REVOKED for a refresh token older than the newest generation: a rotation race
-
-
-class Auth(enum.IntEnum):
-    """The strength of a user verification (``inact_auth``): what an unlock needs, and which
-    method verified the user. A credential is stronger than a biometric."""
-
-    NONE = 0  #: nothing is required: the session is not LOCKED
-    BIOMETRIC = 1  #: a biometric is enough (or the credential)
-    CREDENTIAL = 2  #: the credential (PIN, password) is required

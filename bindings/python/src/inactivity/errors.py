@@ -1,6 +1,8 @@
 """Exceptions. Every negative status of the C ABI becomes one of these.
 
-::
+The classes are generated from the error categories of tools/codegen/names.toml (one class per
+category, its parent category's subclass; ``_generated/errors.py`` draws the tree), so every
+binding has the same ones; this module adds the binding's own, ``EngineClosedError``::
 
     InactivityError                     every error; .status and .message
     +-- InvalidArgumentError (ValueError)   an argument is out of range or malformed
@@ -19,8 +21,21 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
+from ._generated.errors import (
+    CeilingError,
+    InactivityError,
+    InvalidArgumentError,
+    InvalidHandleError,
+    InvalidStateError,
+    LimitError,
+    NotFoundError,
+    OfflineError,
+    SnapshotError,
+    SystemResourceError,
+    WeakAuthError,
+    WrongClockError,
+    error_for_status,
+)
 from .enums import Status
 
 __all__ = [
@@ -41,98 +56,6 @@ __all__ = [
 ]
 
 
-class InactivityError(Exception):
-    """An error reported by the engine.
-
-    ``status`` is the C status code, ``message`` the explanation (it names the argument and the
-    rule that failed), in this binding's terms for a policy (``idle_timeout (-5 s)``);
-    ``engine_message`` is the library's own text (``policy.idle_timeout_ms (-5000)``), the same
-    in every binding.
-    """
-
-    status: Status
-    message: str
-    engine_message: str
-
-    def __init__(self, status: int, message: str, engine_message: Optional[str] = None) -> None:
-        try:
-            self.status = Status(status)
-        except ValueError:  # a code from a newer library: keep the number
-            self.status = status  # type: ignore[assignment]
-        self.message = message
-        self.engine_message = message if engine_message is None else engine_message
-        super().__init__(status, message)
-
-    def __str__(self) -> str:
-        name = self.status.name if isinstance(self.status, Status) else str(self.status)
-        return f"{self.message} [{name}]"
-
-
-class InvalidArgumentError(InactivityError, ValueError):
-    """An argument is out of range or malformed (also a null pointer or a bad struct size)."""
-
-
-class SnapshotError(InvalidArgumentError):
-    """The snapshot is truncated, has a bad checksum, an unknown version or impossible values.
-
-    The engine that was given it is now EXPIRED (RESTORE_FAILED): the stored session could not
-    be trusted, so a full sign-in is the safe outcome.
-    """
-
-
-class InvalidStateError(InactivityError):
-    """The input is not allowed in the engine's current state; nothing changed."""
-
-
-class WeakAuthError(InvalidStateError):
-    """The unlock named a method weaker than the lock requires (see ``Engine.required_auth``);
-    nothing changed and the attempt was not counted."""
-
-
-class OfflineError(InvalidStateError):
-    """The offline timeout has passed: report a server contact before unlocking."""
-
-
-class CeilingError(InactivityError, ValueError):
-    """The policy is laxer than a managed ceiling set on the engine; the message names the
-    field and the limit."""
-
-
-class WrongClockError(InactivityError):
-    """The operation needs an engine created with a manual clock."""
-
-
-class NotFoundError(InactivityError, LookupError):
-    """No open scope or hold has this id."""
-
-
-class LimitError(InactivityError):
-    """A resource limit was reached (engines, scopes, holds or windows)."""
-
-
-class SystemResourceError(InactivityError, OSError):
-    """The system refused a resource a THREAD engine on the system clock needs: its scheduler
-    thread (``pthread_create``), its timer or its wake-up channel. The engine was not created
-    and nothing of it was kept; the next creation tries again. ``message`` names the call and
-    its error (``scheduler thread: pthread_create failed: Resource temporarily unavailable
-    (errno 11)``); ``errno`` is that error number (inact_last_errno; None if the library gave
-    none), so that ``except OSError`` handlers see it as they see any other refused system call.
-    """
-
-    errno: Optional[int]
-
-    def __init__(self, status: int, message: str, engine_message: Optional[str] = None,
-                 errno: int = 0) -> None:
-        super().__init__(status, message, engine_message)
-        # OSError's constructor took the status for an errno: the library's number replaces it.
-        self.errno = errno or None
-        self.strerror = message
-
-
-class InvalidHandleError(InactivityError):
-    """The engine handle is 0, forged, stale or destroyed."""
-
-
 class EngineClosedError(InvalidHandleError):
     """The engine was closed (or garbage-collected); it accepts no more calls. The message is
     the one of every binding: "the engine is closed"."""
@@ -142,33 +65,3 @@ class EngineClosedError(InvalidHandleError):
 
     def __reduce__(self) -> tuple[type, tuple[str]]:
         return (type(self), (self.message,))
-
-
-_BY_STATUS: dict[int, type[InactivityError]] = {
-    Status.E_NULL_POINTER: InvalidArgumentError,
-    Status.E_INVALID_HANDLE: InvalidHandleError,
-    Status.E_INVALID_ARGUMENT: InvalidArgumentError,
-    Status.E_INVALID_STATE: InvalidStateError,
-    Status.E_STRUCT_SIZE: InvalidArgumentError,
-    Status.E_BUFFER_TOO_SMALL: InvalidArgumentError,
-    Status.E_NOT_FOUND: NotFoundError,
-    Status.E_WRONG_CLOCK: WrongClockError,
-    Status.E_SNAPSHOT_TRUNCATED: SnapshotError,
-    Status.E_SNAPSHOT_CHECKSUM: SnapshotError,
-    Status.E_SNAPSHOT_VERSION: SnapshotError,
-    Status.E_SNAPSHOT_INVALID: SnapshotError,
-    Status.E_LIMIT: LimitError,
-    Status.E_WEAK_AUTH: WeakAuthError,
-    Status.E_OFFLINE: OfflineError,
-    Status.E_CEILING: CeilingError,
-    Status.E_SYSTEM: SystemResourceError,
-}
-
-
-def error_for_status(status: int, message: str, errno: int = 0) -> InactivityError:
-    """The exception for a negative status (``InactivityError`` itself for INTERNAL or unknown);
-    ``errno``: inact_last_errno() of the failed call (the system's error number, for SYSTEM)."""
-    cls = _BY_STATUS.get(status, InactivityError)
-    if issubclass(cls, SystemResourceError):
-        return cls(status, message, errno=errno)
-    return cls(status, message)

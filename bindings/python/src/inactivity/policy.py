@@ -17,9 +17,10 @@ from datetime import timedelta
 from decimal import Decimal
 from typing import Any, Dict, Iterator, Optional, Union
 
-from . import _ffi, _lib, enums
+from . import _lib, enums
+from ._generated import ffi as _ffi
 from ._names import value_of
-from ._fields import CeilingsFields, PolicyFields
+from ._generated.fields import CeilingsFields, PolicyFields
 from ._strict import keywords_of, strict_class, unknown_keyword_error
 from ._time import NEVER, duration_to_ms, ms_to_duration
 from .enums import IdleAction, Preset, Status
@@ -35,7 +36,7 @@ class Policy(PolicyFields):
     """A session policy. ``Policy()`` is the default policy; ``Policy.preset(...)`` a named one.
 
     The fields, their types and the keyword-only constructor come from the header's inact_policy
-    (``_fields.PolicyFields``, generated): a duration is a ``timedelta`` (its C field loses the
+    (``_generated.fields.PolicyFields``, generated): a duration is a ``timedelta`` (its C field loses the
     ``_ms``; the constructor also takes seconds), a 0/1 flag a ``bool``, ``idle_action`` an
     ``IdleAction``, ``activity_kinds`` an ``ActivityKind``, ``max_unlock_failures`` an ``int``. A
     field left out takes the library's default.
@@ -122,7 +123,7 @@ class Ceilings(CeilingsFields):
     policy's NEVER exceeds every finite limit); ``max_unlock_failures`` 0 = no limit; a flag
     set to True means the policy must set it too. A field left out has no limit
     (``inact_ceilings_init``). Not kept in a snapshot. The fields come from the header's
-    inact_ceilings (``_fields.CeilingsFields``, generated)."""
+    inact_ceilings (``_generated.fields.CeilingsFields``, generated)."""
 
     def _assign(self, **values: Any) -> None:
         defaults = None

@@ -15,7 +15,7 @@ One file configures the client and the server (``inactivity-server --policy FILE
 The same as JSON: ``{"preset": "banking", "idle-timeout": "5m", "server": {"precision": "1s"}}``.
 
 The field names are the C fields of ``inact_policy`` without ``_ms``, in kebab case, as the
-scenario files write them, and follow the header (``_ffi.POLICY_FIELDS``, generated), so a new
+scenario files write them, and follow the header (``_generated.ffi.POLICY_FIELDS``, generated), so a new
 field is readable here without an edit. The values are written as in the scenario files:
 durations as ``"90s"``, ``"1h30m"``, ``"500ms"``, ``"15:00"`` or ``"never"`` (a bare number is
 refused: its unit would be a guess), flags as ``true``/``false`` (or ``"yes"``/``"no"``),
@@ -33,7 +33,8 @@ import re
 from datetime import timedelta
 from typing import Any, Dict, Mapping, NamedTuple, Optional, Union
 
-from . import _ffi, enums
+from . import enums
+from ._generated import ffi as _ffi
 from ._time import NEVER
 from .enums import ActivityKind, IdleAction, Preset, Status
 from .errors import InvalidArgumentError

@@ -131,6 +131,24 @@ class BadInputTest {
     }
 
     @Test
+    fun every_status_throws_its_categorys_exception_as_in_every_binding() {
+        // tools/codegen/names.toml: a status's category, and each category its parent's subclass.
+        fun thrown(status: Status, errno: Int = 0) = InactivityException.fromStatus(status.code, "m", errno) as InactivityException
+        for (s in listOf(Status.NULL_POINTER, Status.INVALID_ARGUMENT, Status.STRUCT_SIZE, Status.BUFFER_TOO_SMALL)) {
+            assertEquals(InvalidArgumentException::class, thrown(s)::class)
+            assertEquals(s, thrown(s).status)
+        }
+        assertTrue(thrown(Status.SNAPSHOT_CHECKSUM) is SnapshotException)
+        assertTrue(thrown(Status.SNAPSHOT_CHECKSUM) is InvalidArgumentException)
+        assertTrue(thrown(Status.WEAK_AUTH) is WeakAuthException && thrown(Status.WEAK_AUTH) is InvalidStateException)
+        assertTrue(thrown(Status.OFFLINE) is OfflineException && thrown(Status.OFFLINE) is InvalidStateException)
+        assertEquals(11, (thrown(Status.SYSTEM, 11) as SystemResourceException).errno)
+        assertEquals(null, (thrown(Status.SYSTEM) as SystemResourceException).errno)
+        assertEquals(InactivityException::class, thrown(Status.INTERNAL)::class)
+        assertEquals(Status.UNKNOWN, (InactivityException.fromStatus(-999, "m") as InactivityException).status)
+    }
+
+    @Test
     fun forged_and_stale_handles_are_rejected_by_the_library() {
         assertThrows(InvalidHandleException::class.java) { NativeCalls.getState(0x1234_5678_9abcL) }
         assertThrows(InvalidHandleException::class.java) { NativeCalls.getState(0L) }

@@ -4,8 +4,7 @@
  * Included once, by library.c (which every recipe of the library compiles). */
 #ifndef INACTIVITY_NAMES_H
 #define INACTIVITY_NAMES_H
-#include "inactivity.h"
-#include "inactivity_internal.h"
+#include "../include/inactivity_internal.h" /* and through it include/inactivity.h */
 
 #include <string.h>
 

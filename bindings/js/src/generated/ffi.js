@@ -181,7 +181,7 @@ export const fieldKinds = {
 };
 
 // The header's enumerations (values as named there, without the INACT_<ENUM>_ prefix) and the
-// status table (name, code, message).
+// status table (name, code, message, the class of generated/errors.js it throws).
 export const enums = {
     inact_state: { LOADING: 0, ACTIVE: 1, WARNING: 2, LOCKED: 3, EXPIRED: 4 },
     inact_reason: { NONE: 0, STARTED: 1, RESTORED: 2, CONTINUED: 3, ACTIVITY: 4, UNLOCKED: 5, EXTENDED: 6, IDLE: 7, IDLE_TIMEOUT: 8, BACKGROUND_TIMEOUT: 9, MANUAL_LOCK: 10, UNTRUSTED_CLOCK: 11, ABSOLUTE_TIMEOUT: 12, LOCKED_TIMEOUT: 13, UNLOCK_FAILURES: 14, LOGOUT: 15, REVOKED: 16, PASSWORD_CHANGED: 17, RESTORE_FAILED: 18, DEVICE_LOCKED: 19, OFFLINE_TIMEOUT: 20, OFFLINE_EXPIRY: 21, RESTART: 22, DEVICE_LIMIT: 23 },
@@ -199,24 +199,24 @@ export const enums = {
 
 export const statuses = [
     ['INACT_OK', 0, "success"],
-    ['INACT_E_NULL_POINTER', -1, "a required pointer argument is NULL"],
-    ['INACT_E_INVALID_HANDLE', -2, "the engine handle is 0, forged, stale or destroyed"],
-    ['INACT_E_INVALID_ARGUMENT', -3, "an argument is out of range or malformed"],
-    ['INACT_E_INVALID_STATE', -4, "the input is not allowed in the engine's current state"],
-    ['INACT_E_STRUCT_SIZE', -5, "a struct's size field is wrong for this library"],
-    ['INACT_E_BUFFER_TOO_SMALL', -6, "the buffer is too small for the result"],
-    ['INACT_E_NOT_FOUND', -7, "no open scope or hold has this id"],
-    ['INACT_E_WRONG_CLOCK', -8, "the operation needs an engine with a manual clock"],
-    ['INACT_E_SNAPSHOT_TRUNCATED', -9, "the snapshot is truncated"],
-    ['INACT_E_SNAPSHOT_CHECKSUM', -10, "the snapshot's checksum does not match"],
-    ['INACT_E_SNAPSHOT_VERSION', -11, "the snapshot has an unknown format version"],
-    ['INACT_E_SNAPSHOT_INVALID', -12, "the snapshot holds impossible values"],
-    ['INACT_E_LIMIT', -13, "a resource limit was reached (engines, scopes or holds)"],
-    ['INACT_E_INTERNAL', -14, "an internal error occurred"],
-    ['INACT_E_SYSTEM', -15, "the system refused a resource the engine needs (thread, timer)"],
-    ['INACT_E_WEAK_AUTH', -16, "the unlock method is weaker than the lock requires"],
-    ['INACT_E_OFFLINE', -17, "a server contact must succeed before the session unlocks"],
-    ['INACT_E_CEILING', -18, "the policy is laxer than a managed ceiling"],
+    ['INACT_E_NULL_POINTER', -1, "a required pointer argument is NULL", 'NullPointerError'],
+    ['INACT_E_INVALID_HANDLE', -2, "the engine handle is 0, forged, stale or destroyed", 'InvalidHandleError'],
+    ['INACT_E_INVALID_ARGUMENT', -3, "an argument is out of range or malformed", 'InvalidArgumentError'],
+    ['INACT_E_INVALID_STATE', -4, "the input is not allowed in the engine's current state", 'InvalidStateError'],
+    ['INACT_E_STRUCT_SIZE', -5, "a struct's size field is wrong for this library", 'StructSizeError'],
+    ['INACT_E_BUFFER_TOO_SMALL', -6, "the buffer is too small for the result", 'BufferTooSmallError'],
+    ['INACT_E_NOT_FOUND', -7, "no open scope or hold has this id", 'NotFoundError'],
+    ['INACT_E_WRONG_CLOCK', -8, "the operation needs an engine with a manual clock", 'WrongClockError'],
+    ['INACT_E_SNAPSHOT_TRUNCATED', -9, "the snapshot is truncated", 'SnapshotTruncatedError'],
+    ['INACT_E_SNAPSHOT_CHECKSUM', -10, "the snapshot's checksum does not match", 'SnapshotChecksumError'],
+    ['INACT_E_SNAPSHOT_VERSION', -11, "the snapshot has an unknown format version", 'SnapshotVersionError'],
+    ['INACT_E_SNAPSHOT_INVALID', -12, "the snapshot holds impossible values", 'SnapshotInvalidError'],
+    ['INACT_E_LIMIT', -13, "a resource limit was reached (engines, scopes or holds)", 'LimitError'],
+    ['INACT_E_INTERNAL', -14, "an internal error occurred", 'InternalError'],
+    ['INACT_E_SYSTEM', -15, "the system refused a resource the engine needs (thread, timer)", 'SystemError'],
+    ['INACT_E_WEAK_AUTH', -16, "the unlock method is weaker than the lock requires", 'WeakAuthError'],
+    ['INACT_E_OFFLINE', -17, "a server contact must succeed before the session unlocks", 'OfflineError'],
+    ['INACT_E_CEILING', -18, "the policy is laxer than a managed ceiling", 'CeilingError'],
 ];
 
 export const INACT_NEVER = 0x7fffffffffffffffn;

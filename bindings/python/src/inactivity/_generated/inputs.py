@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import _lib
+from .. import _lib
 
 
 class GeneratedInputs:

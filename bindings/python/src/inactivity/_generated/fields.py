@@ -8,8 +8,8 @@ import dataclasses
 from datetime import timedelta
 from typing import Any, Optional, Union
 
-from ._time import Duration
-from .enums import ActivityKind, IdleAction
+from .._time import Duration
+from ..enums import ActivityKind, IdleAction
 
 
 @dataclasses.dataclass(frozen=True, init=False, repr=False)
