@@ -50,9 +50,11 @@ test('the left-out functions (the server decision above all) are neither in the 
     assert.ok(left.includes('inact_server_decide') && left.includes('inact_decision_init_sized'), left.join(' '));
     assert.ok(left.length > 0 && left.length < declared.length / 2, `${left.length} of ${declared.length} left out`);
     const ia = await load({ wasm: bytes });
+    // Doc comments may name a C function (the generated enums cite the header's); code may not.
+    const code = sources.replace(/\/\*[\s\S]*?\*\//g, '');
     for (const f of left) {
         assert.equal(ia.exports[f], undefined, `${f} is exported by the module`);
-        assert.ok(!new RegExp(`\\b${f}\\b`).test(sources), `the binding's sources name ${f}`);
+        assert.ok(!new RegExp(`\\b${f}\\b`).test(code), `the binding's sources name ${f}`);
     }
     for (const f of declared.filter((g) => g in functions)) assert.equal(typeof ia.exports[f], 'function', f);
 });
