@@ -17,12 +17,14 @@ line for line (every result, every error status and message, every event). Stand
 
 from __future__ import annotations
 
+import json
 import random
 import sys
 from pathlib import Path
 from typing import Dict, List
 
-from runner_ops import OPS  # verify/conformance/runner_ops.py, generated from the header
+# The op vocabulary (generated/ops.json, written by tools/generate from the header).
+VOCABULARY = json.loads((Path(__file__).resolve().parent / "generated" / "ops.json").read_text())
 
 NEVER = 2**63 - 1
 # Far beyond any deadline (about 317,000 years) and still a duration in every binding's type (a
@@ -239,9 +241,9 @@ STEPS: Dict[str, int] = {
 
 
 # An engine-only input of the header that has no weight above is drawn as often as the rarest.
-for _op, _, _kinds in OPS:
-    if not _kinds:  # an op with arguments needs their values drawn: written with the weights above
-        STEPS.setdefault(_op, 1)
+for _entry in VOCABULARY["ops"]:
+    if _entry["input"] and not _entry["args"]:  # an op with arguments needs their values drawn: written with the weights above
+        STEPS.setdefault(_entry["op"], 1)
 
 
 def sequence(seed: int, index: int) -> str:
