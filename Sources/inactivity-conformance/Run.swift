@@ -47,35 +47,48 @@ final class SwiftRunner {
     private func execute(_ op: String, _ a: [String]) throws(InactivityError) -> String {
         if op == "launch" { return try launch(a) }
         guard let e = engine else { return "no-engine" }
-        switch op {
-        case "kill": e.close(); engine = nil; scopes = [:]; holds = [:]
-        case "push-scope": let id = try e.pushScope(idleTimeoutMs: Int64(a[1])!); scopes[a[0]] = id; return "ok id=\(id)"
-        case "pop-scope": try e.popScope(scopes[a[0]] ?? 0); scopes[a[0]] = nil
-        case "hold": let id = try e.acquireHold(); holds[a[0]] = id; return "ok id=\(id)"
-        case "release": try e.releaseHold(holds[a[0]] ?? 0); holds[a[0]] = nil
-        case "save": snapshot = try e.snapshot(); return "ok snapshot=" + SwiftRunner.hex(snapshot)
-        case "restore": try e.restore(snapshot)
-        case "restore-corrupt": try e.restore(SwiftRunner.corrupted(snapshot))
+        if let host = SwiftRunner.hostOps[op] { return try host(self, e, a) }
+        return try generatedOp(e, op, a, self) ?? "unknown-op"  // generated/OpTable.swift
+    }
+
+    typealias HostOp = @Sendable (SwiftRunner, InactivityEngine, [String]) throws(InactivityError) -> String
+    /// The ops written by hand: those with host state (names.toml's hand layer `op`: the engine,
+    /// the snapshot, the scope and hold names) and the names ops of issue 32. A hand op that is
+    /// also generated would hide the generated one: main.swift refuses to run then.
+    static let hostOps: [String: HostOp] = [
+        "kill": { r, e, _ in r.kill(e); return "ok" },
+        "push-scope": { r, e, a throws(InactivityError) in
+            let id = try e.pushScope(idleTimeoutMs: Int64(a[1])!); r.scopes[a[0]] = id; return "ok id=\(id)" },
+        "pop-scope": { r, e, a throws(InactivityError) in try e.popScope(r.scopes[a[0]] ?? 0); r.scopes[a[0]] = nil; return "ok" },
+        "hold": { r, e, a throws(InactivityError) in let id = try e.acquireHold(); r.holds[a[0]] = id; return "ok id=\(id)" },
+        "release": { r, e, a throws(InactivityError) in try e.releaseHold(r.holds[a[0]] ?? 0); r.holds[a[0]] = nil; return "ok" },
+        "save": { r, e, _ throws(InactivityError) in r.snapshot = try e.snapshot(); return "ok snapshot=" + SwiftRunner.hex(r.snapshot) },
+        "restore": { r, e, _ throws(InactivityError) in try e.restore(r.snapshot); return "ok" },
+        "restore-corrupt": { r, e, _ throws(InactivityError) in try e.restore(SwiftRunner.corrupted(r.snapshot)); return "ok" },
         // names (issue 32): the library's reading and printing, as every binding; Swift's API
         // takes no names, so these read them through the C library (host code, not generated)
-        case "preset-name":
+        "preset-name": { _, _, a throws(InactivityError) in
             let preset = try SwiftRunner.name(a[0], inact_preset_from_string)
             guard let p = SessionPolicy.Preset(rawValue: preset) else { return "unknown-preset" }
             return "ok idle_timeout_ms=\(SessionPolicy(preset: p).idleTimeoutMs)"
-        case "activity-name":
+        },
+        "activity-name": { _, e, a throws(InactivityError) in
             var kind: UInt32 = 0
             let rc = a[0].withCString { inact_activity_kind_from_string($0, &kind) }
             if rc != 0 { throw InactivityError(InactivityError.Code(rawValue: rc) ?? .internal, message: String(cString: inact_last_error())) }
             try e.recordActivity(ActivityKind(rawValue: kind))
-        case "end-name": try e.end(reason: Reason(rawValue: try SwiftRunner.name(a[0], inact_reason_from_string))!)
-        case "names":
+            return "ok"
+        },
+        "end-name": { _, e, a throws(InactivityError) in
+            try e.end(reason: Reason(rawValue: try SwiftRunner.name(a[0], inact_reason_from_string))!); return "ok" },
+        "names": { _, e, _ throws(InactivityError) in
             let state = try e.state(), reason = try e.reason()
             return "ok state=\(String(cString: inact_state_string(state.rawValue))) reason=\(String(cString: inact_reason_string(reason.rawValue)))"
-        case "closed-call": e.close(); engine = nil; scopes = [:]; holds = [:]; try e.lock()
-        default: return try generatedOp(e, op, a, self) ?? "unknown-op"  // generated/OpTable.swift
-        }
-        return "ok"
-    }
+        },
+        "closed-call": { r, e, _ throws(InactivityError) in r.kill(e); try e.lock(); return "ok" },
+    ]
+
+    private func kill(_ e: InactivityEngine) { e.close(); engine = nil; scopes = [:]; holds = [:] }
 
     // The converters by kind that generated/OpTable.swift calls: each word as the Swift API takes
     // it (the op lists are the compiler's and differential.py's, so a bad word is a bug: trap).

@@ -229,7 +229,10 @@ def _swift(model: Model, fs: list[Function]) -> str:
             lines.append(f'    case "{e["op"]}": return "ok {r["label"]}=\\({call}.rawValue)"')
         else:
             lines.append(f'    case "{e["op"]}": return "ok {r["label"]}=\\({call})"')
-    lines += ["    default: return nil", "    }", "}", ""]
+    lines += ["    default: return nil", "    }", "}", "",
+              "/// The ops of this table (a runner's hand-written op must not be one of them).",
+              "let generatedOps: Set<String> = [",
+              *[f'    "{f.names.op}",' for f in fs], "]", ""]
     return "\n".join(lines)
 
 
@@ -283,7 +286,10 @@ def _kotlin(model: Model, fs: list[Function]) -> str:
             lines.append(f'        "{e["op"]}" -> return "ok {r["label"]}=${{{call}.code}}"')
         else:
             lines.append(f'        "{e["op"]}" -> return "ok {r["label"]}=${{{call}}}"')
-    lines += ["        else -> return null", "    }", '    return "ok"', "}", ""]
+    lines += ["        else -> return null", "    }", '    return "ok"', "}", "",
+              "/** The ops of this table (a runner's hand-written op must not be one of them). */",
+              "internal val generatedOps: Set<String> = setOf(",
+              *[f'    "{f.names.op}",' for f in fs], ")", ""]
     return "\n".join(lines)
 
 

@@ -42,3 +42,35 @@ func generatedOp(_ e: InactivityEngine, _ op: String, _ a: [String], _ conv: Swi
     default: return nil
     }
 }
+
+/// The ops of this table (a runner's hand-written op must not be one of them).
+let generatedOps: Set<String> = [
+    "start",
+    "activity",
+    "continue",
+    "lock",
+    "unlock",
+    "unlock-failed",
+    "biometrics-changed",
+    "end",
+    "holder-report",
+    "refresh",
+    "token-rotated",
+    "server-contact",
+    "background",
+    "foreground",
+    "window-shown",
+    "window-hidden",
+    "expect-interruption",
+    "device-locked",
+    "set-policy",
+    "set-ceilings",
+    "info",
+    "policy",
+    "next-deadline",
+    "poll",
+    "advance",
+    "freeze",
+    "wall-jump",
+    "clock",
+]

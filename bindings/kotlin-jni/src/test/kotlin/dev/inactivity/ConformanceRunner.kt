@@ -25,6 +25,12 @@ object ConformanceRunner {
             System.err.println("usage: ConformanceRunner OUTDIR FILE.ops...")
             exitProcess(2)
         }
+        // A hand-written op left for a generated one would hide it (and names.toml's convention).
+        val stray = Run().hostOps.keys intersect generatedOps
+        if (stray.isNotEmpty()) {
+            System.err.println("ConformanceRunner: hand-written ops that generated/OpTable.kt has: ${stray.sorted().joinToString()}")
+            exitProcess(2)
+        }
         for (name in args.drop(1)) {
             val file = File(name)
             val lines = Run().run(file.readText().split("\n"))
@@ -159,29 +165,37 @@ object ConformanceRunner {
         fun execute(op: String, a: List<String>): String {
             if (op == "launch") return launch(a)
             val e = engine ?: return "no-engine"
-            when (op) {
-                "kill" -> { e.close(); engine = null; scopes.clear(); holds.clear() }
-                // names (issue 32): read and printed by the binding as its users write them
-                "preset-name" -> return "ok idle_timeout_ms=${msOut(Policy.preset(a[0]).idleTimeout)}"
-                "activity-name" -> e.activity(a[0])
-                "end-name" -> e.end(a[0])
-                "names" -> return "ok state=${e.state.libraryName} reason=${e.reason.libraryName}"
-                "closed-call" -> {
-                    e.close(); engine = null; scopes.clear(); holds.clear()
-                    // Kotlin's closed engine is an IllegalStateException (its idiom), with the
-                    // message of every binding; the canonical form prints it as INVALID_HANDLE.
-                    try { e.lock() } catch (x: IllegalStateException) { return "error -2 ${x.message}" }
-                }
-                "push-scope" -> return "ok id=${e.pushScope(a[1].toLong().milliseconds).id.also { scopes[a[0]] = it }}"
-                "pop-scope" -> { e.popScope(scopes[a[0]] ?: 0); scopes.remove(a[0]) }
-                "hold" -> return "ok id=${e.acquireHold().id.also { holds[a[0]] = it }}"
-                "release" -> { e.releaseHold(holds[a[0]] ?: 0); holds.remove(a[0]) }
-                "save" -> return "ok snapshot=" + e.snapshot().also { snapshot = it }.joinToString("") { "%02x".format(it) }
-                "restore" -> e.restore(snapshot)
-                "restore-corrupt" -> e.restore(corrupted())
-                else -> return generatedOp(e, op, a, ConformanceRunner) ?: "unknown-op" // generated/OpTable.kt
-            }
-            return "ok"
+            hostOps[op]?.let { return it(e, a) }
+            return generatedOp(e, op, a, ConformanceRunner) ?: "unknown-op" // generated/OpTable.kt
         }
+
+        private fun kill(e: InactivityEngine) { e.close(); engine = null; scopes.clear(); holds.clear() }
+
+        /**
+         * The ops written by hand: those with host state (names.toml's hand layer `op`: the
+         * engine, the snapshot, the scope and hold names) and the names ops of issue 32. A hand op
+         * that is also generated would hide the generated one: [main] refuses to run then.
+         */
+        val hostOps: Map<String, (InactivityEngine, List<String>) -> String> = mapOf(
+            "kill" to { e, _ -> kill(e); "ok" },
+            // names (issue 32): read and printed by the binding as its users write them
+            "preset-name" to { _, a -> "ok idle_timeout_ms=${msOut(Policy.preset(a[0]).idleTimeout)}" },
+            "activity-name" to { e, a -> e.activity(a[0]); "ok" },
+            "end-name" to { e, a -> e.end(a[0]); "ok" },
+            "names" to { e, _ -> "ok state=${e.state.libraryName} reason=${e.reason.libraryName}" },
+            "closed-call" to { e, _ ->
+                kill(e)
+                // Kotlin's closed engine is an IllegalStateException (its idiom), with the
+                // message of every binding; the canonical form prints it as INVALID_HANDLE.
+                try { e.lock(); "ok" } catch (x: IllegalStateException) { "error -2 ${x.message}" }
+            },
+            "push-scope" to { e, a -> "ok id=${e.pushScope(a[1].toLong().milliseconds).id.also { scopes[a[0]] = it }}" },
+            "pop-scope" to { e, a -> e.popScope(scopes[a[0]] ?: 0); scopes.remove(a[0]); "ok" },
+            "hold" to { e, a -> "ok id=${e.acquireHold().id.also { holds[a[0]] = it }}" },
+            "release" to { e, a -> e.releaseHold(holds[a[0]] ?: 0); holds.remove(a[0]); "ok" },
+            "save" to { e, _ -> "ok snapshot=" + e.snapshot().also { snapshot = it }.joinToString("") { "%02x".format(it) } },
+            "restore" to { e, _ -> e.restore(snapshot); "ok" },
+            "restore-corrupt" to { e, _ -> e.restore(corrupted()); "ok" },
+        )
     }
 }

@@ -40,3 +40,35 @@ internal fun generatedOp(e: InactivityEngine, op: String, a: List<String>, conv:
     }
     return "ok"
 }
+
+/** The ops of this table (a runner's hand-written op must not be one of them). */
+internal val generatedOps: Set<String> = setOf(
+    "start",
+    "activity",
+    "continue",
+    "lock",
+    "unlock",
+    "unlock-failed",
+    "biometrics-changed",
+    "end",
+    "holder-report",
+    "refresh",
+    "token-rotated",
+    "server-contact",
+    "background",
+    "foreground",
+    "window-shown",
+    "window-hidden",
+    "expect-interruption",
+    "device-locked",
+    "set-policy",
+    "set-ceilings",
+    "info",
+    "policy",
+    "next-deadline",
+    "poll",
+    "advance",
+    "freeze",
+    "wall-jump",
+    "clock",
+)
