@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import json
 
-from .emit_python import arg_name, simple_inputs
+from .emit_python import simple_inputs
 from .emit_swift import camel
 from .model import Function, Model, Param
 
