@@ -176,7 +176,9 @@ extern "C" {
  *   INACT_OUT          a pointer the function writes its result through
  *   INACT_INOUT        a pointer to a struct whose size the caller sets and the function fills
  *   INACT_NULLABLE     a pointer (or callback) that may be NULL; without it NULL is
- *                      INACT_E_NULL_POINTER (Argument ranges)
+ *                      INACT_E_NULL_POINTER (Argument ranges). On an INACT_TIME_MS or
+ *                      INACT_MS struct field: INACT_NEVER there means none (a binding's
+ *                      null or None); without it INACT_NEVER is a value (NEVER, INFINITE)
  *   INACT_MS           int64_t: a duration in milliseconds (INACT_NEVER where allowed)
  *   INACT_TIME_MS      int64_t: an instant in milliseconds on the engine's clock (the
  *                      monotonic clock unless the field says wall; INACT_NEVER for none)
@@ -486,31 +488,31 @@ typedef struct inact_event {
 
 /** A full view of an engine (inact_get_info). Times are engine-clock ms. */
 typedef struct inact_info {
-    uint32_t size;                                 /* sizeof(inact_info); set by the caller */
-    INACT_ENUM(inact_state) int32_t state;         /* inact_state */
-    INACT_ENUM(inact_reason) int32_t reason;       /* inact_reason */
-    INACT_ENUM(inact_delivery) int32_t delivery;   /* inact_delivery */
-    INACT_ENUM(inact_clock_kind) int32_t clock;    /* inact_clock_kind */
-    INACT_BOOL int32_t in_background;              /* 0/1: background is in effect */
-    int32_t visible_windows;                       /* windows shown and not hidden */
-    int32_t open_scopes;                           /* scopes pushed and not popped */
-    int32_t open_holds;                            /* holds acquired and not released */
-    uint32_t unlock_failures;                      /* failed unlocks in a row */
-    INACT_TIME_MS int64_t now_ms;                  /* the engine clock now */
-    INACT_MS int64_t remaining_ms;                 /* to the next lock or expiry; INACT_NEVER if none */
-    INACT_TIME_MS int64_t next_deadline_ms;        /* next instant the engine must be evaluated; INACT_NEVER */
-    INACT_MS int64_t effective_idle_timeout_ms;    /* min of the policy's and every open scope's */
-    INACT_TIME_MS int64_t started_at_ms;           /* session start; INACT_NEVER if none */
-    INACT_TIME_MS int64_t last_activity_ms;        /* last counted activity; INACT_NEVER if none */
-    INACT_TIME_MS int64_t background_since_ms;     /* background start; INACT_NEVER if not in background */
-    INACT_TIME_MS int64_t locked_at_ms;            /* when LOCKED was entered; INACT_NEVER if not locked */
-    INACT_ENUM(inact_auth) int32_t required_auth;  /* inact_auth an unlock needs now (NONE unless LOCKED) */
-    INACT_BOOL int32_t needs_server_contact;       /* 0/1: LOCKED past the offline timeout: unlock is refused */
-    INACT_TIME_MS int64_t last_credential_ms;      /* last credential verification; INACT_NEVER if none */
-    INACT_TIME_MS int64_t strong_auth_deadline_ms; /* from then a biometric no longer unlocks; INACT_NEVER if never */
-    INACT_TIME_MS int64_t last_server_contact_ms;  /* last successful server contact; INACT_NEVER if none */
-    uint64_t token_generation;                     /* newest rotated refresh-token generation; 0 if none */
-    INACT_TIME_MS int64_t interruption_until_ms;   /* end of an announced expected interruption; INACT_NEVER */
+    uint32_t size;                                                /* sizeof(inact_info); set by the caller */
+    INACT_ENUM(inact_state) int32_t state;                        /* inact_state */
+    INACT_ENUM(inact_reason) int32_t reason;                      /* inact_reason */
+    INACT_ENUM(inact_delivery) int32_t delivery;                  /* inact_delivery */
+    INACT_ENUM(inact_clock_kind) int32_t clock;                   /* inact_clock_kind */
+    INACT_BOOL int32_t in_background;                             /* 0/1: background is in effect */
+    int32_t visible_windows;                                      /* windows shown and not hidden */
+    int32_t open_scopes;                                          /* scopes pushed and not popped */
+    int32_t open_holds;                                           /* holds acquired and not released */
+    uint32_t unlock_failures;                                     /* failed unlocks in a row */
+    INACT_TIME_MS int64_t now_ms;                                 /* the engine clock now */
+    INACT_MS int64_t remaining_ms;                                /* to the next lock or expiry; INACT_NEVER if none */
+    INACT_NULLABLE INACT_TIME_MS int64_t next_deadline_ms;        /* next instant the engine must be evaluated; INACT_NEVER */
+    INACT_MS int64_t effective_idle_timeout_ms;                   /* min of the policy's and every open scope's */
+    INACT_NULLABLE INACT_TIME_MS int64_t started_at_ms;           /* session start; INACT_NEVER if none */
+    INACT_NULLABLE INACT_TIME_MS int64_t last_activity_ms;        /* last counted activity; INACT_NEVER if none */
+    INACT_NULLABLE INACT_TIME_MS int64_t background_since_ms;     /* background start; INACT_NEVER if not in background */
+    INACT_NULLABLE INACT_TIME_MS int64_t locked_at_ms;            /* when LOCKED was entered; INACT_NEVER if not locked */
+    INACT_ENUM(inact_auth) int32_t required_auth;                 /* inact_auth an unlock needs now (NONE unless LOCKED) */
+    INACT_BOOL int32_t needs_server_contact;                      /* 0/1: LOCKED past the offline timeout: unlock is refused */
+    INACT_NULLABLE INACT_TIME_MS int64_t last_credential_ms;      /* last credential verification; INACT_NEVER if none */
+    INACT_NULLABLE INACT_TIME_MS int64_t strong_auth_deadline_ms; /* from then a biometric no longer unlocks; INACT_NEVER if never */
+    INACT_NULLABLE INACT_TIME_MS int64_t last_server_contact_ms;  /* last successful server contact; INACT_NEVER if none */
+    uint64_t token_generation;                                    /* newest rotated refresh-token generation; 0 if none */
+    INACT_NULLABLE INACT_TIME_MS int64_t interruption_until_ms;   /* end of an announced expected interruption; INACT_NEVER */
 } inact_info;
 
 /**
@@ -519,18 +521,18 @@ typedef struct inact_info {
  * inact_info. All times are the fleet's wall clock, ms since 1970.
  */
 typedef struct inact_decision {
-    uint32_t size;                                /* sizeof(inact_decision); set by the caller */
-    INACT_ENUM(inact_state) int32_t state;        /* inact_state after the input */
-    INACT_ENUM(inact_reason) int32_t reason;      /* inact_reason */
-    INACT_ENUM(inact_auth) int32_t required_auth; /* inact_auth an unlock needs (NONE unless LOCKED) */
-    INACT_BOOL int32_t write;                     /* 0/1: the record changed and must be stored */
-    uint32_t unlock_failures;                     /* failed unlocks in a row */
-    INACT_TIME_MS int64_t now_ms;                 /* the instant decided at: the later of now_ms given and the record's */
-    INACT_MS int64_t remaining_ms;                /* to the next lock or expiry; INACT_NEVER if none */
-    INACT_TIME_MS int64_t idle_deadline_ms;       /* instant of the idle action; INACT_NEVER if none */
-    INACT_TIME_MS int64_t absolute_deadline_ms;   /* instant of the absolute expiry; INACT_NEVER if none */
-    INACT_TIME_MS int64_t started_at_ms;          /* session start; INACT_NEVER if none */
-    INACT_TIME_MS int64_t last_activity_ms;       /* as stored (coalesced), ACTIVE and WARNING; INACT_NEVER otherwise */
+    uint32_t size;                                             /* sizeof(inact_decision); set by the caller */
+    INACT_ENUM(inact_state) int32_t state;                     /* inact_state after the input */
+    INACT_ENUM(inact_reason) int32_t reason;                   /* inact_reason */
+    INACT_ENUM(inact_auth) int32_t required_auth;              /* inact_auth an unlock needs (NONE unless LOCKED) */
+    INACT_BOOL int32_t write;                                  /* 0/1: the record changed and must be stored */
+    uint32_t unlock_failures;                                  /* failed unlocks in a row */
+    INACT_TIME_MS int64_t now_ms;                              /* the instant decided at: the later of now_ms given and the record's */
+    INACT_MS int64_t remaining_ms;                             /* to the next lock or expiry; INACT_NEVER if none */
+    INACT_NULLABLE INACT_TIME_MS int64_t idle_deadline_ms;     /* instant of the idle action; INACT_NEVER if none */
+    INACT_NULLABLE INACT_TIME_MS int64_t absolute_deadline_ms; /* instant of the absolute expiry; INACT_NEVER if none */
+    INACT_NULLABLE INACT_TIME_MS int64_t started_at_ms;        /* session start; INACT_NEVER if none */
+    INACT_NULLABLE INACT_TIME_MS int64_t last_activity_ms;     /* as stored (coalesced), ACTIVE and WARNING; INACT_NEVER otherwise */
 } inact_decision;
 
 /* ---------------------------------------------------------------------------------

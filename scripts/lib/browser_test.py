@@ -13,11 +13,12 @@ import sys
 import time
 import traceback
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "py"))
+from browser import chrome, wait_for  # noqa: E402  (scripts/lib/py/browser.py)
 
 URL, SHOTS = sys.argv[1], sys.argv[2]
 NO_WASM_URL = sys.argv[3] if len(sys.argv) > 3 else None   # the page served without its module
@@ -27,14 +28,7 @@ STATIC_ORIGIN = "/".join(URL.split("/")[:3])
 SERVER_ORIGIN = "/".join(SERVER.split("/")[:3]) if SERVER else None
 os.makedirs(SHOTS, exist_ok=True)
 
-options = webdriver.ChromeOptions()
-options.binary_location = "/usr/bin/chromium"
-for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-            "--window-size=1200,900", "--no-first-run", "--disable-extensions"):
-    options.add_argument(arg)
-options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-# The system chromedriver, never a downloaded one (SE_OFFLINE is set by the suite script).
-driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+driver = chrome("--window-size=1200,900")
 driver.set_script_timeout(20)
 
 results = []
@@ -66,16 +60,6 @@ def check(name):
                 pass
         return fn
     return wrap
-
-
-def wait_for(predicate, timeout=10.0, what="condition"):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
 
 
 counter = [0]
@@ -494,7 +478,7 @@ def _():
 def _():
     # The second browser (its own cookies: another device of the same user) starts first: it
     # takes seconds, longer than the first session could stay unattended.
-    other = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    other = chrome("--window-size=1200,900")
     try:
         other.get(f"{SERVER}?channel=other-{time.time()}&user=victim")
         open_server_page("user=victim")

@@ -9,22 +9,13 @@ session started); if the page has a button with id `lock`, a click on it (a trus
 WebDriver) shows LOCKED; and the browser console holds no error. Prints "ok WHERE" or
 "FAIL WHERE: why" per page; exit status 1 when one failed.
 """
+import os
 import sys
-import time
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 
-
-def wait_for(predicate, timeout, what):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "py"))
+from browser import chrome, wait_for  # noqa: E402  (scripts/lib/py/browser.py)
 
 
 def state_text(driver):
@@ -59,13 +50,7 @@ def main(args):
     if len(args) < 2 or len(args) % 2:
         print(__doc__, file=sys.stderr)
         return 2
-    options = webdriver.ChromeOptions()
-    options.binary_location = "/usr/bin/chromium"
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--no-first-run", "--disable-extensions"):
-        options.add_argument(arg)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    driver = chrome()
     failed = 0
     try:
         for url, where in zip(args[0::2], args[1::2]):

@@ -4,7 +4,10 @@
   arrays (struct order, `size` left out), their conversions to and from the structs, the natives
   of conventional shape, and GENERATED_NATIVES, their rows for RegisterNatives on NativeCalls;
 - src/main/kotlin/dev/inactivity/generated/WireLayout.kt: the same indexes for Kotlin;
-- src/main/kotlin/dev/inactivity/generated/NativeCalls.kt: the `external fun`s of those natives.
+- src/main/kotlin/dev/inactivity/generated/NativeCalls.kt: the `external fun`s of those natives;
+- src/main/kotlin/dev/inactivity/generated/EngineInfo.kt: EngineInfo, read from the info array;
+- src/main/kotlin/dev/inactivity/generated/NativeEvent.kt: the event upcall's receiver and what it
+  converts (the upcall's signature and arguments: EVENT_UPCALL_* of inactivity_jni_generated.h).
 
 A conventional function takes the engine first, returns a status, and its other parameters are
 integers and at most one integer out-pointer (the native's result). Its native is named after
@@ -15,6 +18,7 @@ Kotlin keyword (it cannot name a native).
 
 from __future__ import annotations
 
+from .emit_python import _wrap
 from .emit_swift import camel
 from .model import Function, Model
 
@@ -88,6 +92,7 @@ def _c(model: Model, funcs: list[Function]) -> str:
         out += ["}", ""]
     for f in funcs:
         out += _native(f)
+    out += _upcall_c(model)
     out.append("#define GENERATED_NATIVES \\")
     out += [f'    NATIVE("{camel(f.short)}", "{_signature(f)}", gn_{f.short}), \\' for f in funcs]
     out += ["    /* end */", ""]
@@ -186,4 +191,181 @@ def _wire(model: Model) -> str:
 def emit(model: Model) -> dict[str, str]:
     funcs = generated(model)
     return {C_PATH: _c(model, funcs), LAYOUT_PATH: _layout(model), CALLS_PATH: _calls(funcs),
-            WIRE_PATH: _wire(model)}
+            WIRE_PATH: _wire(model), INFO_PATH: _engine_info(model), EVENT_PATH: _native_event(model)}
+
+
+INFO_PATH = f"{BASE}/kotlin/dev/inactivity/generated/EngineInfo.kt"
+EVENT_PATH = f"{BASE}/kotlin/dev/inactivity/generated/NativeEvent.kt"
+
+
+def view_name(model: Model, struct: str, field) -> str | None:
+    """The Kotlin property of a field of the info or event view: names.toml [fields] `kotlin`,
+    else camelCase, a duration without its Ms (a Duration carries the unit); None when [fields]
+    leaves it out ("")."""
+    name = model.field_override(struct, field.name, "kotlin")
+    if name == "":
+        return None
+    return name or kotlin_property(field)
+
+
+def view_type(model: Model, field) -> str:
+    """The Kotlin type of a view's field, by its annotation; `?` where INACT_NULLABLE."""
+    kind = field.kind
+    if kind == "duration":
+        base = "Duration"
+    elif kind == "time":
+        base = "Long"
+    elif kind == "flag":
+        base = "Boolean"
+    elif kind == "enum":
+        base = model.enum_names[field.enum]["kotlin"] or "Int"  # an enum Kotlin has no class for: its code
+    elif kind == "count" and field.ctype in ("int32_t", "uint32_t"):
+        base = "UInt" if field.ctype == "uint32_t" else "Int"
+    elif kind == "id" and field.ctype == "uint64_t":
+        base = "ULong"
+    else:
+        raise KeyError(f"emit_kotlin: no view type for {field.name} ({kind}, {field.ctype})")
+    return base + ("?" if field.nullable else "")
+
+
+def view_value(model: Model, field, raw: str, wide: bool) -> str:
+    """The conversion of a field's raw value `raw` (a Long when `wide`, else the JNI type of its C
+    type) to view_type."""
+    kind = field.kind
+    narrow = f"{raw}.toInt()" if wide and field.ctype in ("int32_t", "uint32_t") else raw
+    if kind in ("duration", "time") and field.nullable:
+        if kind == "duration":
+            raise KeyError(f"emit_kotlin: no nullable Duration conversion for {field.name}")
+        return f"{raw}.wireInstantOrNull()"
+    if kind == "duration":
+        return f"{raw}.wireMsToDuration()"
+    if kind == "time":
+        return raw
+    if kind == "flag":
+        return f"{narrow} != 0"
+    if kind == "enum":
+        cls = model.enum_names[field.enum]["kotlin"]
+        return f"{cls}.of({narrow})" if cls else narrow
+    if view_type(model, field) == "UInt":
+        return f"{narrow}.toUInt()"
+    if view_type(model, field) == "ULong":
+        return f"{raw}.toULong()"
+    return narrow
+
+
+def _property(model: Model, field, name: str) -> list[str]:
+    ktype = view_type(model, field)
+    lines = []
+    if field.comment and len(f"    /** {field.comment} */") <= 100:
+        lines = [f"    /** {field.comment} */"]
+    elif field.comment:
+        lines = ["    /**", *_wrap(field.comment, "     * ", 100), "     */"]
+    if ktype in ("UInt", "ULong"):
+        # An unsigned type's getter is name-mangled for Java; this keeps its plain name (Java sees
+        # the bits in an int or a long).
+        return lines + [f'    @get:JvmName("get{name[0].upper()}{name[1:]}") val {name}: {ktype},']
+    return lines + [f"    val {name}: {ktype},"]
+
+
+def _millis(fields) -> list[str]:
+    """A Duration property's twin in ms: Java cannot call a getter of an inline class
+    (scripts/lib/py/jvm_javap_check.py checks that each has one)."""
+    out = []
+    for f, name in fields:
+        if f.kind == "duration" and not f.nullable:
+            out += [f"    /** [{name}] in milliseconds; [InactivityEngine.NEVER] if none (for Java). */",
+                    f"    val {name}Millis: Long get() = {name}.toWireMs()", ""]
+    return out
+
+
+def _engine_info(model: Model) -> str:
+    struct = "inact_info"
+    fields = [(f, view_name(model, struct, f)) for f in model.structs[struct].fields if f.kind != "size"]
+    fields = [(f, n) for f, n in fields if n]
+    out = ["// Generated by tools/generate from include/inactivity.h and tools/codegen/names.toml: do not",
+           "// edit (scripts/test readme fails while this file is stale). EngineInfo, read from inact_info's",
+           "// jlong array (WireLayout) field by field, each by its annotation: INACT_MS a Duration",
+           "// (INACT_NEVER: INFINITE), INACT_TIME_MS engine-clock ms (null for INACT_NEVER where",
+           "// INACT_NULLABLE), INACT_BOOL a Boolean, INACT_ENUM(e) e's Kotlin class; names.toml [fields]",
+           "// names what differs.",
+           "package dev.inactivity", "", "import kotlin.time.Duration", "",
+           "/**",
+           " * A full view of an engine (inact_info). Instants are engine-clock ms, null when none;",
+           " * durations are [Duration.INFINITE] when nothing is scheduled.",
+           " */",
+           "data class EngineInfo("]
+    for f, name in fields:
+        out += _property(model, f, name)
+    out.append(") {")
+    out += _millis(fields)
+    out += ["    internal companion object {", "        fun fromWire(v: LongArray) = EngineInfo("]
+    out += [f"            {name} = {view_value(model, f, f'v[WireLayout.I_{f.name.upper()}]', True)},"
+            for f, name in fields]
+    out += ["        )", "    }", "}"]
+    return "\n".join(out) + "\n"
+
+
+def event_upcall(model: Model) -> list[tuple[object, str]]:
+    """The fields of inact_event passed up to Kotlin, in struct order, with their Kotlin names."""
+    fields = [(f, view_name(model, "inact_event", f)) for f in model.structs["inact_event"].fields
+              if f.kind != "size"]
+    return [(f, n) for f, n in fields if n]
+
+
+def _upcall_jni(field) -> tuple[str, str, str]:
+    """(the JNI type, its signature letter, the Kotlin parameter type) of an upcall argument."""
+    ctype = "uint64_t" if field.ctype == "inact_engine" else field.ctype
+    return _JNI[ctype]
+
+
+def event_signature(model: Model) -> str:
+    return "(" + "".join(_upcall_jni(f)[1] for f, _ in event_upcall(model)) + ")V"
+
+
+def _upcall_c(model: Model) -> list[str]:
+    args = ", ".join(f"({_upcall_jni(f)[0]})(e)->{f.name}" for f, _ in event_upcall(model))
+    return ["/* The upcall of one inact_event (on_event in inactivity_jni.c) to",
+            " * NativeEventReceiver.onNativeEvent (NativeEvent.kt): its name, its JNI signature and its",
+            " * arguments, one per field Kotlin keeps (names.toml [fields]), in struct order. The method is",
+            " * looked up on its declaring class (consumer-rules.pro keeps it there by name). */",
+            '#define EVENT_UPCALL_CLASS "dev/inactivity/NativeEventReceiver"',
+            '#define EVENT_UPCALL_NAME "onNativeEvent"',
+            f'#define EVENT_UPCALL_SIGNATURE "{event_signature(model)}"',
+            f"#define EVENT_UPCALL_ARGS(e) {args}", ""]
+
+
+def _raw_name(name: str, field) -> str:
+    """The upcall parameter of a field: its property's name, with Ms when the property is a
+    Duration (the parameter carries the wire's ms)."""
+    return f"{name}Ms" if field.kind == "duration" else name
+
+
+def _native_event(model: Model) -> str:
+    fields = event_upcall(model)
+    out = ["// Generated by tools/generate from include/inactivity.h and tools/codegen/names.toml: do not",
+           "// edit (scripts/test readme fails while this file is stale). An inact_event as the JNI glue",
+           "// hands it up (on_event: EVENT_UPCALL_SIGNATURE and EVENT_UPCALL_ARGS of",
+           "// inactivity_jni_generated.h): one argument per field Kotlin keeps (names.toml [fields]), in",
+           "// struct order, each converted by its annotation. So a field added to the header reaches",
+           "// EventDispatcher without a hand edit of the glue.",
+           "package dev.inactivity", "", "import kotlin.time.Duration", "",
+           "/** One inact_event, converted (the fields of the header's struct Kotlin keeps). */",
+           "internal class NativeEvent("]
+    for f, name in fields:
+        out += _property(model, f, name)
+    millis = _millis(fields)
+    out += [") {", *millis[:-1], "}"] if millis else [")"]
+    out += ["",
+            "/** The receiver of the JNI upcall (EventDispatcher): the glue finds onNativeEvent on its class. */",
+            "internal abstract class NativeEventReceiver {",
+            "    /** Called by the JNI glue (on_event) for every inact_event; must never throw. */",
+            "    fun onNativeEvent("]
+    out += [f"        {_raw_name(name, f)}: {_upcall_jni(f)[2]}," for f, name in fields]
+    out += ["    ) {", "        val event = try {", "            NativeEvent("]
+    out += [f"                {name} = {view_value(model, f, _raw_name(name, f), False)}," for f, name in fields]
+    out += ["            )", "        } catch (t: Throwable) {", "            onConversionFailed(t)", "            return",
+            "        }", "        onNativeEvent(event)", "    }", "",
+            "    /** One event, converted. */", "    protected abstract fun onNativeEvent(event: NativeEvent)", "",
+            "    /** A conversion threw: the event is dropped and this reports it. */",
+            "    protected abstract fun onConversionFailed(t: Throwable)", "}"]
+    return "\n".join(out) + "\n"

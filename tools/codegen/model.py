@@ -100,6 +100,7 @@ class Field:
     comment: str  # text for the docs; no meaning is read from it
     annotated: str | None = None  # the kind its annotation gives: duration, time, flag, enum, bits
     enum: str | None = None  # INACT_ENUM(e) / INACT_BITS(e)
+    nullable: bool = False  # INACT_NULLABLE on a time or duration: INACT_NEVER there means none (absent)
 
     @property
     def kind(self) -> str:
@@ -194,6 +195,13 @@ class Model:
     categories: dict[str, Category] = dataclasses.field(default_factory=dict)
     # names.toml [enums]: enum -> {"python": ..., "kotlin": ..., "js": ...} ("" = none)
     enum_names: dict[str, dict[str, str]] = dataclasses.field(default_factory=dict)
+    # names.toml [fields]: struct -> field -> {"python": ..., "kotlin": ..., "python_default": ...}
+    field_names: dict[str, dict[str, dict[str, str]]] = dataclasses.field(default_factory=dict)
+
+    def field_override(self, struct: str, field: str, key: str) -> str | None:
+        """A field's override in names.toml [fields] (None: none; "" for a name: the binding leaves
+        the field out)."""
+        return self.field_names.get(struct, {}).get(field, {}).get(key)
 
     def function(self, name: str) -> Function:
         return next(f for f in self.functions if f.name == name)
@@ -281,12 +289,18 @@ def _fields(body: str, where: str) -> tuple[Field, ...]:
             r"((?:INACT_[A-Z_]+(?:\(\s*inact_[a-z_]+\s*\))?\s+)*)([a-z_0-9]+(?: [a-z_0-9]+)?)\s+([a-z_0-9]+);"
             r"\s*(?:/\*\s*(.*?)\s*(\*/)?)?", line)
         if m:
-            rest, _, kind, enum = _annotations(m.group(1) + "x", where)
+            rest, flags, kind, enum = _annotations(m.group(1) + "x", where)
             if rest != "x":
                 raise HeaderError(f"{where}: cannot read the annotations of {raw!r}")
             _check_kind(m.group(2), m.group(3), kind, where)
+            if flags - {"NULLABLE"}:
+                raise HeaderError(f"{where}: {m.group(3)}: {', '.join(sorted(flags))} on a struct field "
+                                  "(only INACT_NULLABLE, on a time or duration)")
+            if "NULLABLE" in flags and kind not in ("time", "duration"):
+                raise HeaderError(f"{where}: {m.group(3)}: INACT_NULLABLE on a field that is not an INACT_TIME_MS "
+                                  "or INACT_MS (its INACT_NEVER is what means none)")
             comment = m.group(4) or ""
-            fields.append(Field(m.group(2), m.group(3), comment, kind, enum))
+            fields.append(Field(m.group(2), m.group(3), comment, kind, enum, "NULLABLE" in flags))
             open_comment = m.group(4) is not None and m.group(5) is None
             continue
         if fields and open_comment:
@@ -377,7 +391,29 @@ def load(path: Path = HEADER) -> Model:
         raise HeaderError(f"tools/codegen/names.toml has no [enums] row for {', '.join(missing)}: add "
                           f'`{missing[0]} = {{ python = "...", kotlin = "...", js = "..." }}`')
     return Model(tuple(functions), structs, enums, statuses, {k: v.strip() for k, v in constants.items()},
-                 categories, enum_names)
+                 categories, enum_names, _field_names(structs))
+
+
+# The keys of a names.toml [fields] row: a binding's name of the field ("" = left out of that
+# binding's view), and the Python default of a field added after 1.0 (an expression).
+FIELD_KEYS = ("python", "kotlin", "python_default")
+
+
+def _field_names(structs: dict[str, Struct]) -> dict[str, dict[str, dict[str, str]]]:
+    table = tomllib.loads(NAMES.read_text()).get("fields", {})
+    for struct, rows in table.items():
+        if struct not in structs:
+            raise HeaderError(f"names.toml [fields]: {struct}: the header declares no such struct")
+        for field, row in rows.items():
+            if field not in {f.name for f in structs[struct].fields}:
+                raise HeaderError(f"names.toml [fields]: {struct}.{field}: the header's {struct} has no such field")
+            unknown = set(row) - set(FIELD_KEYS)
+            if unknown:
+                raise HeaderError(f"names.toml [fields]: {struct}.{field}: unknown keys {', '.join(sorted(unknown))} "
+                                  f"(known: {', '.join(FIELD_KEYS)})")
+            if any(not isinstance(v, str) for v in row.values()):
+                raise HeaderError(f"names.toml [fields]: {struct}.{field}: every value is a string")
+    return table
 
 
 # The layers whose generated part leaves a function to hand code, as names.toml's `hand` lists them.

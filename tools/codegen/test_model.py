@@ -203,5 +203,60 @@ class ModelTest(unittest.TestCase):
             self.assertIn(line, files[path], path)
 
 
+    def test_nullable_is_read_from_its_annotation(self) -> None:
+        info = load().structs["inact_info"]
+        self.assertTrue(info.field("started_at_ms").nullable)
+        self.assertFalse(info.field("now_ms").nullable)  # always holds an instant
+        self.assertFalse(info.field("remaining_ms").nullable)  # INACT_NEVER is NEVER, a value
+
+    def test_nullable_on_a_field_that_is_not_a_time_is_refused(self) -> None:
+        self.refused("INACT_BOOL int32_t in_background;", "INACT_NULLABLE INACT_BOOL int32_t in_background;",
+                     "in_background: INACT_NULLABLE on a field that is not")
+        self.refused("INACT_BOOL int32_t in_background;", "INACT_OUT INACT_BOOL int32_t in_background;",
+                     "OUT on a struct field")
+
+    def test_a_field_override_must_name_a_field_and_a_known_key(self) -> None:
+        with self.assertRaises(HeaderError) as caught:
+            self.names_mutated('engine = { python = "engine_id"', 'engin = { python = "engine_id"')
+        self.assertIn("inact_event.engin: the header's inact_event has no such field", str(caught.exception))
+        with self.assertRaises(HeaderError) as caught:
+            self.names_mutated('engine = { python = "engine_id"', 'engine = { swift = "id", python = "engine_id"')
+        self.assertIn("unknown keys swift", str(caught.exception))
+
+    def test_an_event_field_reaches_the_python_and_kotlin_views_from_the_header_alone(self) -> None:
+        # A throwaway event field: the Python Event, the Kotlin NativeEvent and the JNI upcall's
+        # signature and arguments have it, converted by its annotation, with no hand file edited.
+        header = self.mutated("    inact_engine engine;",
+                              "    inact_engine engine;\n    INACT_NULLABLE INACT_TIME_MS int64_t throwaway_ms;")
+        model = load(header)
+        from . import emit_kotlin, emit_python
+        files = {**emit_python.emit(model), **emit_kotlin.emit(model)}
+        views = files[emit_python.VIEWS_PATH]
+        self.assertIn("    throwaway: Optional[timedelta]\n", views)
+        self.assertIn("            throwaway=ms_to_instant(c.throwaway_ms),", views)
+        # A field with a default (names.toml: required_auth) stays last, after the new one.
+        self.assertLess(views.index("    throwaway: Optional"), views.index("    required_auth: Auth = Auth.NONE"))
+        event = files[emit_kotlin.EVENT_PATH]
+        self.assertIn("    val throwawayMs: Long?,", event)
+        self.assertIn("                throwawayMs = throwawayMs.wireInstantOrNull(),", event)
+        glue = files[emit_kotlin.C_PATH]
+        # engine is left out of Kotlin's upcall (names.toml kotlin = ""): 5 ints, 4 longs.
+        self.assertIn('#define EVENT_UPCALL_SIGNATURE "(IIIIIJJJJ)V"', glue)
+        self.assertIn("(jlong)(e)->now_ms, (jlong)(e)->throwaway_ms\n", glue)
+
+    def test_the_views_convert_each_field_by_its_kind(self) -> None:
+        from . import emit_kotlin, emit_python
+        model = load()
+        rows = {name: (pytype, conv) for _, name, pytype, conv, _ in emit_python.view_fields(model, "inact_info")}
+        self.assertEqual(rows["remaining"], ("timedelta", "ms_to_duration(c.remaining_ms)"))
+        self.assertEqual(rows["started_at"], ("Optional[timedelta]", "ms_to_instant(c.started_at_ms)"))
+        self.assertEqual(rows["in_background"], ("bool", "bool(c.in_background)"))
+        self.assertEqual(rows["clock"], ("ClockKind", "enum_or_int(ClockKind, c.clock)"))
+        info = emit_kotlin.emit(model)[emit_kotlin.INFO_PATH]
+        self.assertIn("nextDeadlineAtMs = v[WireLayout.I_NEXT_DEADLINE_MS].wireInstantOrNull(),", info)
+        self.assertIn('@get:JvmName("getUnlockFailures") val unlockFailures: UInt,', info)
+        self.assertIn("val effectiveIdleTimeoutMillis: Long get() = effectiveIdleTimeout.toWireMs()", info)
+        self.assertEqual(emit_kotlin.event_signature(model), "(IIIIIJJJ)V")
+
 if __name__ == "__main__":
     unittest.main()

@@ -72,10 +72,10 @@ class Http:
         return status, hs, out
 
 
-@pytest.fixture
-def processes() -> Iterator[List[subprocess.Popen[bytes]]]:
-    procs: List[subprocess.Popen[bytes]] = []
-    yield procs
+def stop_processes(procs: List[subprocess.Popen[bytes]]) -> None:
+    """Stops what a test or the gateway benchmark (verify/bench/python/bench_server_nginx.py)
+    started: SIGTERM to each still running, then 5 s each to exit before SIGKILL; closes their
+    stderr pipes."""
     for p in procs:
         if p.poll() is None:
             p.terminate()
@@ -87,6 +87,13 @@ def processes() -> Iterator[List[subprocess.Popen[bytes]]]:
             p.wait()
         if p.stderr is not None:
             p.stderr.close()
+
+
+@pytest.fixture
+def processes() -> Iterator[List[subprocess.Popen[bytes]]]:
+    procs: List[subprocess.Popen[bytes]] = []
+    yield procs
+    stop_processes(procs)
 
 
 def start_gateway(procs: List[subprocess.Popen[bytes]], cwd: str, *args: str) -> int:

@@ -3,13 +3,22 @@
 Run by scripts/build-aar, with the arguments it passes.
 """
 import re, sys
-glue, rules = open(sys.argv[1]).read(), open(sys.argv[2]).read()
-classes = {m: v.replace("/", ".") for m, v in re.findall(r'#define (\w+_CLASS) "(dev/inactivity/[\w/]+)"', glue)}
+import os
+# The glue and the generated header it includes (its EVENT_UPCALL_* macros name the upcall).
+glue = open(sys.argv[1]).read() + open(os.path.join(os.path.dirname(sys.argv[1]), "inactivity_jni_generated.h")).read()
+rules = open(sys.argv[2]).read()
+strings = dict(re.findall(r'#define (\w+) "([^"]*)"', glue))
+classes = {m: v.replace("/", ".") for m, v in strings.items() if m.endswith("_CLASS") and v.startswith("dev/inactivity/")}
 needed = [(cls, None) for cls in classes.values()]
-for cls_macro, method in re.findall(r'Get(?:Static)?MethodID\(\s*env,\s*g_(\w+)_class,\s*"(\w+)"', glue):
-    macro = cls_macro.upper() + "_CLASS"
+# g_<x>_class = global_class(env, <MACRO>): the class each global reference holds.
+held = dict(re.findall(r"g_(\w+)_class = global_class\(env, (\w+)\)", glue))
+for var, method in re.findall(r'Get(?:Static)?MethodID\(\s*env,\s*g_(\w+)_class,\s*("\w+"|\w+)', glue):
+    method = method.strip('"') if method.startswith('"') else strings.get(method, method)
+    macro = held.get(var, var.upper() + "_CLASS")
     if macro in classes:
         needed.append((classes[macro], method))
+    else:
+        sys.exit(f"the glue looks up {method} on g_{var}_class, whose class this check cannot find")
 missing = []
 for cls, method in needed:
     block = re.search(r"-keep class " + re.escape(cls) + r" \{([^}]*)\}", rules)

@@ -32,7 +32,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "bindings", "python", "tests_server"))
 
 from nginx_conf import DOC_BACKEND, DOC_GATEWAY, nginx_http_snippet, nginx_snippet, write_nginx_conf  # noqa: E402
-from test_gateway import free_port, wait_for_port  # noqa: E402
+from test_gateway import free_port, stop_processes, wait_for_port  # noqa: E402
 
 NOOP_APP = '''
 async def app(scope, receive, send):
@@ -134,13 +134,7 @@ def main() -> int:
         result["load"] = os.getloadavg()
         json.dump(result, sys.stdout, indent=1)
     finally:
-        for p in procs:
-            p.terminate()
-        for p in procs:
-            try:
-                p.wait(5)
-            except subprocess.TimeoutExpired:
-                p.kill()
+        stop_processes(procs)
     return 0
 
 

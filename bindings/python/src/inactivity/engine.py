@@ -35,20 +35,21 @@ import threading
 import weakref
 from ctypes import byref, c_int32, c_int64, c_size_t, c_uint32, c_uint64
 from datetime import datetime, timedelta
-from typing import Any, Callable, Dict, Iterator, Optional, Type, TypeVar, Union
+from typing import Any, Callable, Dict, Iterator, Optional, Union
 
 from . import _lib
 from ._generated.inputs import GeneratedInputs
+from ._generated.views import EventView, InfoView
 from ._time import (
     Duration,
     check_int,
     duration_to_ms,
     ms_to_duration,
-    ms_to_instant,
     ms_to_wall,
     wall_to_ms,
 )
 from .enums import ActivityKind, Auth, ClockKind, Delivery, EventKind, HolderKind, Preset, Reason, RefreshOutcome, State
+from .enums import enum_or_int as _enum
 from .errors import EngineClosedError, InvalidHandleError
 from ._names import value_of
 from ._strict import strict_class
@@ -63,25 +64,9 @@ INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 UINT32_MAX = 2**32 - 1
 UINT64_MAX = 2**64 - 1
 
-_E = TypeVar("_E", State, Reason, EventKind, Delivery, ClockKind, RefreshOutcome, Auth)
-
-
-def _enum(enum_type: Type[_E], value: int) -> _E:
-    """The member for `value`; a value from a newer library stays a plain int.
-
-    The rule shared with the Kotlin binding (which maps such a value to ``UNKNOWN``): an unknown
-    state, reason or outcome is passed on, never raised, and its event is delivered; an event of
-    an unknown *kind* is skipped (a newer library only adds informational kinds; every state
-    change stays STATE_CHANGED). Treat a state you do not know as locked.
-    """
-    try:
-        return enum_type(value)
-    except ValueError:
-        return value  # type: ignore[return-value]
-
 
 @dataclasses.dataclass(frozen=True)
-class Event:
+class Event(EventView):
     """An event from the engine: a state change, a countdown tick, or a keepalive (ping the
     server now: ``time`` is then the last user activity it carries, its age ``now - time``).
 
@@ -91,88 +76,10 @@ class Event:
     LOCKED).
     """
 
-    kind: EventKind
-    state: State
-    previous_state: State
-    reason: Reason
-    remaining: timedelta
-    time: timedelta
-    now: timedelta
-    engine_id: int
-    required_auth: Auth = Auth.NONE
-
-    @classmethod
-    def _from_c(cls, c: _lib.CEvent) -> "Event":
-        return cls(
-            kind=_enum(EventKind, c.kind),
-            state=_enum(State, c.state),
-            previous_state=_enum(State, c.previous_state),
-            reason=_enum(Reason, c.reason),
-            remaining=ms_to_duration(c.remaining_ms),
-            time=ms_to_duration(c.time_ms),
-            now=ms_to_duration(c.now_ms),
-            engine_id=c.engine,
-            required_auth=_enum(Auth, c.required_auth),
-        )
-
 
 @dataclasses.dataclass(frozen=True)
-class Info:
+class Info(InfoView):
     """A full view of an engine. Instants are on the engine's clock; None means "none"."""
-
-    state: State
-    reason: Reason
-    delivery: Delivery
-    clock: ClockKind
-    in_background: bool
-    visible_windows: int
-    open_scopes: int
-    open_holds: int
-    unlock_failures: int
-    now: timedelta
-    remaining: timedelta  #: to the next lock or expiry; NEVER if none
-    next_deadline: Optional[timedelta]  #: next instant the engine must be evaluated
-    effective_idle_timeout: timedelta
-    started_at: Optional[timedelta]
-    last_activity: Optional[timedelta]
-    background_since: Optional[timedelta]
-    locked_at: Optional[timedelta]
-    required_auth: Auth  #: what an unlock needs now (NONE unless LOCKED)
-    needs_server_contact: bool  #: LOCKED past the offline timeout: unlock is refused
-    last_credential: Optional[timedelta]  #: the last credential verification
-    strong_auth_deadline: Optional[timedelta]  #: from then a biometric no longer unlocks
-    last_server_contact: Optional[timedelta]
-    token_generation: int  #: the newest rotated refresh-token generation (inact_token_rotated); 0 if none
-    interruption_until: Optional[timedelta]  #: end of an announced expected interruption
-
-    @classmethod
-    def _from_c(cls, c: _lib.CInfo) -> "Info":
-        return cls(
-            state=_enum(State, c.state),
-            reason=_enum(Reason, c.reason),
-            delivery=_enum(Delivery, c.delivery),
-            clock=_enum(ClockKind, c.clock),
-            in_background=bool(c.in_background),
-            visible_windows=c.visible_windows,
-            open_scopes=c.open_scopes,
-            open_holds=c.open_holds,
-            unlock_failures=c.unlock_failures,
-            now=ms_to_duration(c.now_ms),
-            remaining=ms_to_duration(c.remaining_ms),
-            next_deadline=ms_to_instant(c.next_deadline_ms),
-            effective_idle_timeout=ms_to_duration(c.effective_idle_timeout_ms),
-            started_at=ms_to_instant(c.started_at_ms),
-            last_activity=ms_to_instant(c.last_activity_ms),
-            background_since=ms_to_instant(c.background_since_ms),
-            locked_at=ms_to_instant(c.locked_at_ms),
-            required_auth=_enum(Auth, c.required_auth),
-            needs_server_contact=bool(c.needs_server_contact),
-            last_credential=ms_to_instant(c.last_credential_ms),
-            strong_auth_deadline=ms_to_instant(c.strong_auth_deadline_ms),
-            last_server_contact=ms_to_instant(c.last_server_contact_ms),
-            token_generation=c.token_generation,
-            interruption_until=ms_to_instant(c.interruption_until_ms),
-        )
 
 
 @dataclasses.dataclass(frozen=True)

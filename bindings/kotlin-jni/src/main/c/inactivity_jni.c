@@ -44,7 +44,6 @@
 
 #define BRIDGE_CLASS "dev/inactivity/NativeBridge"
 #define CALLS_CLASS "dev/inactivity/NativeCalls"
-#define DISPATCHER_CLASS "dev/inactivity/EventDispatcher"
 #define EXCEPTION_CLASS "dev/inactivity/InactivityException"
 
 /* The policy, ceilings and info arrays are laid out by inactivity_jni_generated.h (from the
@@ -64,8 +63,8 @@ enum { CLOCK_MONOTONIC_MS = 0, CLOCK_WALL_MS, CLOCK_BOOT_ID, CLOCK_FIELDS };
 
 static JavaVM *g_vm;
 static pthread_key_t g_attached_key;
-static jclass g_dispatcher_class;     /* global ref */
-static jmethodID g_dispatcher_on_event; /* void onNativeEvent(IIIIIJJJ) */
+static jclass g_dispatcher_class;     /* global ref: EVENT_UPCALL_CLASS, EventDispatcher's superclass */
+static jmethodID g_dispatcher_on_event; /* EVENT_UPCALL_NAME, EVENT_UPCALL_SIGNATURE (generated) */
 static jclass g_exception_class;      /* global ref */
 static jmethodID g_exception_from_status; /* static Throwable fromStatus(int, String, int) */
 
@@ -113,27 +112,6 @@ static void clear_escaped_exception(JNIEnv *env) {
         (*env)->ExceptionClear(env);
         atomic_fetch_add(&g_escaped_exception_count, 1);
     }
-}
-
-/* inact_callback: forwards one event to the EventDispatcher weakly held in user_data. */
-static void on_event(const inact_event *event, void *user_data) {
-    if (event == NULL || user_data == NULL) return;
-    if (event->size < offsetof(inact_event, engine) + sizeof(event->engine)) return;
-    JNIEnv *env = env_for_upcall();
-    if (env == NULL) return;
-    /* A Java thread may call in with an exception pending only if a caller broke the JNI
-     * rules; never make an upcall on top of one. */
-    if ((*env)->ExceptionCheck(env)) return;
-    /* A strong local reference for the upcall; NULL once the dispatcher was collected (the
-     * engine was dropped and its Cleaner has not destroyed it yet). */
-    jobject dispatcher = (*env)->NewLocalRef(env, (jweak)user_data);
-    if (dispatcher == NULL) return;
-    (*env)->CallVoidMethod(env, dispatcher, g_dispatcher_on_event, (jint)event->kind,
-                           (jint)event->state, (jint)event->previous_state, (jint)event->reason,
-                           (jint)event->required_auth, (jlong)event->remaining_ms, (jlong)event->time_ms,
-                           (jlong)event->now_ms);
-    clear_escaped_exception(env);
-    (*env)->DeleteLocalRef(env, dispatcher);
 }
 
 /* inact_user_data_free: releases the dispatcher's weak global reference, once. */
@@ -202,6 +180,25 @@ static int write_longs(JNIEnv *env, jlongArray array, const jlong *values, jsize
 }
 
 #include "inactivity_jni_generated.h"
+
+/* inact_callback: forwards one event to the EventDispatcher weakly held in user_data. */
+static void on_event(const inact_event *event, void *user_data) {
+    if (event == NULL || user_data == NULL) return;
+    if (event->size < offsetof(inact_event, engine) + sizeof(event->engine)) return;
+    JNIEnv *env = env_for_upcall();
+    if (env == NULL) return;
+    /* A Java thread may call in with an exception pending only if a caller broke the JNI
+     * rules; never make an upcall on top of one. */
+    if ((*env)->ExceptionCheck(env)) return;
+    /* A strong local reference for the upcall; NULL once the dispatcher was collected (the
+     * engine was dropped and its Cleaner has not destroyed it yet). */
+    jobject dispatcher = (*env)->NewLocalRef(env, (jweak)user_data);
+    if (dispatcher == NULL) return;
+    /* The arguments, one per field Kotlin keeps: generated, as is the method's signature. */
+    (*env)->CallVoidMethod(env, dispatcher, g_dispatcher_on_event, EVENT_UPCALL_ARGS(event));
+    clear_escaped_exception(env);
+    (*env)->DeleteLocalRef(env, dispatcher);
+}
 
 static int policy_from_java(JNIEnv *env, jlongArray array, inact_policy *policy) {
     jlong v[POLICY_FIELDS];
@@ -563,10 +560,10 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
         return JNI_ERR;
     }
 
-    g_dispatcher_class = global_class(env, DISPATCHER_CLASS);
+    g_dispatcher_class = global_class(env, EVENT_UPCALL_CLASS);
     if (g_dispatcher_class == NULL) return JNI_ERR;
     g_dispatcher_on_event =
-        (*env)->GetMethodID(env, g_dispatcher_class, "onNativeEvent", "(IIIIIJJJ)V");
+        (*env)->GetMethodID(env, g_dispatcher_class, EVENT_UPCALL_NAME, EVENT_UPCALL_SIGNATURE);
     if (g_dispatcher_on_event == NULL) return JNI_ERR;
 
     g_exception_class = global_class(env, EXCEPTION_CLASS);

@@ -351,6 +351,15 @@ static void gn_clock_reboot(JNIEnv *env, jclass cls, jlong engine, jlong downtim
     throw_if_error(env, inact_clock_reboot((inact_engine)engine, (int64_t)downtime_ms));
 }
 
+/* The upcall of one inact_event (on_event in inactivity_jni.c) to
+ * NativeEventReceiver.onNativeEvent (NativeEvent.kt): its name, its JNI signature and its
+ * arguments, one per field Kotlin keeps (names.toml [fields]), in struct order. The method is
+ * looked up on its declaring class (consumer-rules.pro keeps it there by name). */
+#define EVENT_UPCALL_CLASS "dev/inactivity/NativeEventReceiver"
+#define EVENT_UPCALL_NAME "onNativeEvent"
+#define EVENT_UPCALL_SIGNATURE "(IIIIIJJJ)V"
+#define EVENT_UPCALL_ARGS(e) (jint)(e)->kind, (jint)(e)->state, (jint)(e)->previous_state, (jint)(e)->reason, (jint)(e)->required_auth, (jlong)(e)->remaining_ms, (jlong)(e)->time_ms, (jlong)(e)->now_ms
+
 #define GENERATED_NATIVES \
     NATIVE("destroy", "(J)V", gn_destroy), \
     NATIVE("start", "(J)V", gn_start), \

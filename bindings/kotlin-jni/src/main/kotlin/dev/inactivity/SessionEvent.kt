@@ -92,7 +92,7 @@ fun interface Registration : AutoCloseable {
 internal class EventDispatcher(
     private val handle: NativeHandle,
     private val onListenerError: (Throwable) -> Unit,
-) {
+) : NativeEventReceiver() {
     private class Entry(val listener: InactivityListener, val executor: Executor?) {
         @Volatile
         var registered = true
@@ -119,34 +119,29 @@ internal class EventDispatcher(
         }
     }
 
-    /** Called by the JNI glue (on_event) for every inact_event; must never throw. */
-    fun onNativeEvent(
-        kind: Int,
-        state: Int,
-        previousState: Int,
-        reason: Int,
-        requiredAuth: Int,
-        remainingMs: Long,
-        timeMs: Long,
-        nowMs: Long,
-    ) {
-        val event = try {
-            val s = SessionState.of(state)
-            val r = Reason.of(reason)
-            val remaining = remainingMs.wireMsToDuration()
-            when (kind) {
-                KIND_STATE_CHANGED ->
-                    SessionEvent.StateChanged(
-                        SessionState.of(previousState), s, r, remaining, timeMs, nowMs, AuthStrength.of(requiredAuth),
-                    )
-                KIND_TICK -> SessionEvent.Tick(s, r, remaining, timeMs, nowMs)
-                KIND_KEEPALIVE -> SessionEvent.Keepalive(s, r, remaining, timeMs, nowMs)
-                else -> return // an event kind of a newer library: not ours to interpret
-            }
-        } catch (t: Throwable) {
-            report(t)
-            return
-        }
+    /** Every inact_event, converted by the generated receiver (NativeEvent.kt). */
+    override fun onNativeEvent(event: NativeEvent) {
+        dispatch(
+            try {
+                val s = event.state
+                val r = event.reason
+                when (event.kind) {
+                    KIND_STATE_CHANGED ->
+                        SessionEvent.StateChanged(
+                            event.previousState, s, r, event.remaining, event.timeMs, event.nowMs, event.requiredAuth,
+                        )
+                    KIND_TICK -> SessionEvent.Tick(s, r, event.remaining, event.timeMs, event.nowMs)
+                    KIND_KEEPALIVE -> SessionEvent.Keepalive(s, r, event.remaining, event.timeMs, event.nowMs)
+                    else -> return // an event kind of a newer library: not ours to interpret
+                }
+            } catch (t: Throwable) {
+                report(t)
+                return
+            },
+        )
+    }
+
+    private fun dispatch(event: SessionEvent) {
         var post = false
         for (entry in entries) {
             if (closed) break // closed by an earlier listener of this event
@@ -223,6 +218,8 @@ internal class EventDispatcher(
             report(t)
         }
     }
+
+    override fun onConversionFailed(t: Throwable) = report(t)
 
     private fun report(t: Throwable) {
         // If the handler itself throws, the JNI glue describes and clears it (last line of defence).
