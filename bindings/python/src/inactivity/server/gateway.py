@@ -26,18 +26,8 @@ from typing import Any, List, Optional, Sequence
 from ..errors import InactivityError
 from .manager import SessionManager
 from .stores import StoreUnavailable
-from .asgi import _headers, _send
-from .wire import (
-    ABSOLUTE_REMAINING_HEADER,
-    IDLE_REMAINING_HEADER,
-    REASON_HEADER,
-    STATE_HEADER,
-    WireConfig,
-    WireRequest,
-    _EXPOSE,
-    refusal,
-    unavailable,
-)
+from .asgi import _EMPTY_PAIR, _headers, _outcome_header_bytes, _send
+from .wire import WireConfig, WireRequest, refusal, unavailable
 
 __all__ = ["AuthGateway", "build_app", "main", "parse_args"]
 
@@ -48,26 +38,6 @@ TRACE_HEADER = "Inactivity-Test-Trace"
 # The steps of the request being answered: a context variable, so that the manager's observer
 # finds them on the event loop and in the worker thread alike (anyio copies the context there).
 _trace: contextvars.ContextVar[Optional[List[Any]]] = contextvars.ContextVar("inactivity_test_trace", default=None)
-
-
-# The allowed answer's header names (and the fixed ones' values) as bytes, made once: per
-# request only the values are formatted. The same headers, in the same order, as
-# wire.outcome_headers, then Content-Length.
-_STATE_NAME = STATE_HEADER.lower().encode("latin-1")
-_REASON_NAME = REASON_HEADER.lower().encode("latin-1")
-_IDLE_NAME = IDLE_REMAINING_HEADER.lower().encode("latin-1")
-_ABSOLUTE_NAME = ABSOLUTE_REMAINING_HEADER.lower().encode("latin-1")
-_EXPOSE_PAIR = (b"access-control-expose-headers", _EXPOSE.encode("latin-1"))
-_EMPTY_PAIR = (b"content-length", b"0")
-_VALUE_BYTES: dict[str, bytes] = {}
-
-
-def _value(name: str) -> bytes:
-    """A state's or reason's name as bytes (a few dozen names, each encoded once)."""
-    found = _VALUE_BYTES.get(name)
-    if found is None:
-        found = _VALUE_BYTES[name] = name.encode("latin-1")
-    return found
 
 
 def _observe(input: int, arg: int, clock_ms: int, d: Any, count: int, write: bool) -> None:
@@ -267,13 +237,7 @@ class AuthGateway:
         if not outcome.allowed:
             await _send(send, refusal(outcome))
             return
-        encoded = [(_STATE_NAME, _value(outcome.state)), (_REASON_NAME, _value(outcome.reason))]
-        idle, absolute = outcome.idle_remaining_ms, outcome.absolute_remaining_ms
-        if idle is not None:
-            encoded.append((_IDLE_NAME, b"%d" % idle))
-        if absolute is not None:
-            encoded.append((_ABSOLUTE_NAME, b"%d" % absolute))
-        encoded.append(_EXPOSE_PAIR)
+        encoded = _outcome_header_bytes(outcome)
         encoded.append(_EMPTY_PAIR)
         await send({"type": "http.response.start", "status": 200 if method.upper() == "HEAD" else 204, "headers": encoded})
         await send({"type": "http.response.body", "body": b""})
