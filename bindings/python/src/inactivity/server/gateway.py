@@ -177,9 +177,8 @@ class AuthGateway:
     thread, where it is read, decided and written as always. On a network store with an asyncio
     client (Redis) the whole decision is awaited on the event loop (``SessionManager.arequest``:
     no thread hop, one timer for its deadline); another store's goes to a worker thread. The
-    answers are those of
-    the session API's own auth endpoint (wire.py): 204 (200 to HEAD) with the Inactivity-*
-    headers, 401/403 with the refusal's body, 503 + Retry-After."""
+    answers are those of the session API's own auth endpoint (wire.py): 204 (200 to HEAD) with
+    the Inactivity-* headers, 401/403 with the refusal's body, 503 + Retry-After."""
 
     def __init__(self, api: Any) -> None:
         from .stores import SQLiteStore
@@ -241,7 +240,6 @@ class AuthGateway:
         encoded.append(_EMPTY_PAIR)
         await send({"type": "http.response.start", "status": 200 if method.upper() == "HEAD" else 204, "headers": encoded})
         await send({"type": "http.response.body", "body": b""})
-
 
     async def _lifespan(self, receive: Any, send: Any) -> None:
         """ASGI lifespan: at shutdown, the store's asyncio client of this event loop is closed
