@@ -3,6 +3,7 @@ and the same app recovers when the store does, without a restart."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import secrets
 import signal
@@ -10,7 +11,7 @@ import socket
 import sqlite3
 import subprocess
 import time
-from typing import Any, Callable
+from typing import Any, Callable, List
 import pytest
 from starlette.testclient import TestClient
 
@@ -71,6 +72,38 @@ def test_redis_paused_is_503_in_time_and_recovers_without_a_restart() -> None:
         os.kill(pid, signal.SIGCONT)
     r = _recovered(lambda: client.get("/hello", headers=ck(s)))   # the same app and manager
     assert r.status_code == 200 and r.headers["Inactivity-State"] == "ACTIVE"
+
+
+def test_the_gateway_on_redis_decides_on_the_event_loop_and_a_paused_redis_is_503_never_allowed() -> None:
+    """The gateway's auth path on Redis awaits the whole decision on the event loop (its asyncio
+    client, one timer per decision): Redis paused, every answer is 503 + Retry-After within the
+    timeout, a user's request and machine traffic alike; then recovery on the same loop."""
+    from inactivity.server.gateway import build_app, parse_args
+
+    pid = int(os.environ["INACT_TEST_REDIS_PID"])
+    app = build_app(parse_args(["--store", redis_url(), "--timeout", str(TIMEOUT), "--precision", "0s",
+                                "--demo-sign-in", "--insecure-cookie"]))
+    assert app._awaited and app.manager.store.asynchronous
+    with TestClient(app, base_url="http://127.0.0.1") as client:   # one event loop for every request
+        s = client.post("/inactivity/sign-in", json={"user": f"paused-gw{os.getpid()}"}).json()["session_id"]
+        client.cookies.clear()
+        r = client.get("/inactivity/auth", headers=ck(s))
+        assert r.status_code == 204 and r.headers["Inactivity-State"] == "ACTIVE"   # the loop's client is made
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            for headers in (ck(s), {**ck(s), "Inactivity-Machine": "1"}) * 2:
+                start = time.monotonic()
+                r = client.get("/inactivity/auth", headers=headers)
+                elapsed = time.monotonic() - start
+                assert r.status_code == 503, (r.status_code, r.headers, r.text)
+                assert r.headers["Retry-After"] == "1" and r.json()["code"] == "inactivity.unavailable"
+                assert "Inactivity-State" not in r.headers
+                assert elapsed < TIMEOUT + SLACK, elapsed
+        finally:
+            os.kill(pid, signal.SIGCONT)
+        r = _recovered(lambda: client.get("/inactivity/auth", headers=ck(s)))
+        assert r.status_code == 204 and r.headers["Inactivity-State"] == "ACTIVE"
+    app.manager.close()
 
 
 def _free_port() -> int:
@@ -147,6 +180,21 @@ def test_a_paused_cluster_node_is_503_for_its_sessions_only() -> None:
     store = RedisStore.cluster(cluster_nodes(), timeout=TIMEOUT, prefix="f" + secrets.token_hex(4))
     manager = SessionManager(store, LONG, precision=0, timeout=TIMEOUT)
     sessions = [manager.sign_in(f"user{i}").session_id for i in range(12)]
+    # The awaited path too (SessionManager.arequest, the asyncio cluster client), on one loop.
+    loop = asyncio.new_event_loop()
+
+    async def awaited() -> List[str]:
+        states = []
+        for s in sessions:
+            start = time.monotonic()
+            try:
+                states.append((await manager.arequest(s)).state)
+            except StoreUnavailable:
+                states.append("503")
+            assert time.monotonic() - start < TIMEOUT + SLACK
+        return states
+
+    assert set(loop.run_until_complete(awaited())) == {"ACTIVE"}   # the loop's client knows the slots
     os.kill(pids[1], signal.SIGSTOP)
     answers = []
     try:
@@ -157,9 +205,13 @@ def test_a_paused_cluster_node_is_503_for_its_sessions_only() -> None:
             except StoreUnavailable:
                 answers.append("503")
             assert time.monotonic() - start < TIMEOUT + SLACK
+        awaited_answers = loop.run_until_complete(awaited())
     finally:
         os.kill(pids[1], signal.SIGCONT)
+        loop.run_until_complete(store.aclose())
+        loop.close()
     assert set(answers) == {"503", "ACTIVE"}, answers   # 12 users over 3 masters: both kinds
+    assert set(awaited_answers) == {"503", "ACTIVE"}, awaited_answers
     for s in sessions:
         assert _recovered(lambda: _Status(manager, s)).state == "ACTIVE"
 

@@ -309,16 +309,25 @@ def test_the_auth_path_is_a_bare_handler_that_writes_only_when_the_core_says(tmp
     assert r.status_code == 503 and r.headers["Retry-After"] == "1" and r.json()["code"] == "inactivity.unavailable"
 
 
-def test_the_auth_path_on_redis_decides_in_a_worker_thread(tmp_path: object) -> None:
+def test_the_auth_path_on_redis_awaits_its_decision_on_the_event_loop(tmp_path: object) -> None:
     from starlette.testclient import TestClient
 
     from inactivity.server.gateway import build_app, parse_args
 
-    app = build_app(parse_args(["--store", redis_url(), "--demo-sign-in", "--insecure-cookie"]))
-    assert not app._inline   # a network store: the event loop never waits on its socket
-    client = TestClient(app, base_url="http://127.0.0.1")
-    session = client.post("/inactivity/sign-in", json={"user": f"redis-gw{os.getpid()}"}).json()["session_id"]
-    client.cookies.clear()
-    r = client.get("/inactivity/auth", headers={"Cookie": f"inactivity_session={session}"})
-    assert r.status_code == 204 and r.headers["Inactivity-State"] == "ACTIVE"
-    assert client.get("/inactivity/auth").status_code == 401
+    app = build_app(parse_args(["--store", redis_url(), "--demo-sign-in", "--insecure-cookie", "--precision", "0s"]))
+    assert not app._inline and app._awaited   # a network store: awaited, no thread, no blocking socket
+    with TestClient(app, base_url="http://127.0.0.1") as client:   # one loop; its lifespan closes the client
+        session = client.post("/inactivity/sign-in", json={"user": f"redis-gw{os.getpid()}"}).json()["session_id"]
+        client.cookies.clear()
+        cookie = {"Cookie": f"inactivity_session={session}"}
+        for _ in range(2):   # precision 0: each one a compare-and-set on the loop
+            r = client.get("/inactivity/auth", headers=cookie)
+            assert r.status_code == 204 and r.headers["Inactivity-State"] == "ACTIVE" and r.content == b""
+            assert r.headers["Inactivity-Idle-Remaining-Ms"] == str(15 * 60_000)
+        assert client.head("/inactivity/auth", headers=cookie).status_code == 200
+        assert client.get("/inactivity/auth").status_code == 401
+        assert client.post("/inactivity/report", headers=cookie, json={"state": "LOCKED", "reason": "MANUAL_LOCK"}).status_code == 204
+        r = client.get("/inactivity/auth", headers=cookie)
+        assert r.status_code == 403 and r.headers["Inactivity-Reason"] == "MANUAL_LOCK"
+        assert app.manager.store._async_clients   # the loop's asyncio client
+    assert not app.manager.store._async_clients   # closed at the lifespan's shutdown

@@ -370,3 +370,17 @@ def test_both_middlewares_refuse_an_unknown_option_and_config_with_options(tmp_p
             prefix="/auth-api", exempt=("/login",))
         config = WireConfig(header="Inactivity-Session")
         assert middleware(None, manager, config=config).config is config
+
+
+def test_the_asgi_header_bytes_are_wire_outcome_headers() -> None:
+    """The ASGI answers (middleware and gateway) build the Inactivity-* headers from names
+    encoded once: the same pairs, in the same order, as wire.outcome_headers."""
+    from inactivity.server.asgi import _outcome_header_bytes
+    from inactivity.server.manager import Outcome
+    from inactivity.server.wire import outcome_headers
+
+    for outcome in (Outcome("ACTIVE", "STARTED", 600_000, 3_600_000), Outcome("WARNING", "NONE", 0, None),
+                    Outcome("LOCKED", "IDLE_TIMEOUT", None, 12), Outcome("EXPIRED", "NONE")):
+        expected = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in outcome_headers(outcome)]
+        assert _outcome_header_bytes(outcome) == expected
+        assert _outcome_header_bytes(outcome) == expected   # the cached values too

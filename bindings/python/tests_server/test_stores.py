@@ -264,3 +264,53 @@ def test_users_who_share_a_tag_keep_their_own_sessions(store: Store) -> None:
     assert [(i.device, i.state, i.reason) for i in manager.list("alice")] == [
         ("a0", "EXPIRED", "DEVICE_LIMIT"), ("a1", "ACTIVE", "STARTED"), ("a2", "ACTIVE", "STARTED")]
     assert {i.reason for i in manager.list("bob")} == {"PASSWORD_CHANGED"}
+
+
+def test_the_async_twins_decide_and_write_as_the_blocking_path(manager: SessionManager, store: Store,
+                                                               store_kind: str, clock: FleetClock) -> None:
+    """SessionManager.arequest over the store's aget / acompare_and_set (Redis and the Cluster:
+    their asyncio clients; SQLite: the blocking calls in a worker thread): the same answers and
+    the same writes as request, a stale version refused, the script cache reloaded."""
+    import asyncio
+
+    from inactivity.server import RedisStore
+
+    s = manager.sign_in("alice", "a").session_id
+    assert store.asynchronous == (store_kind != "sqlite")
+
+    async def run() -> None:
+        version = (await store.aget(s, far())).version  # type: ignore[union-attr]
+        clock.advance(3_000)
+        blocking, awaited = manager.status(s), await manager.arequest(s)
+        assert awaited.state == blocking.state == "ACTIVE" and awaited.idle_remaining_ms == 10_000
+        entry = await store.aget(s, far())
+        assert entry is not None and entry.version == version + 1   # precision 0: the request wrote
+        assert (await manager.arequest(s, machine=True)).idle_remaining_ms == 10_000
+        assert (await store.aget(s, far())).version == version + 1  # type: ignore[union-attr]  # machine: no write
+        assert await store.acompare_and_set(entry, entry.record, 0, far())
+        assert not await store.acompare_and_set(entry, entry.record, 0, far())   # the version moved on
+        assert (await manager.arequest("A" * 51)).state == "EXPIRED"   # unknown
+        assert (await manager.arequest("not an id")).reason == "NONE"
+        if isinstance(store, RedisStore):
+            store.client.script_flush()   # NOSCRIPT: run by EVAL, cached again
+            clock.advance(1_000)
+            assert (await manager.arequest(s)).idle_remaining_ms == 10_000
+            # The collection instant, passed to the script as a string, is the hash's expiry:
+            # the idle lock (10 s) + the locked timeout (30 s) + the retention (1 day).
+            key = store._hash_key(s[:8])
+            expected = clock.now + 10_000 + 30_000 + 86_400_000
+            assert store.client.pexpiretime(key) == expected
+        clock.advance(11_000)
+        assert (await manager.arequest(s)).state == "LOCKED"
+
+    async def run_again() -> None:
+        assert (await manager.arequest(s)).state == "LOCKED"
+
+    for coroutine in (run, run_again):   # two event loops, each with its own asyncio client
+        async def closing() -> None:
+            try:
+                await coroutine()
+            finally:
+                await store.aclose()
+
+        asyncio.run(closing())

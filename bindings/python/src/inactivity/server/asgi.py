@@ -23,16 +23,20 @@ from __future__ import annotations
 import functools
 from typing import Any, Awaitable, Callable, Dict, List, MutableMapping, Optional, Tuple
 
-from .manager import SessionManager
+from .manager import Outcome, SessionManager
 from .stores import StoreUnavailable
 from .wire import (
+    ABSOLUTE_REMAINING_HEADER,
+    IDLE_REMAINING_HEADER,
     MAX_BODY,
+    REASON_HEADER,
+    STATE_HEADER,
+    _EXPOSE,
     Middleware,
     WireRequest,
     WireResponse,
     decide_request,
     handle_api,
-    outcome_headers,
     unavailable,
 )
 
@@ -51,6 +55,38 @@ Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+# The allowed answer's header names (and the fixed ones' values) as bytes, made once: per
+# request only the values are formatted. The same headers, in the same order, as
+# wire.outcome_headers (the gateway adds Content-Length).
+_STATE_NAME = STATE_HEADER.lower().encode("latin-1")
+_REASON_NAME = REASON_HEADER.lower().encode("latin-1")
+_IDLE_NAME = IDLE_REMAINING_HEADER.lower().encode("latin-1")
+_ABSOLUTE_NAME = ABSOLUTE_REMAINING_HEADER.lower().encode("latin-1")
+_EXPOSE_PAIR = (b"access-control-expose-headers", _EXPOSE.encode("latin-1"))
+_EMPTY_PAIR = (b"content-length", b"0")
+_VALUE_BYTES: dict[str, bytes] = {}
+
+
+def _value(name: str) -> bytes:
+    """A state's or reason's name as bytes (a few dozen names, each encoded once)."""
+    found = _VALUE_BYTES.get(name)
+    if found is None:
+        found = _VALUE_BYTES[name] = name.encode("latin-1")
+    return found
+
+
+def _outcome_header_bytes(outcome: Outcome) -> List[Tuple[bytes, bytes]]:
+    """wire.outcome_headers(outcome) as ASGI header bytes, with the names encoded once."""
+    encoded = [(_STATE_NAME, _value(outcome.state)), (_REASON_NAME, _value(outcome.reason))]
+    idle, absolute = outcome.idle_remaining_ms, outcome.absolute_remaining_ms
+    if idle is not None:
+        encoded.append((_IDLE_NAME, b"%d" % idle))
+    if absolute is not None:
+        encoded.append((_ABSOLUTE_NAME, b"%d" % absolute))
+    encoded.append(_EXPOSE_PAIR)
+    return encoded
 
 
 class InactivityMiddleware(Middleware[ASGIApp]):
@@ -107,7 +143,7 @@ class InactivityMiddleware(Middleware[ASGIApp]):
             await self.app(scope, receive, send)
             return
         scope.setdefault("state", {})["inactivity"] = outcome
-        extra = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in outcome_headers(outcome)]
+        extra = _outcome_header_bytes(outcome)
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":

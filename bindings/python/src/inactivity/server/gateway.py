@@ -26,8 +26,8 @@ from typing import Any, List, Optional, Sequence
 from ..errors import InactivityError
 from .manager import SessionManager
 from .stores import StoreUnavailable
-from .asgi import _headers, _send
-from .wire import WireConfig, WireRequest, outcome_headers, refusal, unavailable
+from .asgi import _EMPTY_PAIR, _headers, _outcome_header_bytes, _send
+from .wire import WireConfig, WireRequest, refusal, unavailable
 
 __all__ = ["AuthGateway", "build_app", "main", "parse_args"]
 
@@ -174,10 +174,11 @@ class AuthGateway:
     middleware stack and, on a local store (SQLite), no thread hop: the read and the core's
     decision run on the event loop (a WAL read waits for no writer), and only a request the
     core says to write (at most once per coalescing precision per session) goes to a worker
-    thread, where it is read, decided and written as always. On a network store (Redis) every
-    decision goes to a worker thread: the loop never waits on a socket. The answers are those of
-    the session API's own auth endpoint (wire.py): 204 (200 to HEAD) with the Inactivity-*
-    headers, 401/403 with the refusal's body, 503 + Retry-After."""
+    thread, where it is read, decided and written as always. On a network store with an asyncio
+    client (Redis) the whole decision is awaited on the event loop (``SessionManager.arequest``:
+    no thread hop, one timer for its deadline); another store's goes to a worker thread. The
+    answers are those of the session API's own auth endpoint (wire.py): 204 (200 to HEAD) with
+    the Inactivity-* headers, 401/403 with the refusal's body, 503 + Retry-After."""
 
     def __init__(self, api: Any) -> None:
         from .stores import SQLiteStore
@@ -187,6 +188,7 @@ class AuthGateway:
         self.config: WireConfig = api.config
         self._auth = self.config.prefix + "/auth"
         self._inline = isinstance(self.manager.store, SQLiteStore)
+        self._awaited = not self._inline and self.manager.store.asynchronous
         # The only request headers the auth path reads, when no callable of the app's reads the
         # others (the gateway's own config has none): the rest are not decoded at all.
         self._wanted: Optional[set[bytes]] = None
@@ -196,6 +198,9 @@ class AuthGateway:
                 self._wanted.add(self.config.header.lower().encode("latin-1"))
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+            return
         path = scope.get("path", "") if scope["type"] == "http" else ""
         if not (path == self._auth or path.startswith(self._auth + "/")):
             await self.api(scope, receive, send)
@@ -216,9 +221,12 @@ class AuthGateway:
         config, manager = self.config, self.manager
         session_id, machine = config.session_of(request), config.is_machine(request)
         try:
-            outcome = manager.request_unwritten(session_id, machine=machine) if self._inline else None
-            if outcome is None:
-                outcome = await self.api._in_thread(functools.partial(manager.request, session_id, machine=machine))
+            if self._awaited:
+                outcome = await manager.arequest(session_id, machine=machine)
+            else:
+                unwritten = manager.request_unwritten(session_id, machine=machine) if self._inline else None
+                outcome = unwritten if unwritten is not None else await self.api._in_thread(
+                    functools.partial(manager.request, session_id, machine=machine))
         except StoreUnavailable as e:
             await _send(send, unavailable(config, str(e)))
             return
@@ -228,10 +236,24 @@ class AuthGateway:
         if not outcome.allowed:
             await _send(send, refusal(outcome))
             return
-        encoded = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in outcome_headers(outcome)]
-        encoded.append((b"content-length", b"0"))
+        encoded = _outcome_header_bytes(outcome)
+        encoded.append(_EMPTY_PAIR)
         await send({"type": "http.response.start", "status": 200 if method.upper() == "HEAD" else 204, "headers": encoded})
         await send({"type": "http.response.body", "body": b""})
+
+    async def _lifespan(self, receive: Any, send: Any) -> None:
+        """ASGI lifespan: at shutdown, the store's asyncio client of this event loop is closed
+        on it (its connections belong to the loop)."""
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                try:
+                    await self.manager.store.aclose()
+                finally:
+                    await send({"type": "lifespan.shutdown.complete"})
+                return
 
 
 def app_from_environment() -> Any:

@@ -7,6 +7,7 @@ unchanged, else read and decide again. Nothing about idle, lock or expiry is dec
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import time
 from datetime import timedelta
@@ -90,6 +91,8 @@ _monotonic = time.monotonic
 _decide_record = _core.decide
 _new = object.__new__
 _set = object.__setattr__
+#: asyncio.timeout (Python 3.11): one timer per decision; before 3.11, asyncio.wait_for.
+_timeout: Any = getattr(asyncio, "timeout", None)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -187,6 +190,9 @@ class SessionManager:
         # The core judges the precision against the policy (shorter than the idle timeout less
         # its warning): asked once here, so that a bad pair fails now, not at every request.
         _core.run(policy, None, _wall_ms(), Input.SIGN_IN, 0, self.precision_ms)
+        # What _collect_at reads of the policy, converted once here rather than at every write.
+        self._idle_expires = policy.idle_action == IdleAction.EXPIRE
+        self._locked_ms = duration_to_ms(policy.locked_timeout, "locked_timeout")
         self.device_limit = device_limit
         self.on_device_limit = on_device_limit
         self.timeout = float(timeout)
@@ -247,12 +253,10 @@ class SessionManager:
             if d.remaining_ms is not None:
                 ends.append(d.now_ms + d.remaining_ms)
         elif d.idle_deadline_ms is not None:
-            if self.policy.idle_action == IdleAction.EXPIRE:
+            if self._idle_expires:
                 ends.append(d.idle_deadline_ms)
-            else:
-                locked_ms = duration_to_ms(self.policy.locked_timeout, "locked_timeout")
-                if locked_ms != _NEVER_MS:
-                    ends.append(d.idle_deadline_ms + locked_ms)
+            elif self._locked_ms != _NEVER_MS:
+                ends.append(d.idle_deadline_ms + self._locked_ms)
         if not ends:
             return 0
         return min(ends) + self.retention_ms
@@ -303,6 +307,28 @@ class SessionManager:
                 return self._outcome(d, entry)
             # Another request of this session wrote first: decide again over its record.
 
+    async def _asession(self, session_id: str, input: Input, deadline: float) -> Outcome:
+        """_session (write=True) awaited on the event loop, over the store's async twins."""
+        store, policy, precision, clock, observer = self.store, self.policy, self.precision_ms, self.clock, self.observer
+        while True:
+            entry = await store.aget(session_id, deadline)
+            now = clock()
+            if entry is None:
+                if observer is not None:
+                    observer(int(input), 0, now, None, 0, True)
+                return _UNKNOWN
+            d, record = _decide_record(policy, entry.record, now, input, 0, precision)
+            if record is None:
+                if observer is not None:
+                    observer(int(input), 0, now, d, 0, True)
+                return self._outcome(d, entry)
+            if await store.acompare_and_set(entry, record, self._collect_at(d), deadline):
+                self._in_time(deadline)
+                if observer is not None:
+                    observer(int(input), 0, now, d, 1, True)
+                return self._outcome(d, entry)
+            # Another request of this session wrote first: decide again over its record.
+
     @staticmethod
     def _in_time(deadline: float) -> None:
         if time.monotonic() > deadline:
@@ -314,6 +340,24 @@ class SessionManager:
         """A request of the session: the user's (counted activity) or, with `machine`, machine
         traffic (decided, refused once locked or expired, never extending)."""
         return self._session(session_id, Input.MACHINE if machine else Input.REQUEST)
+
+    async def arequest(self, session_id: Optional[str], *, machine: bool = False) -> Outcome:
+        """``request`` for a caller on an event loop: the same reads, decisions and writes,
+        awaited over the store's ``aget`` and ``acompare_and_set`` (Redis: its asyncio client,
+        no worker thread). One timer bounds the whole decision: past the manager's `timeout`
+        it is cancelled and raises StoreUnavailable (503), never an answer."""
+        if not valid_session_id(session_id):
+            return _UNKNOWN
+        assert session_id is not None
+        input = Input.MACHINE if machine else Input.REQUEST
+        deadline = _monotonic() + self.timeout
+        try:
+            if _timeout is not None:
+                async with _timeout(self.timeout):
+                    return await self._asession(session_id, input, deadline)
+            return await asyncio.wait_for(self._asession(session_id, input, deadline), self.timeout)
+        except (TimeoutError, asyncio.TimeoutError):
+            raise StoreUnavailable("the store did not decide within the timeout") from None
 
     def request_unwritten(self, session_id: Optional[str], *, machine: bool = False) -> Optional[Outcome]:
         """``request``'s outcome when the core writes nothing for it (a request within the

@@ -25,6 +25,7 @@ ever allowed because a store did not answer.
 from __future__ import annotations
 
 import abc
+import asyncio
 import base64
 import binascii
 import dataclasses
@@ -36,7 +37,8 @@ import struct
 import threading
 import time
 import urllib.parse
-from typing import Any, List, NamedTuple, Optional, Sequence, Tuple
+import weakref
+from typing import Any, Callable, List, NamedTuple, Optional, Sequence, Tuple
 
 from .ids import TAG_LENGTH, new_session_id, routing_tag, session_secret
 
@@ -121,6 +123,23 @@ class Store(abc.ABC):
         every update and create `create` (an Entry of version 1 and its collect_at_ms). False,
         with nothing written, when anything changed since `view` was read."""
 
+    #: True when ``aget`` and ``acompare_and_set`` wait on the event loop itself (a network
+    #: store with an asyncio client); else they are the blocking calls in a worker thread.
+    asynchronous = False
+
+    async def aget(self, session_id: str, deadline: float) -> Optional[Entry]:
+        """``get`` for a caller on an event loop (this default: in a worker thread)."""
+        return await asyncio.get_running_loop().run_in_executor(None, self.get, session_id, deadline)
+
+    async def acompare_and_set(self, entry: Entry, record: bytes, collect_at_ms: int, deadline: float) -> bool:
+        """``compare_and_set`` for a caller on an event loop (this default: in a worker thread)."""
+        return await asyncio.get_running_loop().run_in_executor(
+            None, self.compare_and_set, entry, record, collect_at_ms, deadline)
+
+    async def aclose(self) -> None:
+        """Releases what the running event loop's calls opened (its asyncio client), on that loop
+        before it ends; the store stays usable (another loop opens its own)."""
+
     def new_session_id(self, user: str, deadline: float) -> str:
         """A fresh id for a session of `user` (ids.new_session_id). A store that routes by user
         puts the user's routing tag in it; this one, a random tag."""
@@ -174,8 +193,9 @@ CREATE INDEX IF NOT EXISTS inactivity_sessions_collect ON inactivity_sessions (c
 """
 
 
-_GET = ("SELECT user, device, created_ms, record, version FROM inactivity_sessions"
-        " WHERE id = ? AND (collect_at_ms = 0 OR collect_at_ms > ?)")
+# The read path looks the row up by its id alone (one bound parameter, the unique index) and
+# checks the collection instant in Python, as Redis's read does: a row past it is gone.
+_GET = "SELECT user, device, created_ms, record, version, collect_at_ms FROM inactivity_sessions WHERE id = ?"
 
 # A canonical URL-safe base64 string without padding: its alphabet, and a last character whose
 # unused bits are zero (2 of them after 3 characters of a quantum, 4 after 2; one character
@@ -299,12 +319,17 @@ class SQLiteStore(Store):
         if key is None:
             return None
         try:
-            row = cursor.execute(_GET, (key, _time_ns() // 1_000_000)).fetchone()
+            row = cursor.execute(_GET, (key,)).fetchone()
         except sqlite3.Error as e:
             raise StoreUnavailable(f"SQLite {self.path}: {e}") from None
         if time.monotonic() >= deadline:
             raise StoreUnavailable("the store's time for this decision ran out")
-        return None if row is None else _entry(session_id, row[0], row[1], row[2], row[3], row[4])
+        if row is None:
+            return None
+        collect = row[5]
+        if collect and collect <= _time_ns() // 1_000_000:
+            return None   # collected (dead for certain since collect_at_ms): as if deleted
+        return _entry(session_id, row[0], row[1], row[2], row[3], row[4])
 
     def compare_and_set(self, entry: Entry, record: bytes, collect_at_ms: int, deadline: float) -> bool:
         def work(conn: sqlite3.Connection) -> bool:
@@ -437,13 +462,15 @@ _time_ns = time.time_ns
 _monotonic = time.monotonic
 
 # The compare-and-set of one session. KEYS[1] the user's hash; ARGV[1] the field, ARGV[2] the
-# value as read, ARGV[3] the new value, ARGV[4] its collect_at_ms (0: none).
+# value as read, ARGV[3] the new value, ARGV[4] its collect_at_ms (0: none), in decimal. The
+# instant goes to PEXPIREAT as the string it came as: no conversion to a Lua number (a double)
+# and back on the path every write takes.
 _CAS = """
 local v = redis.call('HGET', KEYS[1], ARGV[1])
 if v ~= ARGV[2] then return 0 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
-local at = tonumber(ARGV[4])
-if at == 0 then
+local at = ARGV[4]
+if at == '0' then
   redis.call('PERSIST', KEYS[1])
 elseif redis.call('PEXPIREAT', KEYS[1], at, 'GT') == 0 and redis.call('PTTL', KEYS[1]) == -1 then
   -- No TTL: a session had no collection time, maybe this one until now. The latest of all,
@@ -577,6 +604,15 @@ class _Script:
         except NoScriptError:
             return client.eval(self.source, len(keys), *keys, *args)
 
+    async def acall(self, client: Any, keys: Sequence[str], args: Sequence[Any]) -> Any:
+        """The same on an asyncio client (redis.asyncio)."""
+        from redis.exceptions import NoScriptError
+
+        try:
+            return await client.evalsha(self.sha, len(keys), *keys, *args)
+        except NoScriptError:
+            return await client.eval(self.source, len(keys), *keys, *args)
+
 
 class RedisStore(Store):
     """Sessions in Redis (or Valkey), a single server or a Cluster: one hash per user (its
@@ -595,10 +631,18 @@ class RedisStore(Store):
     node that cannot be reached then is checked at the first call that reaches it; until then
     every call is StoreUnavailable."""
 
-    def __init__(self, client: Any, *, prefix: str = "inact", allow_eviction: bool = False, timeout: float = 1.0) -> None:
+    def __init__(self, client: Any, *, prefix: str = "inact", allow_eviction: bool = False, timeout: float = 1.0,
+                 async_client: Optional[Callable[[], Any]] = None) -> None:
         if not isinstance(allow_eviction, bool):
             raise TypeError(f"allow_eviction must be a bool, not {type(allow_eviction).__name__}")
         self.client = client
+        # `async_client` makes a redis.asyncio client of the same server(s) and options: one per
+        # event loop (a client's connections belong to the loop that opened them), made at that
+        # loop's first call. Without it, aget and acompare_and_set use a worker thread.
+        self._async_factory = async_client
+        self.asynchronous = async_client is not None
+        self._async_clients: "weakref.WeakKeyDictionary[Any, Any]" = weakref.WeakKeyDictionary()
+        self._async_last: Tuple[Any, Any] = (None, None)   # (loop, client): one read per call
         self.prefix = prefix
         self.allow_eviction = allow_eviction
         self._open = prefix + ":{"
@@ -637,8 +681,24 @@ class RedisStore(Store):
             retry_on_timeout=False,
             health_check_interval=0,
         )
+
+        def async_client() -> Any:
+            import redis.asyncio
+            from redis.asyncio.retry import Retry as AsyncRetry
+
+            # The same options: the decision's own timer (SessionManager.arequest) bounds the
+            # whole decision; these bound each call as the blocking client's do.
+            return redis.asyncio.Redis.from_url(
+                url,
+                socket_timeout=timeout,
+                socket_connect_timeout=timeout,
+                retry=AsyncRetry(NoBackoff(), 0),
+                retry_on_timeout=False,
+                health_check_interval=0,
+            )
+
         allow = allow_eviction if allow_eviction is not None else bool(in_url)
-        return cls(client, prefix=prefix, allow_eviction=allow, timeout=timeout)
+        return cls(client, prefix=prefix, allow_eviction=allow, timeout=timeout, async_client=async_client)
 
     @classmethod
     def cluster(cls, nodes: Sequence[Tuple[str, int]], *, timeout: float = 1.0, prefix: str = "inact",
@@ -654,7 +714,20 @@ class RedisStore(Store):
             socket_connect_timeout=timeout,
             retry=Retry(NoBackoff(), 0),
         )
-        return cls(client, prefix=prefix, allow_eviction=allow_eviction, timeout=timeout)
+
+        def async_client() -> Any:
+            from redis.asyncio.cluster import ClusterNode as AsyncNode, RedisCluster as AsyncCluster
+            from redis.asyncio.retry import Retry as AsyncRetry
+
+            anode: Any = AsyncNode
+            return AsyncCluster(
+                startup_nodes=[anode(h, p) for h, p in nodes],
+                socket_timeout=timeout,
+                socket_connect_timeout=timeout,
+                retry=AsyncRetry(NoBackoff(), 0),
+            )
+
+        return cls(client, prefix=prefix, allow_eviction=allow_eviction, timeout=timeout, async_client=async_client)
 
     # -- start: the eviction policy, the routing tags' key ---------------------------------------
 
@@ -795,6 +868,67 @@ class RedisStore(Store):
             raise StoreUnavailable("the store's time for this decision ran out")  # late is not in time
         return None if raw is None else self._entry_of(session_id, raw, tag, deadline)
 
+    # -- the same on the event loop (redis.asyncio): the gateway's path --------------------------
+
+    def _async_client(self) -> Any:
+        loop = asyncio.get_running_loop()
+        last_loop, client = self._async_last
+        if last_loop is loop:
+            return client
+        with self._lock:
+            client = self._async_clients.get(loop)
+            if client is None:
+                assert self._async_factory is not None
+                client = self._async_factory()
+                self._async_clients[loop] = client
+            self._async_last = (loop, client)
+        return client
+
+    async def aclose(self) -> None:
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            client = self._async_clients.pop(loop, None)
+            if self._async_last[0] is loop:
+                self._async_last = (None, None)
+        if client is not None:
+            await client.aclose()
+
+    async def aget(self, session_id: str, deadline: float) -> Optional[Entry]:
+        # get's read path, awaited: one HGET. The caller's timer (SessionManager.arequest)
+        # cancels it at the decision's deadline; the checks here make late StoreUnavailable too.
+        if not self.asynchronous:
+            return await Store.aget(self, session_id, deadline)
+        if self._tag_key is None:
+            # Only until the start's checks passed once: blocking calls, so in a worker thread.
+            await asyncio.get_running_loop().run_in_executor(None, self._ready, deadline)
+        tag = session_id[:TAG_LENGTH]
+        if _monotonic() >= deadline:
+            raise StoreUnavailable("the store's time for this decision ran out")
+        try:
+            raw = await self._async_client().hget(self._open + tag + "}", session_secret(session_id))
+        except self._unavailable as e:
+            raise StoreUnavailable(f"Redis: {e}") from None
+        if _monotonic() >= deadline:
+            raise StoreUnavailable("the store's time for this decision ran out")  # late is not in time
+        return None if raw is None else self._entry_of(session_id, raw, tag, deadline)
+
+    async def acompare_and_set(self, entry: Entry, record: bytes, collect_at_ms: int, deadline: float) -> bool:
+        if not self.asynchronous:
+            return await Store.acompare_and_set(self, entry, record, collect_at_ms, deadline)
+        if entry.raw is None:
+            raise ValueError("the entry was not read from this store")
+        if self._tag_key is None:
+            await asyncio.get_running_loop().run_in_executor(None, self._ready, deadline)
+        new = _pack(entry.version + 1, entry.created_ms, collect_at_ms, entry.user, entry.device, record)
+        _remaining(deadline)
+        try:
+            done = await self._cas.acall(self._async_client(), [self._hash_key(entry.session_id[:TAG_LENGTH])],
+                                         [session_secret(entry.session_id), entry.raw, new, str(collect_at_ms)])
+        except self._unavailable as e:
+            raise StoreUnavailable(f"Redis: {e}") from None
+        _remaining(deadline)  # an answer after the deadline is not a decision in time
+        return bool(done == 1)
+
     def compare_and_set(self, entry: Entry, record: bytes, collect_at_ms: int, deadline: float) -> bool:
         if entry.raw is None:
             raise ValueError("the entry was not read from this store")
@@ -865,6 +999,10 @@ class RedisStore(Store):
             self.client.close()
         except Exception:
             pass
+        # The asyncio clients' connections belong to their loops (closed with them): dropped.
+        with self._lock:
+            self._async_clients.clear()
+            self._async_last = (None, None)
 
 
 def open_store(url: str, *, timeout: float = 1.0) -> Store:
