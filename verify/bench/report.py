@@ -524,7 +524,12 @@ def main() -> int:
             floor, engine = n["floor_checksum"], n["engine_restore"]
             for key, name in (("decide_read", "decide, read path (MACHINE, nothing written)"),
                               ("decide_coalesced", "decide, a request within the precision (nothing written)"),
-                              ("decide_write", "decide, write path (a request, a record written)")):
+                              ("decide_write", "decide, write path (a request, a record written)"),
+                              ("prepared_read", "decide_prepared, read path (the policy prepared once)"),
+                              ("prepared_coalesced", "decide_prepared, a request within the precision"),
+                              ("prepared_write", "decide_prepared, write path")):
+                if key not in n:
+                    continue   # results of a build before inact_server_decide_prepared
                 t.row(name, f"{n[key]:,.1f} ns",
                       f"{n[key] / floor:.1f}x the checked record's floor; {n[key] / engine:.2f}x an engine per request")
             t.row("floor: checksum verified, copied, checksum written", f"{floor:,.1f} ns", "plain C")
