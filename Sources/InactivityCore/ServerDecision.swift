@@ -368,6 +368,9 @@ public enum PreparedPolicy {
     static let magic: UInt64 = 0x5050_5354_4341_4E49   // "INACTSPP"
     static let layoutVersion: UInt32 = 1
     static let fieldsAt = 16
+    /// The policy's fields the block carries: every one of `SessionPolicy`'s (PreparedPolicyTests
+    /// counts them, so a field added to the policy and not here fails the suite).
+    static let fieldCount = 19
     static let checkAt = size - 8
 
     /// Validates `policy` and writes its block into `block` (at least `size` bytes). On an error
@@ -401,7 +404,7 @@ public enum PreparedPolicy {
         put(policy.offlineExpiryMs)
         put(policy.lockOnRestart ? 1 : 0)
         put(policy.keepaliveIntervalMs)
-        assert(at <= checkAt)
+        assert(at == fieldsAt + 8 * fieldCount && at <= checkAt)
         block.storeBytes(of: checkWord(UnsafeRawPointer(block)).littleEndian, toByteOffset: checkAt, as: UInt64.self)
     }
 

@@ -72,6 +72,9 @@ struct PreparedPolicyTests {
     }
 
     @Test func a_prepared_block_gives_back_every_field_of_the_policy() throws {
+        // The block carries as many fields as the policy has: one added to SessionPolicy must be
+        // added to the block too (prepare, read) and set apart from its default below.
+        #expect(Mirror(reflecting: SessionPolicy()).children.count == PreparedPolicy.fieldCount)
         var g = Draw(state: 11)
         for _ in 0..<200 {
             let p = PreparedPolicyTests.policy(&g)
