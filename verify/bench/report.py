@@ -535,6 +535,15 @@ def main() -> int:
             t.row("floor: checksum verified, copied, checksum written", f"{floor:,.1f} ns", "plain C")
             t.row("an engine per request: create, restore, snapshot, destroy", f"{engine:,.1f} ns", "")
             out["server"] = server
+            python_path = os.path.join(results, "server_python.json")
+            if os.path.exists(python_path):
+                py = load(python_path)
+                pn = py["ns_per_call"]
+                bare = pn["bare_ctypes_prepared"]
+                for key, name in (("decide_read", "Python decide(), read path"), ("decide_write", "Python decide(), write path")):
+                    t.row(name, f"{pn[key]:,.1f} ns", f"{pn[key] / bare:.2f}x a bare ctypes call of the prepared decision")
+                t.row("a bare ctypes call of inact_server_decide_prepared", f"{bare:,.1f} ns", "every argument made beforehand")
+                out["server_python"] = py
 
     # ---- server-store ----------------------------------------------------------------------
     store_path = os.path.join(results, "server_store.json")
