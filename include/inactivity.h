@@ -1476,6 +1476,52 @@ INACT_EXPORT int32_t inact_server_decide(const inact_policy *policy,
                                          INACT_OUT uint8_t *out_record, size_t capacity,
                                          INACT_OUT size_t *out_length);
 
+/** The size of a prepared policy (inact_server_policy_prepare): a caller's block of bytes. */
+#define INACT_SERVER_POLICY_SIZE 256
+
+/**
+ * Validates `policy` once and writes it into `prepared`, a block of the caller's, for
+ * inact_server_decide_prepared: a server that decides request after request under one policy
+ * then does not validate and convert the policy on every call. The block holds the policy's
+ * values, a magic, a layout version and a check word, and nothing that points anywhere: it may
+ * be copied, shared between threads (read only) and kept as long as the caller likes, but not
+ * across library versions (a block of another layout is refused; prepare it again).
+ * policy: as inact_server_decide.
+ * prepared/capacity: at least INACT_SERVER_POLICY_SIZE bytes, any alignment.
+ * Returns INACT_OK; INACT_E_NULL_POINTER (policy, prepared); INACT_E_STRUCT_SIZE
+ * (policy->size); INACT_E_INVALID_ARGUMENT (the policy, the message naming the field and its
+ * rule; capacity below INACT_SERVER_POLICY_SIZE, the message naming prepared). On any error
+ * nothing is written.
+ * Ownership: the caller's block; the first INACT_SERVER_POLICY_SIZE bytes are written, on
+ * success only. Nothing is kept.
+ * Thread: any; a function of its arguments alone.
+ */
+INACT_EXPORT int32_t inact_server_policy_prepare(const inact_policy *policy, void *prepared, size_t capacity);
+
+/**
+ * inact_server_decide under a policy prepared by inact_server_policy_prepare: the same
+ * arguments, the prepared block in place of the policy, and the same decision, record and
+ * errors as inact_server_decide gives under that policy. The block is checked on every call
+ * (its magic, layout version and check word, and each value's range): a block that was not
+ * prepared, was changed since, or is of another layout is refused with
+ * INACT_E_INVALID_ARGUMENT, the message naming `prepared`, and nothing is decided. The check
+ * word finds corruption; it is not a signature.
+ * prepared: INACT_SERVER_POLICY_SIZE bytes written by inact_server_policy_prepare (read, never
+ *   kept or written).
+ * Returns as inact_server_decide, with INACT_E_NULL_POINTER and INACT_E_INVALID_ARGUMENT naming
+ * prepared where it names the policy.
+ * Ownership: as inact_server_decide; the block is only read.
+ * Thread: as inact_server_decide (any; one block may serve every thread at once).
+ */
+INACT_EXPORT int32_t inact_server_decide_prepared(const void *prepared,
+                                                  INACT_NULLABLE const uint8_t *record, size_t length,
+                                                  INACT_TIME_MS int64_t now_ms,
+                                                  INACT_ENUM(inact_server_input) int32_t input, int64_t arg,
+                                                  INACT_MS int64_t precision_ms,
+                                                  INACT_INOUT inact_decision *decision,
+                                                  INACT_OUT uint8_t *out_record, size_t capacity,
+                                                  INACT_OUT size_t *out_length);
+
 /* ---------------------------------------------------------------------------------
  * Sized init calls. A program compiled against this header passes the size of its own
  * structs (Conventions): these macros are defined after every declaration, so the plain

@@ -782,28 +782,71 @@ public func inact_server_decide(_ policy: UnsafePointer<inact_policy>?, _ record
                                 _ capacity: Int, _ outLength: UnsafeMutablePointer<Int>?) -> Int32 {
     status { () throws(InactivityError) in
         let p = try readPolicy(policy)
-        guard let decision else { throw nullPointer("decision") }
-        guard let outRecord else { throw nullPointer("out_record") }
-        guard let outLength else { throw nullPointer("out_length") }
-        let size = try checkSize(UnsafeRawPointer(decision), layouts: decisionLayouts, name: "inact_decision")
-        let capacity = cSize(capacity)
-        guard capacity >= UInt(Snapshot.byteCount) else {
-            throw InactivityError(.bufferTooSmall, "capacity (\(capacity)) must be at least INACT_SNAPSHOT_MAX_SIZE (\(Snapshot.byteCount))")
+        try serverDecide(record, length, input, decision, outRecord, capacity, outLength) { (r, l, out) throws(InactivityError) in
+            try ServerRecord.decide(policy: p, record: r, length: l, nowMs: nowMs, input: input, arg: arg,
+                                    precisionMs: precisionMs, into: out)
         }
-        // As inact_restore: one byte more than the longest format read shows a longer record
-        // is too long, and no more of the caller's buffer is read. SIGN_IN ignores the record.
-        let length = cSize(length)
-        let bytes = input == ServerInput.signIn.rawValue ? nil : record.map {
-            Array(UnsafeBufferPointer(start: $0, count: Int(min(length, UInt(Snapshot.longestReadable) + 1))))
-        }
-        let d = try ServerRecord.decide(policy: p, record: bytes, length: UInt64(length), nowMs: nowMs, input: input,
-                                        arg: arg, precisionMs: precisionMs)
-        writeStruct(inact_decision(
-            size: UInt32(size.size), state: d.state.rawValue, reason: d.reason.rawValue, required_auth: d.requiredAuth.rawValue,
-            write: d.record == nil ? 0 : 1, unlock_failures: d.unlockFailures, now_ms: d.nowMs, remaining_ms: d.remainingMs,
-            idle_deadline_ms: d.idleDeadlineMs, absolute_deadline_ms: d.absoluteDeadlineMs, started_at_ms: d.startedAtMs,
-            last_activity_ms: d.lastActivityMs), to: decision, size)
-        if let r = d.record { outRecord.update(from: r, count: r.count) }
-        outLength.pointee = d.record?.count ?? 0
     }
+}
+
+@c @implementation
+public func inact_server_policy_prepare(_ policy: UnsafePointer<inact_policy>?, _ prepared: UnsafeMutableRawPointer?,
+                                        _ capacity: Int) -> Int32 {
+    status { () throws(InactivityError) in
+        let p = try readPolicy(policy)
+        guard let prepared else { throw nullPointer("prepared") }
+        let capacity = cSize(capacity)
+        guard capacity >= UInt(PreparedPolicy.size) else {
+            throw InactivityError(.invalidArgument,
+                                  "prepared is too small: capacity (\(capacity)) must be at least INACT_SERVER_POLICY_SIZE (\(PreparedPolicy.size))")
+        }
+        try PreparedPolicy.prepare(p, into: prepared)
+    }
+}
+
+@c @implementation
+public func inact_server_decide_prepared(_ prepared: UnsafeRawPointer?, _ record: UnsafePointer<UInt8>?, _ length: Int,
+                                         _ nowMs: Int64, _ input: Int32, _ arg: Int64, _ precisionMs: Int64,
+                                         _ decision: UnsafeMutablePointer<inact_decision>?,
+                                         _ outRecord: UnsafeMutablePointer<UInt8>?, _ capacity: Int,
+                                         _ outLength: UnsafeMutablePointer<Int>?) -> Int32 {
+    status { () throws(InactivityError) in
+        guard let prepared else { throw nullPointer("prepared") }
+        try serverDecide(record, length, input, decision, outRecord, capacity, outLength) { (r, l, out) throws(InactivityError) in
+            try ServerRecord.decide(prepared: prepared, record: r, length: l, nowMs: nowMs, input: input, arg: arg,
+                                    precisionMs: precisionMs, into: out)
+        }
+    }
+}
+
+/// What both forms of the decision check and write besides the policy: the out-pointers and
+/// sizes first, then `decide` (the core's, with the policy) over the record where it lies,
+/// writing the record to store straight into `out_record`.
+@inline(__always)
+private func serverDecide(_ record: UnsafePointer<UInt8>?, _ length: Int, _ input: Int32,
+                          _ decision: UnsafeMutablePointer<inact_decision>?, _ outRecord: UnsafeMutablePointer<UInt8>?,
+                          _ capacity: Int, _ outLength: UnsafeMutablePointer<Int>?,
+                          _ decide: (UnsafeRawBufferPointer?, UInt64, UnsafeMutableRawPointer) throws(InactivityError)
+                              -> (ServerDecision, written: Bool)) throws(InactivityError) {
+    guard let decision else { throw nullPointer("decision") }
+    guard let outRecord else { throw nullPointer("out_record") }
+    guard let outLength else { throw nullPointer("out_length") }
+    let size = try checkSize(UnsafeRawPointer(decision), layouts: decisionLayouts, name: "inact_decision")
+    let capacity = cSize(capacity)
+    guard capacity >= UInt(Snapshot.byteCount) else {
+        throw InactivityError(.bufferTooSmall, "capacity (\(capacity)) must be at least INACT_SNAPSHOT_MAX_SIZE (\(Snapshot.byteCount))")
+    }
+    // As inact_restore: one byte more than the longest format read shows a longer record is
+    // too long, and no more of the caller's buffer is read. SIGN_IN ignores the record.
+    let length = cSize(length)
+    let bytes = input == ServerInput.signIn.rawValue ? nil : record.map {
+        UnsafeRawBufferPointer(start: $0, count: Int(min(length, UInt(Snapshot.longestReadable) + 1)))
+    }
+    let (d, written) = try decide(bytes, UInt64(length), UnsafeMutableRawPointer(outRecord))
+    writeStruct(inact_decision(
+        size: UInt32(size.size), state: d.state.rawValue, reason: d.reason.rawValue, required_auth: d.requiredAuth.rawValue,
+        write: written ? 1 : 0, unlock_failures: d.unlockFailures, now_ms: d.nowMs, remaining_ms: d.remainingMs,
+        idle_deadline_ms: d.idleDeadlineMs, absolute_deadline_ms: d.absoluteDeadlineMs, started_at_ms: d.startedAtMs,
+        last_activity_ms: d.lastActivityMs), to: decision, size)
+    outLength.pointee = written ? Snapshot.byteCount : 0
 }

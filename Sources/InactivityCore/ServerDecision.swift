@@ -87,6 +87,56 @@ public enum ServerRecord {
     public static func decide(policy: SessionPolicy, record: [UInt8]?, length: UInt64? = nil, nowMs: Int64,
                               input rawInput: Int32, arg: Int64, precisionMs: Int64) throws(InactivityError) -> ServerDecision {
         try policy.validate()
+        var out = [UInt8](repeating: 0, count: Snapshot.byteCount)
+        // withUnsafe(Mutable)Bytes rethrow untyped: the error comes out as a Result.
+        let outcome = out.withUnsafeMutableBytes { o in
+            Result { () throws(InactivityError) -> (ServerDecision, written: Bool) in
+                guard let record else {
+                    return try decide(validated: policy, record: nil, length: length, nowMs: nowMs, input: rawInput,
+                                      arg: arg, precisionMs: precisionMs, into: o.baseAddress!)
+                }
+                return try record.withUnsafeBytes { r in
+                    Result { () throws(InactivityError) -> (ServerDecision, written: Bool) in
+                        try decide(validated: policy, record: r, length: length, nowMs: nowMs, input: rawInput, arg: arg,
+                                   precisionMs: precisionMs, into: o.baseAddress!)
+                    }
+                }.get()
+            }
+        }
+        let (d, written) = try outcome.get()
+        var result = d
+        result.record = written ? out : nil
+        return result
+    }
+
+    /// `decide` under a policy prepared once (`PreparedPolicy`): the block is checked (its magic,
+    /// layout and check word), not the policy in it, which was validated when it was prepared.
+    /// The decision is the one `decide` gives under that policy, by the same code from here on.
+    /// `record` is read where it is and the record to store written into `out`
+    /// (`Snapshot.byteCount` bytes) when the decision says so (the Bool); `record` in the result
+    /// is nil.
+    public static func decide(prepared block: UnsafeRawPointer, record: UnsafeRawBufferPointer?, length: UInt64? = nil,
+                              nowMs: Int64, input rawInput: Int32, arg: Int64, precisionMs: Int64,
+                              into out: UnsafeMutableRawPointer) throws(InactivityError) -> (ServerDecision, written: Bool) {
+        let policy = try PreparedPolicy.read(block)
+        return try decide(validated: policy, record: record, length: length, nowMs: nowMs, input: rawInput, arg: arg,
+                          precisionMs: precisionMs, into: out)
+    }
+
+    /// `decide` with the record read and written in place, as the prepared form; `policy` is
+    /// validated first.
+    public static func decide(policy: SessionPolicy, record: UnsafeRawBufferPointer?, length: UInt64? = nil,
+                              nowMs: Int64, input rawInput: Int32, arg: Int64, precisionMs: Int64,
+                              into out: UnsafeMutableRawPointer) throws(InactivityError) -> (ServerDecision, written: Bool) {
+        try policy.validate()
+        return try decide(validated: policy, record: record, length: length, nowMs: nowMs, input: rawInput, arg: arg,
+                          precisionMs: precisionMs, into: out)
+    }
+
+    /// The one decision every form above makes, under a policy already validated.
+    private static func decide(validated policy: SessionPolicy, record: UnsafeRawBufferPointer?, length: UInt64?,
+                               nowMs: Int64, input rawInput: Int32, arg: Int64, precisionMs: Int64,
+                               into out: UnsafeMutableRawPointer) throws(InactivityError) -> (ServerDecision, written: Bool) {
         guard let input = ServerInput(rawValue: rawInput) else {
             throw InactivityError(.invalidArgument, "input (\(rawInput)) must be an inact_server_input (1..8)")
         }
@@ -101,23 +151,23 @@ public enum ServerRecord {
         var machine = SessionMachine(unsharedPolicy: policy, now: nowMs)
         if input == .signIn {
             try machine.start(now: nowMs)
-            return decision(machine, at: nowMs, stored: nil)
+            return decision(machine, at: nowMs, stored: nil, into: out)
         }
         let stored: Snapshot
         do throws(InactivityError) {
             stored = try read(record!, length: length)
         } catch {
             machine.failRestore(at: nowMs)
-            return decision(machine, at: nowMs, stored: nil)
+            return decision(machine, at: nowMs, stored: nil, into: out)
         }
         let now = max(nowMs, stored.monotonicMs)
         try machine.restoreServerRecord(stored, now: now)
         try machine.apply(input, named: named, arg: arg, now: now, precisionMs: precisionMs)
-        return decision(machine, at: now, stored: stored)
+        return decision(machine, at: now, stored: stored, into: out)
     }
 
     /// Decodes a record: a valid snapshot on the fleet's clock, without a background.
-    static func read(_ bytes: [UInt8], length: UInt64?) throws(InactivityError) -> Snapshot {
+    static func read(_ bytes: UnsafeRawBufferPointer, length: UInt64?) throws(InactivityError) -> Snapshot {
         let s = try Snapshot.decode(bytes, length: length)
         guard s.bootID == fleetClock, s.monotonicMs == s.wallMs, s.backgroundSince == nil else {
             throw InactivityError(.snapshotInvalid, "record is not a server record (a device's snapshot, or another clock)")
@@ -164,16 +214,19 @@ public enum ServerRecord {
         return Reason(rawValue: raw)
     }
 
-    private static func decision(_ m: SessionMachine, at now: Int64, stored: Snapshot?) -> ServerDecision {
+    /// The decision, and the record written into `out` when it changed.
+    private static func decision(_ m: SessionMachine, at now: Int64, stored: Snapshot?,
+                                 into out: UnsafeMutableRawPointer) -> (ServerDecision, written: Bool) {
         let written = m.snapshot(serverAt: now)
         let changed = stored.map { !$0.sameSession(as: written) } ?? true
+        if changed { written.encode(into: out) }
         let never = SessionPolicy.never
         let live = m.state == .active || m.state == .warning
-        return ServerDecision(
+        return (ServerDecision(
             state: m.state, reason: m.reason, requiredAuth: m.requiredAuth(at: now), unlockFailures: m.unlockFailures,
             nowMs: now, remainingMs: m.remaining(at: now), idleDeadlineMs: m.idleDeadline ?? never,
             absoluteDeadlineMs: m.absoluteDeadline ?? never, startedAtMs: m.startedAt ?? never,
-            lastActivityMs: live ? m.lastActivity : never, record: changed ? written.encode() : nil)
+            lastActivityMs: live ? m.lastActivity : never, record: nil), changed)
     }
 }
 
@@ -288,5 +341,129 @@ extension SessionMachine {
         guard state == before.0, reason == before.1, lastActivity > stored, lastActivity - stored < precisionMs else { return }
         lastActivity = stored
         evaluate(now: now)
+    }
+}
+
+/// A policy validated once and kept in a caller's block of `size` bytes
+/// (inact_server_policy_prepare), so that a server deciding request after request under one
+/// policy does not validate and convert it on every call (inact_server_decide_prepared). The
+/// block is plain bytes the caller owns and may copy; nothing in it points anywhere.
+///
+/// Layout `layoutVersion` (little-endian):
+///    0  magic "INACTSPP"                          u64
+///    8  layout version (1)                        u32
+///   12  0                                         u32
+///   16  the policy's fields in `SessionPolicy`'s  19 x i64 (enums, flags and the failure
+///       declaration order                                   limit as their integers)
+///  168  0 up to the check word
+///  248  check word                                u64   `checkWord` of bytes 0..<248
+///
+/// The check word finds a corrupted block (a flipped bit, a block written over, a block of
+/// another layout): it is not a signature. A block is checked on every use: magic, layout and
+/// check word, then each enum and flag read back; a block that fails is refused, never decided
+/// on. The policy in a block that passes was validated when it was written.
+public enum PreparedPolicy {
+    /// INACT_SERVER_POLICY_SIZE.
+    public static let size = 256
+    static let magic: UInt64 = 0x5050_5354_4341_4E49   // "INACTSPP"
+    static let layoutVersion: UInt32 = 1
+    static let fieldsAt = 16
+    /// The policy's fields the block carries: every one of `SessionPolicy`'s (PreparedPolicyTests
+    /// counts them, so a field added to the policy and not here fails the suite).
+    static let fieldCount = 19
+    static let checkAt = size - 8
+
+    /// Validates `policy` and writes its block into `block` (at least `size` bytes). On an error
+    /// nothing is written.
+    public static func prepare(_ policy: SessionPolicy, into block: UnsafeMutableRawPointer) throws(InactivityError) {
+        try policy.validate()
+        block.initializeMemory(as: UInt8.self, repeating: 0, count: size)
+        block.storeBytes(of: magic.littleEndian, as: UInt64.self)
+        block.storeBytes(of: layoutVersion.littleEndian, toByteOffset: 8, as: UInt32.self)
+        var at = fieldsAt
+        func put(_ v: Int64) {
+            block.storeBytes(of: v.littleEndian, toByteOffset: at, as: Int64.self)
+            at += 8
+        }
+        put(policy.idleTimeoutMs)
+        put(policy.warningMs)
+        put(Int64(policy.idleAction.rawValue))
+        put(policy.backgroundTimeoutMs)
+        put(policy.absoluteTimeoutMs)
+        put(policy.lockedTimeoutMs)
+        put(Int64(policy.maxUnlockFailures))
+        put(policy.tickMs)
+        put(policy.backgroundGraceMs)
+        put(Int64(policy.activityKinds.rawValue))
+        put(policy.activityDismissesWarning ? 1 : 0)
+        put(policy.pauseIdleInBackground ? 1 : 0)
+        put(policy.strongAuthTimeoutMs)
+        put(policy.expectedInterruptionMaxMs)
+        put(policy.lockOnDeviceLock ? 1 : 0)
+        put(policy.offlineTimeoutMs)
+        put(policy.offlineExpiryMs)
+        put(policy.lockOnRestart ? 1 : 0)
+        put(policy.keepaliveIntervalMs)
+        assert(at == fieldsAt + 8 * fieldCount && at <= checkAt)
+        block.storeBytes(of: checkWord(UnsafeRawPointer(block)).littleEndian, toByteOffset: checkAt, as: UInt64.self)
+    }
+
+    /// The policy in a block `prepare` wrote; a block it did not write (or one changed since) is
+    /// refused, naming `prepared`.
+    public static func read(_ block: UnsafeRawPointer) throws(InactivityError) -> SessionPolicy {
+        func word<T: FixedWidthInteger>(_ at: Int, _: T.Type) -> T { T(littleEndian: block.loadUnaligned(fromByteOffset: at, as: T.self)) }
+        guard word(0, UInt64.self) == magic else {
+            throw InactivityError(.invalidArgument, "prepared is not a prepared policy (no magic: fill it with inact_server_policy_prepare)")
+        }
+        guard word(8, UInt32.self) == layoutVersion else {
+            throw InactivityError(.invalidArgument, "prepared has layout \(word(8, UInt32.self)), this library's is \(layoutVersion): prepare it again with this library")
+        }
+        guard word(checkAt, UInt64.self) == checkWord(block) else {
+            throw InactivityError(.invalidArgument, "prepared is corrupt (its check word does not match): prepare it again")
+        }
+        func field(_ i: Int) -> Int64 { word(fieldsAt + 8 * i, Int64.self) }
+        func flag(_ i: Int) throws(InactivityError) -> Bool {
+            guard (0...1).contains(field(i)) else { throw corrupt() }
+            return field(i) == 1
+        }
+        guard let action = Int32(exactly: field(2)).flatMap(IdleAction.init(rawValue:)),
+              let failures = UInt32(exactly: field(6)), let kinds = UInt32(exactly: field(9)) else { throw corrupt() }
+        var p = SessionPolicy()
+        p.idleTimeoutMs = field(0)
+        p.warningMs = field(1)
+        p.idleAction = action
+        p.backgroundTimeoutMs = field(3)
+        p.absoluteTimeoutMs = field(4)
+        p.lockedTimeoutMs = field(5)
+        p.maxUnlockFailures = failures
+        p.tickMs = field(7)
+        p.backgroundGraceMs = field(8)
+        p.activityKinds = ActivityKind(rawValue: kinds)
+        p.activityDismissesWarning = try flag(10)
+        p.pauseIdleInBackground = try flag(11)
+        p.strongAuthTimeoutMs = field(12)
+        p.expectedInterruptionMaxMs = field(13)
+        p.lockOnDeviceLock = try flag(14)
+        p.offlineTimeoutMs = field(15)
+        p.offlineExpiryMs = field(16)
+        p.lockOnRestart = try flag(17)
+        p.keepaliveIntervalMs = field(18)
+        return p
+    }
+
+    private static func corrupt() -> InactivityError {
+        InactivityError(.invalidArgument, "prepared is corrupt (a field out of its range): prepare it again")
+    }
+
+    /// Bytes 0..<checkAt as words, each mixed in by xor and a multiplication by an odd
+    /// constant (FNV-1a's prime, over words instead of bytes): both steps are one-to-one, so a
+    /// change within any one word always changes the result; a fraction of the cost of a byte
+    /// hash, which a decision pays on every call.
+    static func checkWord(_ block: UnsafeRawPointer) -> UInt64 {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for i in 0..<(checkAt / 8) {
+            h = (h ^ UInt64(littleEndian: block.loadUnaligned(fromByteOffset: 8 * i, as: UInt64.self))) &* 0x100_0000_01b3
+        }
+        return h
     }
 }

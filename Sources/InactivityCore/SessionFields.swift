@@ -41,19 +41,19 @@ struct SessionMachine {
     }
     /// The newest refresh-token generation seen (0: none). A sign-in starts a new family.
     var newestGeneration: UInt64 {
-        get { rare.value.newestGeneration }
+        get { rare.isAllocated ? rare.value.newestGeneration : 0 }
         set { if newValue != 0 || rare.isAllocated { rare.value.newestGeneration = newValue } }
     }
     /// An announced expected interruption: a background beginning in [start, end] does not lock
     /// before `end`. Single use; dropped when it lapses, is used, or the session leaves ACTIVE/WARNING.
     var interruption: (start: Int64, end: Int64)? {
-        get { rare.value.interruption }
+        get { rare.isAllocated ? rare.value.interruption : nil }
         set { if newValue != nil || rare.isAllocated { rare.value.interruption = newValue } }
     }
     /// The administrator's limits; every policy applied must be within them. Shared like the
     /// policy, and in the side allocation: until the first `set_ceilings` the defaults apply.
     var sharedCeilings: Shared<PolicyCeilings>? {
-        get { rare.value.ceilings }
+        get { rare.isAllocated ? rare.value.ceilings : nil }
         set { if newValue != nil || rare.isAllocated { rare.value.ceilings = newValue } }
     }
     var ceilings: PolicyCeilings { sharedCeilings?.value ?? PolicyCeilings() }
@@ -76,18 +76,25 @@ struct SessionMachine {
     /// Another holder's idle deadline and the instant it was reported (SessionRules.swift,
     /// `holderIdleDeadline`); nil when none is adopted.
     var adoptedIdle: (deadline: Int64, at: Int64)? {
-        get { rare.value.adoptedIdle }
+        get { rare.isAllocated ? rare.value.adoptedIdle : nil }
         set { if newValue != nil || rare.isAllocated { rare.value.adoptedIdle = newValue } }
     }
     /// Another holder's absolute deadline (`holderAbsoluteDeadline`); kept for the session.
     var adoptedAbsolute: Int64? {
-        get { rare.value.adoptedAbsolute }
+        get { rare.isAllocated ? rare.value.adoptedAbsolute : nil }
         set { if newValue != nil || rare.isAllocated { rare.value.adoptedAbsolute = newValue } }
     }
     /// The keepalive's fields; written only while the policy has a keepalive interval.
     var keepalive: Keepalive {
-        get { rare.value.keepalive }
+        get { rare.isAllocated ? rare.value.keepalive : Keepalive() }
         set { if newValue != Keepalive() || rare.isAllocated { rare.value.keepalive = newValue } }
+    }
+
+    /// True while a hold is open; false without reading the side allocation when it has none.
+    var anyHoldOpen: Bool { rare.isAllocated && !rare.value.holds.isEmpty }
+    /// The strictest open scope's idle timeout, nil when none is open (nor the side allocated).
+    var strictestScopeIdleMs: Int64? {
+        rare.isAllocated ? rare.value.scopes.lazy.map { $0.idleMs }.min() : nil
     }
 
     var scopes: [(id: UInt64, idleMs: Int64)] {
@@ -111,12 +118,12 @@ struct SessionMachine {
     var cursor: Int64
     /// The countdown tick already covered in WARNING (remaining = k * tick).
     var tickIndex: Int64? {
-        get { rare.value.tickIndex }
+        get { rare.isAllocated ? rare.value.tickIndex : nil }
         set { if newValue != nil || rare.isAllocated { rare.value.tickIndex = newValue } }
     }
     /// A tick due since the last collect, to deliver if the state did not change.
     var pendingTick: (index: Int64, time: Int64)? {
-        get { rare.value.pendingTick }
+        get { rare.isAllocated ? rare.value.pendingTick : nil }
         set { if newValue != nil || rare.isAllocated { rare.value.pendingTick = newValue } }
     }
     /// The time of the last change.
@@ -137,7 +144,10 @@ struct SessionMachine {
     /// The fields few sessions use (scopes, holds, an announced interruption, the countdown of
     /// WARNING, refresh-token generations, the administrator's ceilings, the hidden-grace start):
     /// in a side allocation made when one of them first takes a value (RareFields.swift). Setting
-    /// an Optional of them to nil before then allocates nothing.
+    /// an Optional of them to nil before then allocates nothing, and a getter reads the value its
+    /// setter leaves unallocated (nil, 0, `Keepalive()`) without the shared defaults box: every
+    /// deadline scan reads several of them, and each read of the box was a retain and a release
+    /// (most of a server decision's time, which never allocates them).
     private var rare = Side<MachineRare>()
 
     // The one-byte fields last, together: the fields are laid out in this order, and these fill

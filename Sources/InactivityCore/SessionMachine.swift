@@ -71,12 +71,12 @@ extension SessionMachine {
 
     /// The effective idle timeout: the minimum of the policy's and every open scope's.
     var effectiveIdleMs: Int64 {
-        scopes.reduce(policy.idleTimeoutMs) { min($0, $1.idleMs) }
+        min(policy.idleTimeoutMs, strictestScopeIdleMs ?? SessionPolicy.never)
     }
 
     /// True while the idle countdown is suspended (a hold, or background with the pause policy).
     var idleSuspended: Bool {
-        !holds.isEmpty || (policy.pauseIdleInBackground && backgroundSince != nil)
+        anyHoldOpen || (policy.pauseIdleInBackground && backgroundSince != nil)
     }
 
     var inBackground: Bool { backgroundSince != nil }
@@ -213,7 +213,7 @@ extension SessionMachine {
     /// most severe first).
     private func earliestDeadline(includingTicks: Bool = true) -> Deadline? {
         var best: Deadline?
-        for kind in DeadlineKind.allCases where includingTicks || !kind.onlyEvent {
+        for kind in DeadlineKind.inOrder where includingTicks || !kind.onlyEvent {
             // In tie order: a later kind replaces the best only when strictly earlier.
             guard let t = time(of: kind), best.map({ t < $0.time }) ?? true else { continue }
             best = Deadline(time: t, kind: kind)
@@ -223,7 +223,7 @@ extension SessionMachine {
 
     /// The earliest time among the kinds `include` selects.
     private func earliestTime(_ include: (DeadlineKind) -> Bool) -> Int64? {
-        DeadlineKind.allCases.reduce(nil) { include($1) ? earliest($0, time(of: $1)) : $0 }
+        DeadlineKind.inOrder.reduce(nil) { include($1) ? earliest($0, time(of: $1)) : $0 }
     }
 
     /// The next instant the machine must be evaluated, if any.
@@ -815,7 +815,7 @@ extension SessionMachine {
     /// Leaves background (an input, a window shown, the end of a restore).
     mutating func resumeForeground(now: Int64) {
         if interruptionCover != nil { interruption = nil }   // used once
-        if let b = backgroundSince, policy.pauseIdleInBackground, holds.isEmpty,
+        if let b = backgroundSince, policy.pauseIdleInBackground, !anyHoldOpen,
            state == .active || state == .warning {
             // The idle countdown stopped while in background: resume it where it was. It stopped
             // at the background start, or later if it was restarted in background (an unlock, the

@@ -324,6 +324,13 @@ enum DeadlineKind: Int, Comparable, CaseIterable {
     case keepalive
     static func < (a: DeadlineKind, b: DeadlineKind) -> Bool { a.rawValue < b.rawValue }
 
+    /// Every kind in tie order, without an array: `allCases` builds one on each call (an
+    /// allocation per deadline scan, and a scan runs at every evaluation). The raw values are
+    /// the cases' positions, 0 ..< count, so this is `allCases` itself (StateDiagramTests checks it).
+    static var inOrder: LazyMapSequence<Range<Int>, DeadlineKind> {
+        (0..<(DeadlineKind.keepalive.rawValue + 1)).lazy.map { DeadlineKind(rawValue: $0)! }
+    }
+
     /// The deadline table: the states the deadline runs in, the state and reason it leads to
     /// (nil: the state does not change), and whether counted activity moves it (the activity
     /// gate covers those with its window; the others are its horizon).

@@ -110,10 +110,21 @@ public struct Snapshot: Sendable, Equatable {
     /// locked-at) and reads back as the session start, which is what the engine's snapshot
     /// holds there (an unlock counts idle afresh, so nothing in LOCKED reads it).
     public func encode() -> [UInt8] {
-        var out = [UInt8]()
-        out.reserveCapacity(Snapshot.byteCount)
-        func put<T: FixedWidthInteger>(_ v: T) { withUnsafeBytes(of: v.littleEndian) { out.append(contentsOf: $0) } }
-        out.append(contentsOf: Snapshot.magic)
+        [UInt8](unsafeUninitializedCapacity: Snapshot.byteCount) { buffer, count in
+            encode(into: UnsafeMutableRawPointer(buffer.baseAddress!))
+            count = Snapshot.byteCount
+        }
+    }
+
+    /// The version-3 bytes written in place: `out` must hold `byteCount` bytes (a server's
+    /// record is written straight into its caller's buffer, with no array in between).
+    func encode(into out: UnsafeMutableRawPointer) {
+        var at = 0
+        func put<T: FixedWidthInteger>(_ v: T) {
+            out.storeBytes(of: v.littleEndian, toByteOffset: at, as: T.self)
+            at += MemoryLayout<T>.size
+        }
+        for b in Snapshot.magic { put(b) }
         put(Snapshot.formatVersion)
         put(UInt8(state.rawValue))
         put(UInt8(reason.rawValue))
@@ -128,12 +139,13 @@ public struct Snapshot: Sendable, Equatable {
         put(lastCredentialAt)
         put(lastContactAt)
         put(newestGeneration)
-        put(Snapshot.checksum(out[...]))
-        assert(out.count == Snapshot.byteCount)
-        return out
+        put(Snapshot.checksum(UnsafeRawBufferPointer(start: out, count: at)))
+        assert(at == Snapshot.byteCount)
     }
 
-    static func checksum(_ bytes: ArraySlice<UInt8>) -> UInt64 {
+    static func checksum(_ bytes: ArraySlice<UInt8>) -> UInt64 { bytes.withUnsafeBytes { checksum($0) } }
+
+    static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
         var hash = FNV1a64()
         for b in bytes { hash.mix(b) }
         return hash.value
@@ -146,7 +158,15 @@ public struct Snapshot: Sendable, Equatable {
     /// most one byte more than any snapshot, whatever size_t length it is given); messages
     /// name it.
     public static func decode(_ bytes: [UInt8], length: UInt64? = nil) throws(InactivityError) -> Snapshot {
-        let bytes = LittleEndianBytes(bytes, length: length ?? UInt64(bytes.count))
+        // withUnsafeBytes rethrows untyped: the error comes out as a Result.
+        try bytes.withUnsafeBytes { raw in
+            Result { () throws(InactivityError) -> Snapshot in try decode(raw, length: length) }
+        }.get()
+    }
+
+    /// `decode` of bytes read where they are (a server's record in its caller's buffer).
+    static func decode(_ raw: UnsafeRawBufferPointer, length: UInt64? = nil) throws(InactivityError) -> Snapshot {
+        let bytes = LittleEndianBytes(raw, length: length ?? UInt64(raw.count))
         let version = try checkLengthAndHeader(bytes)
         try verifyChecksum(bytes, size: size(ofVersion: version))
         var s = version == 3 ? try readVersion3(bytes) : try readVersion1Fields(bytes, knownFlags: version == 1 ? 3 : 7)
@@ -161,7 +181,7 @@ public struct Snapshot: Sendable, Equatable {
         guard bytes.count >= 6 else {
             throw InactivityError(.snapshotTruncated, "snapshot length (\(length)) is shorter than its header (6 bytes)")
         }
-        guard bytes.bytes.starts(with: magic) else {
+        guard bytes.bytes.prefix(4).elementsEqual(magic) else {
             throw InactivityError(.snapshotInvalid, "snapshot does not start with the magic \"INAS\"")
         }
         let version = bytes.read(UInt16.self, 4)
@@ -180,7 +200,7 @@ public struct Snapshot: Sendable, Equatable {
 
     /// The last 8 of `size` bytes are the FNV-1a 64 of the ones before them.
     private static func verifyChecksum(_ bytes: LittleEndianBytes, size: Int) throws(InactivityError) {
-        guard bytes.read(UInt64.self, size - 8) == checksum(bytes.bytes[0..<(size - 8)]) else {
+        guard bytes.read(UInt64.self, size - 8) == checksum(UnsafeRawBufferPointer(rebasing: bytes.bytes[0..<(size - 8)])) else {
             throw InactivityError(.snapshotChecksum, "snapshot checksum does not match its contents")
         }
     }
@@ -258,21 +278,27 @@ public struct Snapshot: Sendable, Equatable {
         if let l = lockedAt, !(startedAt...monotonicMs).contains(l) {
             throw invalid("locked-at (\(l)) must lie between start (\(startedAt)) and the snapshot clock (\(monotonicMs))")
         }
-        for (name, t) in [("last credential verification" as StaticString, lastCredentialAt), ("last server contact", lastContactAt)]
-        where !(startedAt...monotonicMs).contains(t) {
-            throw invalid("\(name) (\(t)) must lie between start (\(startedAt)) and the snapshot clock (\(monotonicMs))")
+        // Two checks, not a loop over an array of the two: the array was an allocation per restore.
+        try checkSessionTime("last credential verification", lastCredentialAt)
+        try checkSessionTime("last server contact", lastContactAt)
+    }
+
+    private func checkSessionTime(_ name: StaticString, _ t: Int64) throws(InactivityError) {
+        guard (startedAt...monotonicMs).contains(t) else {
+            throw Snapshot.invalid("\(name) (\(t)) must lie between start (\(startedAt)) and the snapshot clock (\(monotonicMs))")
         }
     }
 
     private static func invalid(_ why: ErrorText) -> InactivityError { InactivityError(.snapshotInvalid, "snapshot \(why)") }
 }
 
-/// Snapshot bytes being decoded, and the caller's length that messages name.
+/// Snapshot bytes being decoded (read where they are, borrowed for the decode), and the
+/// caller's length that messages name.
 private struct LittleEndianBytes {
-    let bytes: [UInt8]
+    let bytes: UnsafeRawBufferPointer
     let length: UInt64
 
-    init(_ bytes: [UInt8], length: UInt64) {
+    init(_ bytes: UnsafeRawBufferPointer, length: UInt64) {
         self.bytes = bytes
         self.length = length
     }
@@ -281,11 +307,8 @@ private struct LittleEndianBytes {
 
     /// The little-endian integer at `offset`; the caller has checked that it is in bounds.
     func read<T: FixedWidthInteger>(_: T.Type, _ offset: Int) -> T {
-        var v: T = 0
-        withUnsafeMutableBytes(of: &v) { dst in
-            for i in 0..<MemoryLayout<T>.size { dst[i] = bytes[offset + i] }
-        }
-        return T(littleEndian: v)
+        precondition(offset >= 0 && offset + MemoryLayout<T>.size <= bytes.count)
+        return T(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: T.self))
     }
 }
 

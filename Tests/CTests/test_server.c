@@ -4,6 +4,7 @@
  */
 #include "support.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #define T0 1700000000000LL
@@ -511,4 +512,167 @@ TEST(server_decide_equals_an_engine_fed_the_same_inputs) {
         REQUIRE_OK(inact_destroy(engine));
     }
 #undef RAND
+}
+
+/* inact_server_decide_prepared: the policy prepared once (inact_server_policy_prepare), the
+ * same decision as inact_server_decide under it, byte for byte. */
+
+/* The sameness test's draws: one per call, in statement order (reproducible). */
+static unsigned draw_seed;
+static int64_t draw(int64_t n) {
+    draw_seed = draw_seed * 1103515245u + 12345u;
+    return (int64_t)((draw_seed >> 8) % (unsigned)n);
+}
+
+static void prepare_ok(const inact_policy *policy, uint8_t *block) {
+    REQUIRE_OK(inact_server_policy_prepare(policy, block, INACT_SERVER_POLICY_SIZE));
+}
+
+/* One call of each form, from the same pattern in every out-buffer: the status, the message of
+ * a refusal, the whole decision struct, the out-length and the whole out-record must match. */
+static int same_both_ways(const inact_policy *policy, const uint8_t *block, const uint8_t *record, size_t length,
+                          int64_t now, int32_t input, int64_t arg, int64_t precision, served *plain) {
+    served prepared;
+    char message[512];
+    memset(plain, 0x5A, sizeof *plain);
+    memset(&prepared, 0x5A, sizeof prepared);
+    CHECK_STATUS(inact_decision_init(&plain->d), INACT_OK);
+    CHECK_STATUS(inact_decision_init(&prepared.d), INACT_OK);
+    plain->status = inact_server_decide(policy, record, length, now, input, arg, precision, &plain->d, plain->record,
+                                        sizeof plain->record, &plain->length);
+    snprintf(message, sizeof message, "%s", inact_last_error());
+    prepared.status = inact_server_decide_prepared(block, record, length, now, input, arg, precision, &prepared.d,
+                                                   prepared.record, sizeof prepared.record, &prepared.length);
+    CHECK_EQ(prepared.status, plain->status);
+    if (plain->status != INACT_OK) CHECK_STR(inact_last_error(), message);
+    if (memcmp(&prepared.d, &plain->d, sizeof prepared.d) != 0 || prepared.length != plain->length ||
+        memcmp(prepared.record, plain->record, sizeof prepared.record) != 0) {
+        harness_fail(__FILE__, __LINE__, "input %d arg %lld at %lld: the prepared decision or record differs", (int)input,
+                     (long long)arg, (long long)now);
+        return 0;
+    }
+    return 1;
+}
+
+TEST(server_prepared_decides_as_the_policy_byte_for_byte) {
+    int round, compared = 0, written = 0, refused = 0;
+    draw_seed = 4242;
+    const int rounds = harness_slow() ? 6 : 60;
+    static const int32_t presets[] = {INACT_PRESET_DEFAULT, INACT_PRESET_BANKING, INACT_PRESET_PSD2, INACT_PRESET_ENTERPRISE};
+    static const int32_t locks[] = {INACT_REASON_MANUAL_LOCK, INACT_REASON_IDLE_TIMEOUT, INACT_REASON_LOGOUT};
+    static const int32_t ends[] = {INACT_REASON_LOGOUT, INACT_REASON_ABSOLUTE_TIMEOUT, INACT_REASON_RESTORED,
+                                   INACT_REASON_UNLOCK_FAILURES};
+    static const int64_t precisions[] = {0, 1, 250, SECOND, 60 * SECOND};
+    for (round = 0; round < rounds; round++) {
+        inact_policy policy = test_policy();
+        uint8_t block[INACT_SERVER_POLICY_SIZE], stored[INACT_SNAPSHOT_MAX_SIZE];
+        int64_t now = T0;
+        int step;
+        served s;
+        if (draw(2)) REQUIRE_OK(inact_policy_preset(&policy, presets[draw(4)]));
+        if (draw(2)) policy.idle_action = draw(2) ? INACT_IDLE_ACTION_LOCK : INACT_IDLE_ACTION_EXPIRE;
+        if (draw(2)) policy.activity_dismisses_warning = (int32_t)draw(2);
+        if (draw(2)) policy.warning_ms = draw(2) ? 10 * SECOND : 0;
+        if (draw(2)) policy.locked_timeout_ms = draw(2) ? 120 * SECOND : INACT_NEVER;
+        if (draw(2)) policy.max_unlock_failures = (uint32_t)draw(4);
+        if (draw(2)) policy.tick_ms = draw(2) ? 700 : 0;
+        if (draw(2)) policy.activity_kinds = draw(2) ? INACT_ACTIVITY_ALL : INACT_ACTIVITY_PROGRAMMATIC;
+        if (inact_server_policy_prepare(&policy, block, sizeof block) != INACT_OK) {
+            /* A combination the policy's rules refuse: refused by the unprepared call too. */
+            CHECK_EQ(decide_with(&policy, NULL, 0, now, INACT_SERVER_SIGN_IN, 0, 0).status, INACT_E_INVALID_ARGUMENT);
+            continue;
+        }
+        REQUIRE(same_both_ways(&policy, block, NULL, 0, now, INACT_SERVER_SIGN_IN, 0, 0, &s));
+        REQUIRE(s.status == INACT_OK);
+        keep(stored, &s);
+        for (step = 0; step < 60; step++) {
+            static const int64_t steps[] = {0, 1, 300, SECOND, 4 * SECOND, 9 * SECOND, 60 * SECOND, 3600 * SECOND};
+            uint8_t given[INACT_SNAPSHOT_MAX_SIZE];
+            int32_t input = (int32_t)draw(10); /* 0 and 9 are not inputs: refused by both */
+            int64_t arg = 0, precision;
+            size_t length = sizeof given;
+            now += steps[draw(8)];
+            if (draw(4) == 0) now -= 2 * SECOND;
+            if (input == INACT_SERVER_HOLDER_ACTIVITY) arg = draw(5) == 0 ? -1 : draw(5 * SECOND);
+            if (input == INACT_SERVER_LOCK) arg = locks[draw(3)];
+            if (input == INACT_SERVER_END) arg = ends[draw(4)];
+            if (input != INACT_SERVER_HOLDER_ACTIVITY && input != INACT_SERVER_LOCK && input != INACT_SERVER_END && draw(8) == 0)
+                arg = 1;
+            memcpy(given, stored, sizeof given);
+            if (draw(10) == 0) given[draw(sizeof given)] ^= 0x10; /* a corrupt record */
+            if (draw(20) == 0) length = (size_t)draw(sizeof given);
+            precision = precisions[draw(5)];
+            if (!same_both_ways(&policy, block, draw(30) == 0 ? NULL : given, length, now, input, arg, precision, &s)) return;
+            if (s.status != INACT_OK) {
+                refused++;
+                continue;
+            }
+            compared++;
+            if (s.d.write) {
+                written++;
+                if (s.d.state != INACT_STATE_EXPIRED || draw(4) == 0) keep(stored, &s);
+            }
+            if (s.d.state == INACT_STATE_EXPIRED && draw(3) == 0) {
+                REQUIRE(same_both_ways(&policy, block, NULL, 0, now, INACT_SERVER_SIGN_IN, 0, 0, &s));
+                keep(stored, &s);
+            }
+        }
+    }
+    /* Decisions that wrote, that did not, and refusals were all compared. */
+    CHECK(compared > rounds * 25 && written > rounds * 8 && compared - written > rounds * 8 && refused > rounds);
+}
+
+TEST(server_prepared_block_changed_anywhere_is_refused_and_decides_nothing) {
+    inact_policy policy = test_policy(), broken = test_policy();
+    uint8_t block[INACT_SERVER_POLICY_SIZE], stored[INACT_SNAPSHOT_MAX_SIZE], out[INACT_SNAPSHOT_MAX_SIZE];
+    uint8_t untouched[INACT_SERVER_POLICY_SIZE + 1];
+    inact_decision d;
+    size_t length, i;
+    served s = decide_ok(&policy, NULL, T0, INACT_SERVER_SIGN_IN, 0, 0);
+    keep(stored, &s);
+    prepare_ok(&policy, block);
+    for (i = 0; i < 2 * INACT_SERVER_POLICY_SIZE + 2; i++) {
+        uint8_t changed[INACT_SERVER_POLICY_SIZE];
+        memcpy(changed, block, sizeof changed);
+        if (i < 2 * INACT_SERVER_POLICY_SIZE)
+            changed[i / 2] ^= (uint8_t)(i % 2 ? 0x80 : 0x01);
+        else
+            memset(changed, i % 2 ? 0 : 0xFF, sizeof changed); /* never prepared */
+        memset(&d, 0xAB, sizeof d);
+        d.size = sizeof d;
+        memset(out, 0xCD, sizeof out);
+        length = 77;
+        CHECK_STATUS(inact_server_decide_prepared(changed, stored, sizeof stored, T0 + SECOND, INACT_SERVER_REQUEST, 0, 0, &d,
+                                                  out, sizeof out, &length),
+                     INACT_E_INVALID_ARGUMENT);
+        if (strncmp(inact_last_error(), "prepared ", 9) != 0)
+            harness_fail(__FILE__, __LINE__, "byte %d: \"%s\" does not name prepared", (int)(i / 2), inact_last_error());
+        CHECK_EQ(d.state, (int32_t)0xABABABAB);
+        CHECK_EQ(out[0], 0xCD);
+        CHECK_EQ(length, 77);
+    }
+    /* The block as prepared still decides: the refusals above were for the changes. */
+    CHECK_STATUS(inact_server_decide_prepared(block, stored, sizeof stored, T0 + SECOND, INACT_SERVER_REQUEST, 0, 0, &d, out,
+                                              sizeof out, &length),
+                 INACT_OK);
+    CHECK_STATUS(inact_server_decide_prepared(NULL, stored, sizeof stored, T0, INACT_SERVER_REQUEST, 0, 0, &d, out, sizeof out,
+                                              &length),
+                 INACT_E_NULL_POINTER);
+    CHECK(strstr(inact_last_error(), "prepared") != NULL);
+    /* Preparing: a block too small, an invalid policy, no policy: refused, nothing written. */
+    memset(untouched, 0xEE, sizeof untouched);
+    CHECK_STATUS(inact_server_policy_prepare(&policy, untouched, INACT_SERVER_POLICY_SIZE - 1), INACT_E_INVALID_ARGUMENT);
+    CHECK(strstr(inact_last_error(), "prepared") != NULL && strstr(inact_last_error(), "255") != NULL);
+    broken.warning_ms = broken.idle_timeout_ms;
+    CHECK_STATUS(inact_server_policy_prepare(&broken, untouched, sizeof untouched), INACT_E_INVALID_ARGUMENT);
+    CHECK(strstr(inact_last_error(), "policy.warning_ms") != NULL);
+    CHECK_STATUS(inact_server_policy_prepare(NULL, untouched, sizeof untouched), INACT_E_NULL_POINTER);
+    CHECK_STATUS(inact_server_policy_prepare(&policy, NULL, sizeof untouched), INACT_E_NULL_POINTER);
+    for (i = 0; i < sizeof untouched; i++) CHECK_EQ(untouched[i], 0xEE);
+    /* Any alignment: a block one byte into a buffer decides as the aligned one. */
+    REQUIRE_OK(inact_server_policy_prepare(&policy, untouched + 1, INACT_SERVER_POLICY_SIZE));
+    CHECK_EQ(memcmp(untouched + 1, block, INACT_SERVER_POLICY_SIZE), 0);
+    CHECK_STATUS(inact_server_decide_prepared(untouched + 1, stored, sizeof stored, T0 + SECOND, INACT_SERVER_REQUEST, 0, 0,
+                                              &d, out, sizeof out, &length),
+                 INACT_OK);
 }

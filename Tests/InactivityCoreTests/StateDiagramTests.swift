@@ -329,6 +329,12 @@ struct StateDiagramTests {
     }
 
     /// The header's sentence on deadlines at one instant names the deadline table's order.
+    /// The deadline scan walks `DeadlineKind.inOrder` (raw values, no array): every kind, in the
+    /// table's tie order, even after a kind is added.
+    @Test func the_deadline_scan_walks_every_kind_in_tie_order() {
+        #expect(Array(DeadlineKind.inOrder) == DeadlineKind.allCases)
+    }
+
     @Test func the_header_states_the_tie_order_of_the_deadline_table() throws {
         let header = try #require(StateDiagram.read(StateDiagram.root + "/include/inactivity.h"))
         // The comment's text without its line breaks and leading " * ".

@@ -39,6 +39,7 @@ _SCALARS = {
     "const uint8_t *": "c_char_p",  # bytes objects pass as they are
     "uint8_t *": "c_void_p",  # a caller's buffer (create_string_buffer)
     "void *": "c_void_p",
+    "const void *": "c_void_p",  # a block of the caller's, read only (a prepared policy)
 }
 
 

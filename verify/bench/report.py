@@ -524,12 +524,26 @@ def main() -> int:
             floor, engine = n["floor_checksum"], n["engine_restore"]
             for key, name in (("decide_read", "decide, read path (MACHINE, nothing written)"),
                               ("decide_coalesced", "decide, a request within the precision (nothing written)"),
-                              ("decide_write", "decide, write path (a request, a record written)")):
+                              ("decide_write", "decide, write path (a request, a record written)"),
+                              ("prepared_read", "decide_prepared, read path (the policy prepared once)"),
+                              ("prepared_coalesced", "decide_prepared, a request within the precision"),
+                              ("prepared_write", "decide_prepared, write path")):
+                if key not in n:
+                    continue   # results of a build before inact_server_decide_prepared
                 t.row(name, f"{n[key]:,.1f} ns",
                       f"{n[key] / floor:.1f}x the checked record's floor; {n[key] / engine:.2f}x an engine per request")
             t.row("floor: checksum verified, copied, checksum written", f"{floor:,.1f} ns", "plain C")
             t.row("an engine per request: create, restore, snapshot, destroy", f"{engine:,.1f} ns", "")
             out["server"] = server
+            python_path = os.path.join(results, "server_python.json")
+            if os.path.exists(python_path):
+                py = load(python_path)
+                pn = py["ns_per_call"]
+                bare = pn["bare_ctypes_prepared"]
+                for key, name in (("decide_read", "Python decide(), read path"), ("decide_write", "Python decide(), write path")):
+                    t.row(name, f"{pn[key]:,.1f} ns", f"{pn[key] / bare:.2f}x a bare ctypes call of the prepared decision")
+                t.row("a bare ctypes call of inact_server_decide_prepared", f"{bare:,.1f} ns", "every argument made beforehand")
+                out["server_python"] = py
 
     # ---- server-store ----------------------------------------------------------------------
     store_path = os.path.join(results, "server_store.json")

@@ -135,7 +135,7 @@ def test_threads_and_policies_do_not_share_a_decision() -> None:
 
 
 def test_the_unchecked_call_gives_what_the_checked_call_gives() -> None:
-    """decide() calls inact_server_decide without argtypes and reads the struct back in one
+    """decide() calls inact_server_decide_prepared without argtypes and reads the struct back in one
     unpack (the per-request cost); the table's checked call, its fields read one by one, is the
     reference: every field, every input, the record bytes."""
     import ctypes
@@ -174,3 +174,104 @@ def test_the_unchecked_call_gives_what_the_checked_call_gives() -> None:
         decide(POLICY, record, T0, ServerInput.REQUEST, 5)
     with pytest.raises(ctypes.ArgumentError):
         decide(POLICY, record, 1.5, ServerInput.REQUEST)  # type: ignore[arg-type]
+
+
+def _checked_unprepared(policy: Policy, stored: object, now: int, input: int, arg: int, precision: int) -> object:
+    """inact_server_decide through the table's checked call, under the policy itself: the
+    reference for decide(), which calls inact_server_decide_prepared with the policy prepared
+    once. Returns the decision's bytes and the record written, or the error's type and text."""
+    import ctypes
+
+    from inactivity import _lib
+    from inactivity._generated.ffi import CDecision
+    from inactivity._server_core import _c_policy_of
+
+    ref = CDecision()
+    ref.size = ctypes.sizeof(CDecision)
+    out = ctypes.create_string_buffer(RECORD_SIZE)
+    length = ctypes.c_size_t(0)
+    try:
+        _lib.LIB.inact_server_decide(ctypes.byref(_c_policy_of(policy)), stored, 0 if stored is None else len(stored),  # type: ignore[arg-type]
+                                     now, input, arg, precision, ctypes.byref(ref), out, RECORD_SIZE, ctypes.byref(length))
+    except Exception as e:
+        return (type(e), str(e))
+    never = 2**63 - 1
+    return ((State(ref.state), Reason(ref.reason), Auth(ref.required_auth), ref.write == 1, ref.unlock_failures, ref.now_ms,
+             *(None if v == never else v for v in (ref.remaining_ms, ref.idle_deadline_ms, ref.absolute_deadline_ms,
+                                                   ref.started_at_ms, ref.last_activity_ms))),
+            out.raw[:length.value] if ref.write else None)
+
+
+def test_the_prepared_call_decides_as_the_policy_byte_for_byte() -> None:
+    """Random policies x records x instants x inputs: decide() (the policy prepared once,
+    inact_server_decide_prepared) gives what inact_server_decide gives under the policy: every
+    field, the record written byte for byte, and the same error for a refused argument."""
+    import random
+
+    rng = random.Random(29)
+    compared = written = refused = 0
+    for _ in range(25):
+        policy = Policy(idle_timeout=rng.choice([10, 60, 600]), warning=rng.choice([0, 5]),
+                        absolute_timeout=rng.choice([30, 3600]), max_unlock_failures=rng.choice([0, 1, 3]),
+                        activity_dismisses_warning=rng.choice([False, True]))
+        now = T0
+        stored = decide(policy, None, now, ServerInput.SIGN_IN)[1]
+        assert stored is not None
+        for _ in range(40):
+            now += rng.choice([0, 1, 300, 1_000, 4_000, 9_000, 60_000, 3_600_000]) - rng.choice([0, 0, 2_000])
+            input = rng.choice([*ServerInput, 0, 9])
+            arg = {ServerInput.HOLDER_ACTIVITY: rng.choice([0, 700, 5_000, -1]),
+                   ServerInput.LOCK: rng.choice([int(Reason.MANUAL_LOCK), int(Reason.IDLE_TIMEOUT), int(Reason.LOGOUT)]),
+                   ServerInput.END: rng.choice([int(Reason.LOGOUT), int(Reason.REVOKED), int(Reason.RESTORED)])}.get(
+                       input, 1 if rng.random() < 0.1 else 0)
+            precision = rng.choice([0, 1, 250, 1_000])
+            given = bytearray(stored)
+            if rng.random() < 0.1:
+                given[rng.randrange(RECORD_SIZE)] ^= 0x10
+            record = None if rng.random() < 0.03 else bytes(given)
+            expected = _checked_unprepared(policy, record, now, int(input), arg, precision)
+            try:
+                d, out = decide(policy, record, now, int(input), arg, precision)
+                got: object = (dataclasses.astuple(d), out)
+            except Exception as e:
+                got = (type(e), str(e))
+            assert got == expected, (policy, input, arg, now, precision)
+            if isinstance(got[0], type):   # type: ignore[index]
+                refused += 1
+                continue
+            compared += 1
+            if out is not None:
+                written += 1
+                if d.state != State.EXPIRED or rng.random() < 0.3:
+                    stored = out
+            if d.state == State.EXPIRED and rng.random() < 0.4:
+                stored = decide(policy, None, now, ServerInput.SIGN_IN)[1] or stored
+    assert compared > 500 and written > 100 and compared - written > 100 and refused > 20
+
+
+def test_a_prepared_block_changed_anywhere_is_refused_naming_prepared() -> None:
+    import ctypes
+
+    from inactivity import _lib
+    from inactivity._generated.ffi import CDecision
+    from inactivity._server_core import PREPARED_POLICY_SIZE, _prepared_of
+
+    block = _prepared_of(POLICY).raw
+    assert len(block) == PREPARED_POLICY_SIZE
+    record = signed_in()
+    d = CDecision()
+    d.size = ctypes.sizeof(CDecision)
+    out = ctypes.create_string_buffer(RECORD_SIZE)
+    length = ctypes.c_size_t(0)
+    for i in range(PREPARED_POLICY_SIZE):
+        changed = bytearray(block)
+        changed[i] ^= 0x04
+        with pytest.raises(InvalidArgumentError, match="^prepared "):
+            _lib.LIB.inact_server_decide_prepared(bytes(changed), record, RECORD_SIZE, T0, ServerInput.REQUEST, 0, 0,
+                                                  ctypes.byref(d), out, RECORD_SIZE, ctypes.byref(length))
+    _lib.LIB.inact_server_decide_prepared(block, record, RECORD_SIZE, T0, ServerInput.REQUEST, 0, 0,
+                                          ctypes.byref(d), out, RECORD_SIZE, ctypes.byref(length))
+    assert State(d.state) == State.ACTIVE
+    # An invalid policy is refused when it is prepared, as the decision refuses it.
+    with pytest.raises(InvalidArgumentError, match="policy.warning"):
+        decide(Policy(idle_timeout=10, warning=10), record, T0, ServerInput.REQUEST)

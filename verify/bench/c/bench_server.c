@@ -5,6 +5,9 @@
  *   decide_read        MACHINE over a stored ACTIVE record: the read path (nothing written);
  *   decide_coalesced   REQUEST within the precision of the stored activity: nothing written;
  *   decide_write       REQUEST 1 ms after the stored activity, precision 0: a record written;
+ *   prepared_*         the same three through inact_server_decide_prepared, the policy prepared
+ *                      once (inact_server_policy_prepare): what validating and converting the
+ *                      policy on every call costs is the difference;
  *   floor_checksum     the least any checked 96-byte record costs: its FNV-1a checksum verified,
  *                      the bytes copied out and the checksum written again (plain C);
  *   engine_restore     the other way a server could decide: an engine per request (created on
@@ -22,6 +25,7 @@
 #define T0 1700000000000LL
 
 static inact_policy policy;
+static uint8_t prepared[INACT_SERVER_POLICY_SIZE];
 static uint8_t record[INACT_SNAPSHOT_MAX_SIZE];
 static uint8_t device_snapshot[INACT_SNAPSHOT_MAX_SIZE];
 static size_t device_length;
@@ -34,14 +38,21 @@ static double per_call(int64_t ns, long calls) { return (double)ns / (double)cal
 /* This thread's CPU time, ns. */
 static int64_t cpu_ns(void) { return bench_ns(CLOCK_THREAD_CPUTIME_ID); }
 
-static double run_decide(long calls, int32_t input, int64_t now, int64_t precision, int expect_write) {
+static double run_decide(long calls, int use_prepared, int32_t input, int64_t now, int64_t precision, int expect_write) {
     inact_decision d;
     uint8_t out[INACT_SNAPSHOT_MAX_SIZE];
     size_t length = 0;
     CHECK_OK(inact_decision_init(&d));
     int64_t t0 = cpu_ns();
-    for (long i = 0; i < calls; i++) {
-        CHECK_OK(inact_server_decide(&policy, record, sizeof record, now, input, 0, precision, &d, out, sizeof out, &length));
+    if (use_prepared) {
+        for (long i = 0; i < calls; i++) {
+            CHECK_OK(inact_server_decide_prepared(prepared, record, sizeof record, now, input, 0, precision, &d, out, sizeof out,
+                                                  &length));
+        }
+    } else {
+        for (long i = 0; i < calls; i++) {
+            CHECK_OK(inact_server_decide(&policy, record, sizeof record, now, input, 0, precision, &d, out, sizeof out, &length));
+        }
     }
     int64_t t1 = cpu_ns();
     CHECK(d.state == INACT_STATE_ACTIVE, "the session left ACTIVE (state %d)", d.state);
@@ -101,6 +112,7 @@ int main(int argc, char **argv) {
     CHECK(runs > 0 && calls > 0, "usage: bench_server [runs] [calls]");
     CHECK_OK(inact_policy_init(&policy));
     policy.background_timeout_ms = INACT_NEVER; /* the engine floor: the restore's gap is background */
+    CHECK_OK(inact_server_policy_prepare(&policy, prepared, sizeof prepared));
 
     inact_decision d;
     size_t length = 0;
@@ -123,18 +135,24 @@ int main(int argc, char **argv) {
     double *read = calloc((size_t)runs, sizeof(double)), *coalesced = calloc((size_t)runs, sizeof(double));
     double *write = calloc((size_t)runs, sizeof(double)), *checksum = calloc((size_t)runs, sizeof(double));
     double *engine = calloc((size_t)runs, sizeof(double));
-    CHECK(read && coalesced && write && checksum && engine, "out of memory");
+    double *p_read = calloc((size_t)runs, sizeof(double)), *p_coalesced = calloc((size_t)runs, sizeof(double));
+    double *p_write = calloc((size_t)runs, sizeof(double));
+    CHECK(read && coalesced && write && checksum && engine && p_read && p_coalesced && p_write, "out of memory");
     for (int r = 0; r < runs; r++) {
-        read[r] = run_decide(calls, INACT_SERVER_MACHINE, T0 + 5000, 1000, 0);
-        coalesced[r] = run_decide(calls, INACT_SERVER_REQUEST, T0 + 500, 1000, 0);
-        write[r] = run_decide(calls, INACT_SERVER_REQUEST, T0 + 1, 0, 1);
+        read[r] = run_decide(calls, 0, INACT_SERVER_MACHINE, T0 + 5000, 1000, 0);
+        p_read[r] = run_decide(calls, 1, INACT_SERVER_MACHINE, T0 + 5000, 1000, 0);
+        coalesced[r] = run_decide(calls, 0, INACT_SERVER_REQUEST, T0 + 500, 1000, 0);
+        p_coalesced[r] = run_decide(calls, 1, INACT_SERVER_REQUEST, T0 + 500, 1000, 0);
+        write[r] = run_decide(calls, 0, INACT_SERVER_REQUEST, T0 + 1, 0, 1);
+        p_write[r] = run_decide(calls, 1, INACT_SERVER_REQUEST, T0 + 1, 0, 1);
         checksum[r] = run_checksum(calls);
         engine[r] = run_engine(engine_calls);
     }
     printf("{\"runs\": %d, \"calls\": %ld, \"ns_per_call\": {\"decide_read\": %.1f, \"decide_coalesced\": %.1f, "
-           "\"decide_write\": %.1f, \"floor_checksum\": %.1f, \"engine_restore\": %.1f}}\n",
-           runs, calls, median(read, runs), median(coalesced, runs), median(write, runs), median(checksum, runs),
-           median(engine, runs));
-    free(read), free(coalesced), free(write), free(checksum), free(engine);
+           "\"decide_write\": %.1f, \"prepared_read\": %.1f, \"prepared_coalesced\": %.1f, \"prepared_write\": %.1f, "
+           "\"floor_checksum\": %.1f, \"engine_restore\": %.1f}}\n",
+           runs, calls, median(read, runs), median(coalesced, runs), median(write, runs), median(p_read, runs),
+           median(p_coalesced, runs), median(p_write, runs), median(checksum, runs), median(engine, runs));
+    free(read), free(coalesced), free(write), free(checksum), free(engine), free(p_read), free(p_coalesced), free(p_write);
     return sink == 0xdeadbeef ? 1 : 0;
 }

@@ -1,4 +1,5 @@
-"""A server's decision over a stored session record: ``inact_server_decide`` through ctypes.
+"""A server's decision over a stored session record: ``inact_server_decide_prepared`` (the
+policy prepared once, ``inact_server_policy_prepare``) through ctypes.
 
 Pure ctypes and the standard library: the client binding keeps no runtime dependency, and the
 server package (``inactivity.server``) re-exports these names. Nothing here decides anything:
@@ -96,6 +97,21 @@ def _c_policy_of(policy: Policy) -> _lib.CPolicy:
     return policy._to_c()
 
 
+#: INACT_SERVER_POLICY_SIZE: the block inact_server_policy_prepare writes.
+PREPARED_POLICY_SIZE = 256
+
+
+@functools.lru_cache(maxsize=64)
+def _prepared_of(policy: Policy) -> Any:
+    """The policy validated and converted once (``inact_server_policy_prepare``), for
+    ``inact_server_decide_prepared``: a server decides request after request under one policy,
+    and the library then checks the block's check word instead of validating the policy on each
+    call. Raises the library's error for an invalid policy (nothing is cached then)."""
+    block = ctypes.create_string_buffer(PREPARED_POLICY_SIZE)
+    _lib.LIB.inact_server_policy_prepare(byref(_c_policy_of(policy)), block, PREPARED_POLICY_SIZE)
+    return block
+
+
 class _Buffers(threading.local):
     """Each thread's out-structs, made once: a decision is a call a server makes per request.
 
@@ -116,21 +132,25 @@ class _Buffers(threading.local):
         self.decision_bytes = (ctypes.c_char * ctypes.sizeof(CDecision)).from_buffer(self.decision)
         self.precision_ms = -1
         self.precision_arg: Any = None
+        # now_ms's argument, reused: its value set per call costs less than a new c_int64.
+        self.now_arg = c_int64(0)
         self.fixed: Any = None
 
 
 _buffers = _Buffers()
 _NO_ARG = ctypes.c_int64(0)
 _CAPACITY = c_size_t(RECORD_SIZE)
+#: The length of every record this library writes: passed as it is, not made per call.
+_RECORD_LENGTH = c_size_t(RECORD_SIZE)
 #: The struct as the header lays it out (x86_64 and aarch64 alike: natural alignment, no padding
 #: but none needed): size, state, reason, required_auth, write, unlock_failures, then six int64.
 _DECISION = struct.Struct("=IiiiiIqqqqqq")
 assert _DECISION.size == ctypes.sizeof(CDecision)
-# inact_server_decide without argtypes or errcheck: every argument is given as the C type it is
-# (a ctypes object, or a Python int only where the parameter is an int32), so nothing is
-# converted by a from_param. A negative status is decided again by the checked call, which
+# inact_server_decide_prepared without argtypes or errcheck: every argument is given as the C
+# type it is (a ctypes object, or a Python int only where the parameter is an int32), so nothing
+# is converted by a from_param. A negative status is decided again by the checked call, which
 # raises the library's error.
-_UNCHECKED = _lib.LIB._FuncPtr(("inact_server_decide", _lib.LIB))
+_UNCHECKED = _lib.LIB._FuncPtr(("inact_server_decide_prepared", _lib.LIB))
 _UNCHECKED.restype = c_int32
 _STATES = tuple(State(i) for i in range(len(State)))
 _REASONS = {int(r): r for r in Reason}
@@ -155,25 +175,30 @@ def decide(
     """
     b = _buffers
     if policy is not b.policy or precision_ms != b.precision_ms:
-        b.policy_ref = byref(_c_policy_of(policy))
+        # The policy prepared once per distinct policy (its block cached): an invalid one raises
+        # here, as the decision would.
+        b.policy_ref = _prepared_of(policy)
         b.policy = policy
         b.precision_arg = c_int64(precision_ms)
         b.precision_ms = precision_ms
         # What the unchecked call takes that this policy and precision fix, read in one lookup.
-        b.fixed = (b.policy_ref, b.precision_arg, b.decision_ref, b.out, b.written_ref, b.decision, b.decision_bytes)
-    policy_ref, precision_arg, decision_ref, out, written_ref, d, decision_bytes = b.fixed
+        b.fixed = (b.policy_ref, b.precision_arg, b.decision_ref, b.out, b.written_ref, b.decision, b.decision_bytes,
+                   b.now_arg)
+    policy_ref, precision_arg, decision_ref, out, written_ref, d, decision_bytes, now_arg = b.fixed
     data = record if record is None or type(record) is bytes else bytes(record)
     d.size = _DECISION.size
     try:
+        now_arg.value = now_ms
         status = _UNCHECKED(
-            policy_ref, data, c_size_t(0 if data is None else len(data)), c_int64(now_ms), int(input),
-            c_int64(arg) if arg else _NO_ARG, precision_arg, decision_ref, out, _CAPACITY, written_ref,
+            policy_ref, data,
+            _RECORD_LENGTH if data is not None and len(data) == RECORD_SIZE else c_size_t(0 if data is None else len(data)),
+            now_arg, int(input), c_int64(arg) if arg else _NO_ARG, precision_arg, decision_ref, out, _CAPACITY, written_ref,
         )
     except (TypeError, OverflowError, ctypes.ArgumentError):
         status = -1   # an argument of the wrong type or range: the checked call names it
     if status < 0:
         d.size = _DECISION.size
-        _lib.LIB.inact_server_decide(
+        _lib.LIB.inact_server_decide_prepared(
             policy_ref, data, 0 if data is None else len(data), now_ms, input, arg, precision_ms,
             decision_ref, out, RECORD_SIZE, written_ref,
         )

@@ -230,6 +230,8 @@ FUNCTIONS: Sequence[Tuple[str, Tuple[Any, ...], Any]] = (
     ("inact_decision_init", (POINTER(CDecision),), STATUS),
     ("inact_decision_init_sized", (POINTER(CDecision), c_size_t), STATUS),
     ("inact_server_decide", (POINTER(CPolicy), c_char_p, c_size_t, c_int64, c_int32, c_int64, c_int64, POINTER(CDecision), c_void_p, c_size_t, POINTER(c_size_t)), STATUS),
+    ("inact_server_policy_prepare", (POINTER(CPolicy), c_void_p, c_size_t), STATUS),
+    ("inact_server_decide_prepared", (c_void_p, c_char_p, c_size_t, c_int64, c_int32, c_int64, c_int64, POINTER(CDecision), c_void_p, c_size_t, POINTER(c_size_t)), STATUS),
 )
 
 
