@@ -1,6 +1,7 @@
 """The model check, short (the long one is in tests_server_faults): four gateway processes with
-clock offsets on one store (SQLite, Redis), every decision the core's in some serial order
-(modelcheck.py says what is checked and how)."""
+clock offsets on one store (SQLite, Redis, the Redis Cluster), every decision the core's in some
+serial order, keepalives and the sessions list's rows included (modelcheck.py says what is
+checked and how)."""
 
 from __future__ import annotations
 
@@ -10,14 +11,23 @@ from typing import Any, List
 
 import pytest
 
-from conftest import redis_url
+from conftest import cluster_nodes, redis_url
 from modelcheck import reasons, run_model, summary
 from test_gateway import processes  # noqa: F401 (fixture)
 
 
-@pytest.mark.parametrize("kind", ["sqlite", "redis"])
+def model_store(kind: str, tmp_path: Any) -> str:
+    """The gateways' --store for `kind` (sqlite, redis, cluster)."""
+    if kind == "sqlite":
+        return f"sqlite:{os.path.join(str(tmp_path), 'm.sqlite3')}"
+    if kind == "redis":
+        return redis_url()
+    return "redis-cluster://" + ",".join(f"{h}:{p}" for h, p in cluster_nodes())
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "redis", "cluster"])
 def test_model_short(kind: str, tmp_path: Any, processes: List[subprocess.Popen[bytes]]) -> None:  # noqa: F811
-    store = f"sqlite:{os.path.join(str(tmp_path), 'm.sqlite3')}" if kind == "sqlite" else redis_url()
+    store = model_store(kind, tmp_path)
     run = run_model(processes, str(tmp_path), store, rounds=1, seconds=6, users=3, clients_per_user=3, seed=1)
     r = run.result
     verdict = {name: "FAILED" if e else "held" for name, e in (("serial", run.serial_error), ("invariants", run.invariant_error))}
@@ -30,3 +40,7 @@ def test_model_short(kind: str, tmp_path: Any, processes: List[subprocess.Popen[
     # not checkable: one of three may be left out, no more.
     assert r.histories + r.skipped == 3 and r.histories >= 2 and r.ops >= 100, (r.histories, r.skipped, r.ops)
     assert run.allowed >= 30, run.allowed
+    # Keepalives and lists were decided, and a future claim refused (else nothing was checked).
+    kinds = summary(run.log)
+    for key in ("keepalive:204", "keepalive:400", "list:200"):
+        assert kinds.get(key, 0) >= 3, (key, kinds)
