@@ -3,9 +3,10 @@ on one store, checked for a serial order in which the core's own decision gives 
 
 Recording. Client threads of a few users send sign-ins, requests, machine polls, sign-outs, locks,
 unlocks (a right or a wrong credential), password changes (revoke-all), revoke-others and the
-revocation of one session by its handle in the list, and bursts of parallel requests on one
-session, through four ``inactivity-server`` processes with clock offsets (0, +e, -e, +e/2) on one
-store. A user's clients share its sessions (as tabs share a cookie), so the same session is
+revocation of one session by its handle in the list, keepalives (the activity claimed just now,
+recently, before the session's last activity, or in the future), reads of the sessions list, and
+bursts of parallel requests on one session, through four ``inactivity-server`` processes with
+clock offsets (0, +e, -e, +e/2) on one store (SQLite, Redis, the Redis Cluster). A user's clients share its sessions (as tabs share a cookie), so the same session is
 decided on several servers at once. Each operation keeps its invocation and response instants (``time.time_ns()``
 in this process, the one clock), its status, headers and body, and the steps the gateway
 decided it in: the test-only header ``Inactivity-Test-Trace`` (``--test-trace``), one entry per
@@ -23,7 +24,10 @@ device limit, revoke-all, revoke-others):
    steps in their order) in which replaying each step through the core (``decide``, the same
    ``inact_server_decide`` at the server's clock reading) gives exactly what was decided there
    (state, reason, the instant decided at, both remaining times, the failure count, the sessions
-   ended, whether a record was written), over the records the earlier steps wrote.
+   ended, whether a record was written), over the records the earlier steps wrote. A keepalive
+   is replayed with the age it claimed (the core clamps it); a sessions list is one step, each
+   of its rows the core's decision over that session's record at the list's one clock reading
+   (state, reason, last activity, which one is current), one row per session signed in so far.
 3. Real-time invariants, independent of the core: no request allowed after an acknowledged
    end (sign-out, revoke-all, a revocation from the list) or an acknowledged lock with no unlock since, nor later than the
    last acknowledged activity plus the idle timeout, nor the sign-in plus the absolute timeout,
@@ -700,6 +704,20 @@ class Run:
         errors = [f"{name}: {e}" for name, e in (("serial order", self.serial_error), ("invariants", self.invariant_error)) if e]
         if errors:
             raise Violation("\n\n".join(errors))
+
+
+def model_store(kind: str, tmp_path: Any) -> str:
+    """The gateways' --store for `kind`: sqlite (a file in `tmp_path`), redis or cluster (the
+    servers scripts/lib/test-server started and named in the environment)."""
+    import os
+
+    if kind == "sqlite":
+        return f"sqlite:{os.path.join(str(tmp_path), 'm.sqlite3')}"
+    name = "INACT_TEST_REDIS" if kind == "redis" else "INACT_TEST_CLUSTER"
+    where = os.environ.get(name)
+    if not where:
+        raise AssertionError(f"{name} is not set: run the suite with scripts/lib/test-server (it starts the stores)")
+    return where if kind == "redis" else "redis-cluster://" + where
 
 
 def start_gateways(processes: List[Any], cwd: str, store: str, policy_path: str, offsets: Sequence[int]) -> List[int]:

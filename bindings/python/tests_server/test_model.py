@@ -5,24 +5,13 @@ checked and how)."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 from typing import Any, List
 
 import pytest
 
-from conftest import cluster_nodes, redis_url
-from modelcheck import reasons, run_model, summary
+from modelcheck import model_store, reasons, run_model, summary
 from test_gateway import processes  # noqa: F401 (fixture)
-
-
-def model_store(kind: str, tmp_path: Any) -> str:
-    """The gateways' --store for `kind` (sqlite, redis, cluster)."""
-    if kind == "sqlite":
-        return f"sqlite:{os.path.join(str(tmp_path), 'm.sqlite3')}"
-    if kind == "redis":
-        return redis_url()
-    return "redis-cluster://" + ",".join(f"{h}:{p}" for h, p in cluster_nodes())
 
 
 @pytest.mark.parametrize("kind", ["sqlite", "redis", "cluster"])
