@@ -118,7 +118,7 @@ def claimed_age(rng: random.Random) -> int:
         return 0
     if x < 0.75:
         return rng.randrange(1, 600)
-    if x < 0.95:
+    if x < 0.92:
         return rng.randrange(1_000, 8_000)
     return -rng.randrange(1, 2_000)
 
@@ -392,6 +392,10 @@ class Result:
     steps: int = 0
     states_visited: int = 0
     skipped: int = 0          # histories with an operation that got no answer (its effect unknown)
+    #: keepalives in the order found: claims before the session's last activity (clamped to
+    #: it: nothing changes) and claims that moved it later
+    clamped: int = 0
+    extended: int = 0
     seconds: float = 0.0
 
 
@@ -416,6 +420,8 @@ class History:
                 self.created[self.index[o.session or ""]] = o.steps[0][3]
         self.failed: Set[Tuple[Tuple[int, ...], Tuple[Optional[bytes], ...]]] = set()
         self.visited = 0
+        #: the serial order found: (operation, step) pairs
+        self.order: List[Tuple[int, int]] = []
         self.deepest = -1
         self.deepest_why: List[str] = []
 
@@ -509,6 +515,29 @@ class History:
             return f"the list shows {got}, the replay at {clock} gives {want}"
         return None
 
+    def keepalives(self) -> Tuple[int, int]:
+        """Replays the order found: how many keepalives claimed activity before the session's
+        last activity (clamped), and how many moved it later."""
+        records: Tuple[Optional[bytes], ...] = tuple(None for _ in self.index)
+        clamped = extended = 0
+        for k, n in reversed(self.order):
+            o = self.ops[k]
+            st = o.steps[n]
+            at = self.index.get(o.session or "")
+            if st[0] == HOLDER_ACTIVITY and at is not None and records[at] is not None:
+                before = self._decide(records[at], st[2], MACHINE, 0)[0].last_activity_ms
+                d = self._decide(records[at], st[2], HOLDER_ACTIVITY, st[1])[0]
+                after = d.last_activity_ms
+                if before is not None and after is not None:
+                    if d.now_ms - st[1] < before:   # the claim, at the instant decided at
+                        clamped += 1
+                    elif after > before:
+                        extended += 1
+            new, _ = self._apply(o, st, records)
+            assert new is not None
+            records = new
+        return clamped, extended
+
     def check(self) -> None:
         sys.setrecursionlimit(max(sys.getrecursionlimit(), 20 * sum(len(o.steps) for o in self.ops) + 1000))
         start: Tuple[Optional[bytes], ...] = tuple(None for _ in self.index)
@@ -550,6 +579,7 @@ class History:
                 continue
             nxt = progress[:k] + (progress[k] + 1,) + progress[k + 1:]
             if self._search(nxt, after, depth + 1):
+                self.order.append((k, progress[k]))   # unwinding: reversed once found
                 return True
         if depth > self.deepest:
             self.deepest, self.deepest_why = depth, why
@@ -580,6 +610,9 @@ def check_histories(log: List[Op], policy: Policy, precision_ms: int, device_lim
         result.ops += len(ops)
         result.steps += sum(len(o.steps) for o in ops)
         result.states_visited += h.visited
+        clamped, extended = h.keepalives()
+        result.clamped += clamped
+        result.extended += extended
     result.seconds = time.monotonic() - t0
     return result
 
