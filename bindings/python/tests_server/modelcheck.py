@@ -3,9 +3,10 @@ on one store, checked for a serial order in which the core's own decision gives 
 
 Recording. Client threads of a few users send sign-ins, requests, machine polls, sign-outs, locks,
 unlocks (a right or a wrong credential), password changes (revoke-all), revoke-others and the
-revocation of one session by its handle in the list, and bursts of parallel requests on one
-session, through four ``inactivity-server`` processes with clock offsets (0, +e, -e, +e/2) on one
-store. A user's clients share its sessions (as tabs share a cookie), so the same session is
+revocation of one session by its handle in the list, keepalives (the activity claimed just now,
+recently, before the session's last activity, or in the future), reads of the sessions list, and
+bursts of parallel requests on one session, through four ``inactivity-server`` processes with
+clock offsets (0, +e, -e, +e/2) on one store (SQLite, Redis, the Redis Cluster). A user's clients share its sessions (as tabs share a cookie), so the same session is
 decided on several servers at once. Each operation keeps its invocation and response instants (``time.time_ns()``
 in this process, the one clock), its status, headers and body, and the steps the gateway
 decided it in: the test-only header ``Inactivity-Test-Trace`` (``--test-trace``), one entry per
@@ -23,7 +24,10 @@ device limit, revoke-all, revoke-others):
    steps in their order) in which replaying each step through the core (``decide``, the same
    ``inact_server_decide`` at the server's clock reading) gives exactly what was decided there
    (state, reason, the instant decided at, both remaining times, the failure count, the sessions
-   ended, whether a record was written), over the records the earlier steps wrote.
+   ended, whether a record was written), over the records the earlier steps wrote. A keepalive
+   is replayed with the age it claimed (the core clamps it); a sessions list is one step, each
+   of its rows the core's decision over that session's record at the list's one clock reading
+   (state, reason, last activity, which one is current), one row per session signed in so far.
 3. Real-time invariants, independent of the core: no request allowed after an acknowledged
    end (sign-out, revoke-all, a revocation from the list) or an acknowledged lock with no unlock since, nor later than the
    last acknowledged activity plus the idle timeout, nor the sign-in plus the absolute timeout,
@@ -48,10 +52,11 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 from inactivity import Policy, Reason
 from inactivity._server_core import ServerInput, decide
 from inactivity.server.ids import session_handle
+from inactivity.server.manager import LIST_STEP
 
-SIGN_IN, REQUEST, MACHINE, LOCK, END, UNLOCK, UNLOCK_FAILED = (
+SIGN_IN, REQUEST, MACHINE, LOCK, END, UNLOCK, UNLOCK_FAILED, HOLDER_ACTIVITY = (
     int(ServerInput.SIGN_IN), int(ServerInput.REQUEST), int(ServerInput.MACHINE), int(ServerInput.LOCK),
-    int(ServerInput.END), int(ServerInput.UNLOCK), int(ServerInput.UNLOCK_FAILED))
+    int(ServerInput.END), int(ServerInput.UNLOCK), int(ServerInput.UNLOCK_FAILED), int(ServerInput.HOLDER_ACTIVITY))
 LOGOUT, REVOKED, PASSWORD_CHANGED, MANUAL_LOCK, DEVICE_LIMIT = (
     int(Reason.LOGOUT), int(Reason.REVOKED), int(Reason.PASSWORD_CHANGED), int(Reason.MANUAL_LOCK),
     int(Reason.DEVICE_LIMIT))
@@ -79,6 +84,7 @@ class Op:
     steps: List[Step]
     credential_ok: Optional[bool] = None
     target: Optional[str] = None   # revoke-one: the session revoked (by its handle in the list)
+    age_ms: int = 0                # keepalive: the activity's age the client claimed
 
 
 class Violation(AssertionError):
@@ -97,9 +103,24 @@ def _wall_ms_ceil() -> int:
 
 
 KINDS = ("sign-in", "request", "machine", "sign-out", "lock", "unlock", "revoke-all", "revoke-others", "revoke-one",
-         "burst", "sleep")
+         "burst", "sleep", "keepalive", "list")
 #: What a burst sends at once on one session (a page's parallel requests, another tab's lock).
-BURST_KINDS = ("request", "request", "machine", "machine", "lock", "unlock")
+BURST_KINDS = ("request", "request", "machine", "machine", "lock", "unlock", "keepalive", "list")
+
+
+def claimed_age(rng: random.Random) -> int:
+    """A keepalive's activity age: mostly just now (on a gateway ahead of the one that decided
+    last, an instant after the stored activity; behind it, one before, which the core clamps),
+    some recent, some older than the session's activity (clamped to it), and a few negative (a
+    claim in the future: refused, 400, nothing decided)."""
+    x = rng.random()
+    if x < 0.4:
+        return 0
+    if x < 0.75:
+        return rng.randrange(1, 600)
+    if x < 0.92:
+        return rng.randrange(1_000, 8_000)
+    return -rng.randrange(1, 2_000)
 
 
 def record_history(ports: Sequence[int], offsets: Sequence[int], users: Sequence[str], clients_per_user: int,
@@ -117,6 +138,7 @@ def record_history(ports: Sequence[int], offsets: Sequence[int], users: Sequence
         http = Http(f"http://127.0.0.1:{ports[g]}")
         http.cookie = session
         credential_ok: Optional[bool] = None
+        age = 0
         method, path = "GET", "/inactivity/auth"
         body: Optional[Dict[str, object]] = None
         headers: Dict[str, str] = {}
@@ -139,6 +161,11 @@ def record_history(ports: Sequence[int], offsets: Sequence[int], users: Sequence
         elif kind == "revoke-one":
             assert target is not None
             method, path = "DELETE", f"/inactivity/sessions/{session_handle(target)}"
+        elif kind == "keepalive":
+            age = claimed_age(rng)
+            method, path, body = "POST", "/inactivity/keepalive", {"activity_age_ms": age}
+        elif kind == "list":
+            path = "/inactivity/sessions"
         inv = _wall_ms_floor()
         try:
             status, hs, out = http(method, path, body, headers)
@@ -160,7 +187,7 @@ def record_history(ports: Sequence[int], offsets: Sequence[int], users: Sequence
         if kind == "sign-in":
             session = parsed.get("session_id") if status == 200 and isinstance(parsed, dict) else None
         op = Op(user, kind, session, offsets[g], inv, resp, status, hd, parsed if isinstance(parsed, dict) else {},
-                steps, credential_ok, target)
+                steps, credential_ok, target, age)
         with lock:
             log.append(op)
             if kind == "sign-in" and session:
@@ -262,6 +289,12 @@ def _flow(op: Op) -> List[Tuple[int, int, bool]]:
         want = [(REQUEST, 0, True)]
         if s and allowed(s[0]):   # the handle of a session of this user, never collected here
             want += [(END, REVOKED, True), (MACHINE, 0, False)]
+    elif op.kind == "keepalive":
+        want = [] if op.age_ms < 0 else [(HOLDER_ACTIVITY, op.age_ms, True)]   # a future claim: refused first
+    elif op.kind == "list":
+        want = [(REQUEST, 0, True)]
+        if s and allowed(s[0]):
+            want.append((LIST_STEP, 0, False))
     else:
         raise AssertionError(op.kind)
     if kinds != want:
@@ -293,6 +326,10 @@ def check_answer(op: Op) -> None:
     def decided(step: Step, ok: int) -> None:
         expect(ok if step[4] in ("ACTIVE", "WARNING") else _outcome_status(step[4]), step)
 
+    if op.kind == "keepalive" and op.age_ms < 0:
+        if op.status != 400:
+            raise Violation(f"a keepalive claiming activity {-op.age_ms} ms in the future answered {op.status}, not 400")
+        return
     last = s[-1]
     if op.kind == "sign-in":
         expect(200, last, {"state": last[4], "reason": last[5]})
@@ -324,6 +361,16 @@ def check_answer(op: Op) -> None:
             decided(last, 0)
         else:
             expect(204, last)
+    elif op.kind == "keepalive":
+        decided(last, 204)
+    elif op.kind == "list":
+        if len(s) == 1:
+            decided(last, 0)
+        else:
+            rows = op.body.get("sessions")
+            expect(200, s[0])
+            if not isinstance(rows, list) or len(rows) != s[1][9]:
+                raise Violation(f"the list answered {rows!r}, its step counted {s[1][9]} rows")
 
 
 def check_clock(op: Op, slack_ms: int = 2) -> None:
@@ -345,6 +392,10 @@ class Result:
     steps: int = 0
     states_visited: int = 0
     skipped: int = 0          # histories with an operation that got no answer (its effect unknown)
+    #: keepalives in the order found: claims before the session's last activity (clamped to
+    #: it: nothing changes) and claims that moved it later
+    clamped: int = 0
+    extended: int = 0
     seconds: float = 0.0
 
 
@@ -362,12 +413,15 @@ class History:
                 ids.append(o.session)
         self.ids = ids
         self.index = {sid: i for i, sid in enumerate(ids)}
+        self.handles = {session_handle(sid): i for i, sid in enumerate(ids)}
         self.created: Dict[int, int] = {}
         for o in self.ops:
             if o.kind == "sign-in":
                 self.created[self.index[o.session or ""]] = o.steps[0][3]
         self.failed: Set[Tuple[Tuple[int, ...], Tuple[Optional[bytes], ...]]] = set()
         self.visited = 0
+        #: the serial order found: (operation, step) pairs
+        self.order: List[Tuple[int, int]] = []
         self.deepest = -1
         self.deepest_why: List[str] = []
 
@@ -404,6 +458,8 @@ class History:
                 return None, f"the sign-in ends {ended} sessions by the device limit, the server {count}"
             records[self.index[op.session or ""]] = record
             return tuple(records), ""
+        if input == LIST_STEP:
+            return (state, "") if (why := self._list(op, clock, records)) is None else (None, why)
         if input == END and op.kind in ("revoke-all", "revoke-others"):   # a user's revocation
             keep = self.index.get(op.session or "") if op.kind == "revoke-others" else None
             ended = 0
@@ -438,6 +494,49 @@ class History:
             assert at is not None
             records[at] = new
         return tuple(records), ""
+
+    def _list(self, op: Op, clock: int, records: List[Optional[bytes]]) -> Optional[str]:
+        """Why the sessions list `op` answered is not the replay's (None: it is): one row for
+        each session signed in so far, each its decision at the list's one clock reading."""
+        rows = op.body.get("sessions") or []
+        got: Dict[int, Tuple[Any, ...]] = {}
+        for row in rows:
+            at = self.handles.get(row.get("handle"))
+            if at is None:
+                return f"the list shows {row.get('handle')!r}, no session of this user"
+            got[at] = (row.get("state"), row.get("reason"), row.get("last_activity_ms"),
+                       row.get("is_current"))
+        want: Dict[int, Tuple[Any, ...]] = {}
+        for i, r in enumerate(records):
+            if r is not None:
+                d = self._decide(r, clock, MACHINE, 0)[0]
+                want[i] = (d.state.name, d.reason.name, d.last_activity_ms, self.ids[i] == op.session)
+        if got != want:
+            return f"the list shows {got}, the replay at {clock} gives {want}"
+        return None
+
+    def keepalives(self) -> Tuple[int, int]:
+        """Replays the order found: how many keepalives claimed activity before the session's
+        last activity (clamped), and how many moved it later."""
+        records: Tuple[Optional[bytes], ...] = tuple(None for _ in self.index)
+        clamped = extended = 0
+        for k, n in reversed(self.order):
+            o = self.ops[k]
+            st = o.steps[n]
+            at = self.index.get(o.session or "")
+            if st[0] == HOLDER_ACTIVITY and at is not None and records[at] is not None:
+                before = self._decide(records[at], st[2], MACHINE, 0)[0].last_activity_ms
+                d = self._decide(records[at], st[2], HOLDER_ACTIVITY, st[1])[0]
+                after = d.last_activity_ms
+                if before is not None and after is not None:
+                    if d.now_ms - st[1] < before:   # the claim, at the instant decided at
+                        clamped += 1
+                    elif after > before:
+                        extended += 1
+            new, _ = self._apply(o, st, records)
+            assert new is not None
+            records = new
+        return clamped, extended
 
     def check(self) -> None:
         sys.setrecursionlimit(max(sys.getrecursionlimit(), 20 * sum(len(o.steps) for o in self.ops) + 1000))
@@ -480,6 +579,7 @@ class History:
                 continue
             nxt = progress[:k] + (progress[k] + 1,) + progress[k + 1:]
             if self._search(nxt, after, depth + 1):
+                self.order.append((k, progress[k]))   # unwinding: reversed once found
                 return True
         if depth > self.deepest:
             self.deepest, self.deepest_why = depth, why
@@ -510,6 +610,9 @@ def check_histories(log: List[Op], policy: Policy, precision_ms: int, device_lim
         result.ops += len(ops)
         result.steps += sum(len(o.steps) for o in ops)
         result.states_visited += h.visited
+        clamped, extended = h.keepalives()
+        result.clamped += clamped
+        result.extended += extended
     result.seconds = time.monotonic() - t0
     return result
 
@@ -539,7 +642,8 @@ def check_invariants(log: List[Op], idle_ms: int, absolute_ms: int, e_ms: int, s
 
     def is_activity(o: Op) -> bool:
         return ((o.kind == "request" and o.status == 204) or (o.kind == "sign-in" and o.status == 200)
-                or (o.kind in ("revoke-all", "revoke-others") and o.status == 200)
+                or (o.kind in ("revoke-all", "revoke-others", "list") and o.status == 200)
+                or (o.kind == "keepalive" and o.status == 204)
                 or (o.kind == "unlock" and o.status == 200 and o.body.get("unlocked") is True))
 
     for sid, ops in by_session.items():
@@ -569,7 +673,8 @@ def check_invariants(log: List[Op], idle_ms: int, absolute_ms: int, e_ms: int, s
             for lk in locks:
                 if lk.resp_ms < r.inv_ms and not any(u.resp_ms > lk.inv_ms and u.inv_ms < r.resp_ms for u in unlocks):
                     raise Violation(f"allowed at {r.inv_ms} after a lock acknowledged at {lk.resp_ms}, no unlock since")
-            last = max((a.resp_ms for a in activity if a.inv_ms < r.resp_ms), default=s.resp_ms)
+            # A keepalive's activity is its claim: at most its age before its answer.
+            last = max((a.resp_ms - max(0, a.age_ms) for a in activity if a.inv_ms < r.resp_ms), default=s.resp_ms)
             if r.inv_ms > last + idle_ms + bound:
                 raise Violation(f"allowed {r.inv_ms - last} ms after the last acknowledged activity (idle {idle_ms})")
             if r.inv_ms > s.resp_ms + absolute_ms + bound:
@@ -608,8 +713,9 @@ PRECISION_MS = 200
 DEVICE_LIMIT_N = 3
 POLICY = ('{"idle-timeout": "1500ms", "warning": "300ms", "idle-action": "lock", "absolute-timeout": "5s", '
           '"max-unlock-failures": 5}')
-#: sign-in, request, machine, sign-out, lock, unlock, revoke-all, revoke-others, revoke-one, burst, sleep
-WEIGHTS = (0.5, 8, 4, 0.25, 0.5, 2, 0.15, 0.2, 0.4, 3, 2.5)
+#: sign-in, request, machine, sign-out, lock, unlock, revoke-all, revoke-others, revoke-one, burst, sleep,
+#: keepalive, list
+WEIGHTS = (0.5, 8, 4, 0.25, 0.5, 2, 0.15, 0.2, 0.4, 3, 2.5, 3, 1.5)
 #: The library the gateways load, when set (the mutation runs: a mutant core for the servers,
 #: while this process checks against the library it loaded itself); unset, the same one.
 SERVER_LIBRARY_ENV = "INACT_MODEL_SERVER_LIBRARY"
@@ -631,6 +737,20 @@ class Run:
         errors = [f"{name}: {e}" for name, e in (("serial order", self.serial_error), ("invariants", self.invariant_error)) if e]
         if errors:
             raise Violation("\n\n".join(errors))
+
+
+def model_store(kind: str, tmp_path: Any) -> str:
+    """The gateways' --store for `kind`: sqlite (a file in `tmp_path`), redis or cluster (the
+    servers scripts/lib/test-server started and named in the environment)."""
+    import os
+
+    if kind == "sqlite":
+        return f"sqlite:{os.path.join(str(tmp_path), 'm.sqlite3')}"
+    name = "INACT_TEST_REDIS" if kind == "redis" else "INACT_TEST_CLUSTER"
+    where = os.environ.get(name)
+    if not where:
+        raise AssertionError(f"{name} is not set: run the suite with scripts/lib/test-server (it starts the stores)")
+    return where if kind == "redis" else "redis-cluster://" + where
 
 
 def start_gateways(processes: List[Any], cwd: str, store: str, policy_path: str, offsets: Sequence[int]) -> List[int]:

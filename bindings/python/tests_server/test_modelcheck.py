@@ -12,8 +12,10 @@ import pytest
 from inactivity import Policy
 from inactivity._server_core import decide
 from inactivity.policy_file import load_policy
-from modelcheck import (LOCK, MANUAL_LOCK, POLICY, PRECISION_MS, REQUEST, SIGN_IN, History, Op, Step, Violation,
-                        _headers_of, check_answer, check_clock, check_histories)
+from inactivity.server.ids import session_handle
+from inactivity.server.manager import LIST_STEP
+from modelcheck import (HOLDER_ACTIVITY, LOCK, MANUAL_LOCK, MACHINE, POLICY, PRECISION_MS, REQUEST, SIGN_IN, History, Op,
+                        Step, Violation, _headers_of, check_answer, check_clock, check_histories)
 
 T0 = 1_800_000_000_000
 
@@ -119,3 +121,60 @@ def test_the_search_backtracks(tmp_path: Any) -> None:
     ops = [_op("sign-in", T0 - 5, T0 + 5, s0), _op("request", T0 + 10, T0 + 700, second),
            _op("request", T0 + 20, T0 + 400, first)]
     History(ops, policy, PRECISION_MS, 0).check()
+
+
+SID = "s1"
+
+
+def _list_op(policy: Policy, record: bytes, inv: int, clock: int, resp: int, row_clock: int) -> Op:
+    """A sessions list of SID's user: its request step at `clock`, then its list step at
+    `clock`, with the one row judged at `row_clock`."""
+    request, after = _step(policy, record, clock, REQUEST)
+    d, _ = decide(policy, after if after is not None else record, row_clock, MACHINE, 0, PRECISION_MS)
+    row = {"handle": session_handle(SID), "device": "c0", "created_ms": T0, "last_activity_ms": d.last_activity_ms,
+           "state": d.state.name, "reason": d.reason.name, "is_current": True}
+    listed: Step = [LIST_STEP, 0, clock, None, None, None, None, None, None, 1, False]
+    return Op("u", "list", SID, 0, inv, resp, 200, _headers_of(request), {"sessions": [row]}, [request, listed])
+
+
+def _sid_step(policy: Policy) -> Tuple[Op, bytes]:
+    s0, rec0 = _step(policy, None, T0, SIGN_IN)
+    assert rec0 is not None
+    return _op("sign-in", T0 - 5, T0 + 5, s0, SID), rec0
+
+
+def test_a_list_row_is_the_replay_at_the_lists_clock(tmp_path: Any) -> None:
+    policy = _policy(tmp_path)
+    sign_in, rec0 = _sid_step(policy)
+    at = T0 + 1_400   # the row in its warning at the list's clock
+    good = _list_op(policy, rec0, at - 10, at, at + 10, at)
+    check_answer(good)
+    History([sign_in, good], policy, PRECISION_MS, 0).check()
+    # The same list with its row judged 200 ms later (a clock read per row): no order explains it.
+    late = _list_op(policy, rec0, at - 10, at, at + 10, at + 200)
+    assert late.body != good.body
+    with pytest.raises(Violation, match="the list shows"):
+        History([sign_in, late], policy, PRECISION_MS, 0).check()
+
+
+def test_a_keepalive_is_replayed_with_its_claim_and_a_future_claim_is_refused(tmp_path: Any) -> None:
+    policy = _policy(tmp_path)
+    sign_in, rec0 = _sid_step(policy)
+    at = T0 + 1_000
+    step, _ = _step(policy, rec0, at, HOLDER_ACTIVITY, 300)
+    keepalive = _op("keepalive", at - 10, at + 10, step, SID)
+    keepalive.age_ms = 300
+    check_answer(keepalive)
+    History([sign_in, keepalive], policy, PRECISION_MS, 0).check()
+    # Answered as if the claim were newer (decided 400 ms ahead): the core decides otherwise.
+    ahead, _ = _step(policy, rec0, at + 400, HOLDER_ACTIVITY, 300)
+    ahead[2] = at
+    wrong = _op("keepalive", at - 10, at + 10, ahead, SID)
+    wrong.age_ms = 300
+    with pytest.raises(Violation, match="the core decides"):
+        History([sign_in, wrong], policy, PRECISION_MS, 0).check()
+    future = Op("u", "keepalive", SID, 0, at, at + 5, 400, {}, {}, [], age_ms=-100)
+    check_answer(future)
+    future.status = 204
+    with pytest.raises(Violation, match="in the future answered 204"):
+        check_answer(future)

@@ -229,3 +229,26 @@ def _overwrite_record(store: Store, kind: str, session_id: str, record: bytes) -
         assert entry.raw is not None
         value = _pack(entry.version, entry.created_ms, _unpack(entry.raw)[2], entry.user, entry.device, record)
         store.client.hset(store._hash_key(session_id[:8]), session_secret(session_id), value)  # type: ignore[attr-defined]
+
+
+def test_the_sessions_list_judges_every_row_at_one_clock_reading(manager: SessionManager, clock: FleetClock) -> None:
+    """Two sessions, the older one's last activity 1 ms before the newer's, listed 1 ms before
+    the older one's idle deadline on a clock that moves 2 ms at every reading: at one instant
+    both are in their warning; judged each at its own reading, the newer one would be LOCKED
+    beside the older one still in its warning, which no instant gives."""
+    older = manager.sign_in("alice", "laptop").session_id
+    clock.advance(1)
+    newer = manager.sign_in("alice", "phone").session_id
+    clock.advance(10_000 - 2)
+    readings = []
+
+    def moving() -> int:
+        readings.append(clock.now)
+        clock.advance(2)
+        return readings[-1]
+
+    manager.clock = moving
+    rows = manager.sessions("alice", newer)
+    assert [(r.device, r.state) for r in rows] == [("laptop", "WARNING"), ("phone", "WARNING")], rows
+    assert len(readings) == 1
+    assert [r.is_current for r in rows] == [False, True] and older != newer

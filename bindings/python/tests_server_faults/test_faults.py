@@ -20,7 +20,7 @@ import pytest
 from conftest import redis_url
 from inactivity import Policy
 from inactivity.server import RedisStore, SessionManager, SQLiteStore, Store
-from modelcheck import run_model, summary
+from modelcheck import model_store, run_model, summary
 from test_gateway import Http, free_port, processes, start_gateway  # noqa: F401 (fixture)
 
 LOOSE = Policy(idle_timeout=600, warning=0, absolute_timeout=3600, max_unlock_failures=4_000_000)
@@ -163,21 +163,23 @@ def test_redis_paused_5_s_then_killed_every_decision_503_and_recovery(tmp_path: 
         redis.wait()
 
 
-@pytest.mark.parametrize("kind", ["sqlite", "redis"])
+@pytest.mark.parametrize("kind", ["sqlite", "redis", "cluster"])
 def test_model_four_gateways_with_clock_offsets(kind: str, tmp_path: Any, processes: List[Any]) -> None:
     """Many clients through four gateway processes (clock offsets 0, +e, -e, +e/2) on one store:
-    random sign-ins (device limit 3), requests, machine polls, parallel bursts on one session,
-    locks, unlocks, sign-outs, revocations and password changes, in rounds of fresh users. Every
+    random sign-ins (device limit 3), requests, machine polls, keepalives, sessions lists, parallel
+    bursts on one session, locks, unlocks, sign-outs, revocations and password changes, in rounds
+    of fresh users (SQLite, Redis, the Redis Cluster). Every
     decision is the core's in some serial order, and no request is allowed after the session's
     idle, absolute, lock or revocation took effect (tests_server/modelcheck.py)."""
-    store = f"sqlite:{os.path.join(str(tmp_path), 'm.sqlite3')}" if kind == "sqlite" else redis_url()
+    store = model_store(kind, tmp_path)
     run = run_model(processes, str(tmp_path), store, rounds=4, seconds=12, users=4, clients_per_user=3, seed=29)
     r = run.result
     print(f"model ({kind}): serial order {'FAILED' if run.serial_error else 'held'}, invariants "
           f"{'FAILED' if run.invariant_error else 'held'}")
     run.assert_held()
     print(f"model ({kind}): {r.histories} histories, {r.ops} operations, {r.steps} steps, {r.states_visited} search "
-          f"states, {r.skipped} skipped, {run.allowed} allowed requests, check {r.seconds:.2f} s, run {run.seconds:.1f} s; "
+          f"states, {r.skipped} skipped, keepalives {r.clamped} clamped and {r.extended} extending, "
+          f"{run.allowed} allowed requests, check {r.seconds:.2f} s, run {run.seconds:.1f} s; "
           f"last round {summary(run.log)}; refusals {run.refusals}")
     assert r.histories + r.skipped == 16 and r.skipped <= 2, (r.histories, r.skipped)
     assert r.ops >= 500 and run.allowed >= 100, (r.ops, run.allowed)
@@ -185,3 +187,7 @@ def test_model_four_gateways_with_clock_offsets(kind: str, tmp_path: Any, proces
     for reason in ("LOCKED:IDLE_TIMEOUT", "LOCKED:MANUAL_LOCK", "EXPIRED:LOGOUT", "EXPIRED:REVOKED",
                    "EXPIRED:PASSWORD_CHANGED", "EXPIRED:DEVICE_LIMIT", "EXPIRED:ABSOLUTE_TIMEOUT"):
         assert run.refusals.get(reason), (reason, run.refusals)
+    kinds = summary(run.log)   # keepalives (a future claim refused) and lists were checked too
+    for key, least in (("keepalive:204", 3), ("keepalive:400", 1), ("list:200", 3)):
+        assert kinds.get(key, 0) >= least, (key, kinds)
+    assert r.clamped >= 1 and r.extended >= 1, (r.clamped, r.extended)

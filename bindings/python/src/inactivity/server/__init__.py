@@ -16,7 +16,7 @@ fleet's wall clock); this package stores the records, serializes each session's 
 from __future__ import annotations
 
 from ._core import Decision, Input, decide
-from .asgi import InactivityMiddleware
+from .asgi import InactivityMiddleware, SocketClosed
 from .ids import new_session_id, session_handle, valid_session_id
 from .manager import DeviceLimitError, Outcome, SessionInfo, SessionManager, SignIn
 from .stores import Entry, RedisStore, SQLiteStore, Store, StoreUnavailable, UserView, open_store
@@ -53,6 +53,7 @@ __all__ = [
     "SessionInfo",
     "SessionManager",
     "SignIn",
+    "SocketClosed",
     "Store",
     "StoreUnavailable",
     "UserView",

@@ -40,7 +40,7 @@ from .wire import (
     unavailable,
 )
 
-__all__ = ["InactivityMiddleware", "WS_CLOSE_EXPIRED", "WS_CLOSE_LOCKED", "WS_CLOSE_UNAVAILABLE"]
+__all__ = ["InactivityMiddleware", "SocketClosed", "WS_CLOSE_EXPIRED", "WS_CLOSE_LOCKED", "WS_CLOSE_UNAVAILABLE"]
 
 #: The close code of a websocket whose session is found expired (or unknown) at a message: the
 #: application range (4000-4999), as HTTP's 401.
@@ -49,6 +49,21 @@ WS_CLOSE_EXPIRED = 4401
 WS_CLOSE_LOCKED = 4403
 #: The store did not decide in time: RFC 6455's "Try Again Later".
 WS_CLOSE_UNAVAILABLE = 1013
+
+
+
+class SocketClosed(Exception):
+    """Raised by a websocket's ``send`` once the middleware closed the socket (its session
+    found locked or expired, or the store unable to decide): the message was not sent.
+    ``code`` and ``reason`` are the close's (WS_CLOSE_LOCKED and ``"inactivity.locked
+    MANUAL_LOCK"``, ...). Not an OSError, which Starlette would turn into a client's
+    disconnect (1006) and lose the code."""
+
+    def __init__(self, code: int, reason: str) -> None:
+        super().__init__(f"the websocket was closed ({code} {reason}): the message was not sent")
+        self.code = code
+        self.reason = reason
+
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -158,35 +173,101 @@ class InactivityMiddleware(Middleware[ASGIApp]):
                           machine: bool) -> Tuple[Receive, Send]:
         """A websocket's channels once accepted: each message the client sends is a request of
         the session, decided as an HTTP request is (the handshake's session and machine
-        marking), before the app sees it. A session found locked or expired closes the socket
-        with a close code saying so (WS_CLOSE_LOCKED 4403, WS_CLOSE_EXPIRED 4401, and the
-        refusal's code and reason as the close reason; WS_CLOSE_UNAVAILABLE 1013 when the store
-        did not decide in time), the app receives websocket.disconnect with that code, and what
-        the app sends after it is dropped: nothing reaches a refused session."""
-        closed = False
+        marking), before the app sees it; each message the app sends (``websocket.send``, a
+        reply or a push) is machine traffic of the session, decided before it leaves and never
+        extending it. A session found locked or expired closes the socket with a close code
+        saying so (WS_CLOSE_LOCKED 4403, WS_CLOSE_EXPIRED 4401, and the refusal's code and
+        reason as the close reason; WS_CLOSE_UNAVAILABLE 1013 when the store did not decide in
+        time): the app receives websocket.disconnect with that code, a message of the app's
+        found refused is not sent, and it and every later ``websocket.send`` raise SocketClosed
+        (a later ``websocket.close`` is ignored): nothing reaches a refused session."""
+        closed: List[Tuple[int, str]] = []   # the close sent, once
+        pushes = _SharedReads(lambda: self._in_thread(functools.partial(self.manager.request, session_id, machine=True)))
+
+        async def close(code: int, reason: str) -> None:
+            if not closed:
+                closed.append((code, reason))
+                await send({"type": "websocket.close", "code": code, "reason": reason})
 
         async def decided_receive() -> Message:
-            nonlocal closed
             message = await receive()
             if closed or message["type"] != "websocket.receive":
                 return message
-            try:
-                outcome = await self._in_thread(functools.partial(self.manager.request, session_id, machine=machine))
-                code = None if outcome.allowed else WS_CLOSE_LOCKED if outcome.state == "LOCKED" else WS_CLOSE_EXPIRED
-                reason = f"{outcome.code} {outcome.reason}"
-            except (StoreUnavailable, TimeoutError):
-                code, reason = WS_CLOSE_UNAVAILABLE, "inactivity.unavailable"
+            code, reason = await _verdict(self._in_thread(functools.partial(self.manager.request, session_id, machine=machine)))
             if code is None:
                 return message
-            closed = True
-            await send({"type": "websocket.close", "code": code, "reason": reason})
+            await close(code, reason)
             return {"type": "websocket.disconnect", "code": code}
 
         async def guarded_send(message: Message) -> None:
-            if not closed:
-                await send(message)
+            kind = message.get("type")
+            if kind == "websocket.send":
+                if not closed:
+                    code, reason = await pushes.decide()
+                    if code is not None:
+                        await close(code, reason)
+                if closed:
+                    raise SocketClosed(*closed[0])
+            elif closed:
+                if kind == "websocket.close":
+                    return   # already closed, with the refusal's code
+                raise SocketClosed(*closed[0])
+            await send(message)
 
         return decided_receive, guarded_send
+
+
+async def _verdict(decision: Awaitable[Any]) -> Tuple[Optional[int], str]:
+    """The close code and reason of a decision (None: the message may pass)."""
+    try:
+        outcome = await decision
+    except (StoreUnavailable, TimeoutError):
+        return WS_CLOSE_UNAVAILABLE, "inactivity.unavailable"
+    if outcome.allowed:
+        return None, ""
+    return (WS_CLOSE_LOCKED if outcome.state == "LOCKED" else WS_CLOSE_EXPIRED), f"{outcome.code} {outcome.reason}"
+
+
+class _Batch:
+    def __init__(self) -> None:
+        import anyio
+
+        self.done = anyio.Event()
+        # Until the read answers (or if its task is cancelled first): the store did not decide.
+        self.verdict: Tuple[Optional[int], str] = (WS_CLOSE_UNAVAILABLE, "inactivity.unavailable")
+
+
+class _SharedReads:
+    """The decisions of a socket's outgoing messages: each send waits for a read that starts
+    after it was handed over (never an earlier read's answer, nothing cached), and the sends
+    handed over before a read starts share it (one read per burst, not one per message)."""
+
+    def __init__(self, read: Callable[[], Awaitable[Any]]) -> None:
+        import anyio
+
+        self._read = read
+        self._one_at_a_time = anyio.Lock()
+        self._next: Optional[_Batch] = None   # the read not started yet, which a send may join
+
+    async def decide(self) -> Tuple[Optional[int], str]:
+        batch = self._next
+        if batch is not None:
+            await batch.done.wait()
+            return batch.verdict
+        import anyio.lowlevel
+
+        batch = self._next = _Batch()
+        try:
+            await anyio.lowlevel.checkpoint()   # the sends handed over in the same turn join
+            async with self._one_at_a_time:
+                # From here the read starts: a send handed over from now on waits for the next.
+                self._next = None
+                batch.verdict = await _verdict(self._read())
+        finally:
+            if self._next is batch:
+                self._next = None
+            batch.done.set()
+        return batch.verdict
 
 
 def _headers(scope: Scope) -> Dict[str, str]:

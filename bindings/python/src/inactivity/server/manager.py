@@ -85,6 +85,8 @@ class Outcome:
 
 
 _UNKNOWN = Outcome("EXPIRED", "NONE")
+#: The observer's input for a sessions list (no core input: the list decides MACHINE per row).
+LIST_STEP = -1
 _STATE_NAMES = {member: member.name for member in State}
 _REASON_NAMES = {member: member.name for member in Reason}
 _monotonic = time.monotonic
@@ -202,7 +204,8 @@ class SessionManager:
         #: ``observer(input, arg, clock_ms, decision, count, write)``: the clock reading the step
         #: was decided at, the session's decision (None for an unknown id and for a user's
         #: revocation), the sessions it ended (a sign-in's evictions, a revocation's count) and
-        #: whether the step may write. Nothing else reads it.
+        #: whether the step may write; a sessions list is one step, ``LIST_STEP`` with its clock
+        #: reading and the number of rows (the rows are in the answer). Nothing else reads it.
         self.observer: Optional[Callable[[int, int, int, Optional[Decision], int, bool], None]] = None
         if store is None:
             store = SQLiteStore("inactivity-sessions.sqlite3", timeout=self.timeout)
@@ -460,13 +463,19 @@ class SessionManager:
         ended ones included until the store collects them."""
         _check_label(user, "user", _MAX_USER, allow_empty=False)
         view = self.store.user_view(user, self._deadline())
+        # One clock reading for every row: read per row, a list could show a session idle-locked
+        # beside an older one still active (each judged at its own instant), a combination no
+        # single instant gives.
+        now = self.clock()
         rows = []
         for e in view.entries:
-            d, _ = self._decide(e.record, Input.MACHINE)
+            d, _ = self._decide(e.record, Input.MACHINE, 0, now)
             rows.append(SessionInfo(
                 session_handle(e.session_id), e.device, e.created_ms, d.last_activity_ms,
                 _core.state_name(d.state), _core.reason_name(d.reason), e.session_id == current_id,
             ))
+        if self.observer is not None:
+            self.observer(LIST_STEP, 0, now, None, len(rows), False)
         return rows
 
     list = sessions  # the name of issue 29's API; `sessions` does not shadow the builtin in a class body
