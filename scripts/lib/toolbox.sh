@@ -22,13 +22,27 @@
 #   need_venv DIR REQ...       a virtual environment at DIR holding the PyPI requirements REQ...
 #                              (pin them: name==version); made again only when the list changes
 #                              (DIR/.requirements)
-# Results, as scripts/test reads them ($INACT_RESULTS_DIR/NAME.counts: "<passed> <failed>"), in
-# the globals `passed` and `failed`:
-#   ok TEST / bad TEST [LOG]   one passed / failed test: "ok   TEST", or "FAIL TEST" and LOG's tail
-#   write_counts [P F]         writes P F (default: $passed $failed) to NAME.counts
-#   fail_setup MESSAGE         a setup step failed: one failed test more, counts written, exit 1
-#   finish                     writes the counts, prints "NAME: N passed, N failed", exits 0 when
-#                              nothing failed, else 1
+# Results: every suite writes a TAP 14 stream, $INACT_RESULTS_DIR/NAME.tap (a temporary file
+# when INACT_RESULTS_DIR is unset), which scripts/lib/py/tap.py counts, here and in scripts/test
+# (CONTRIBUTING.md, "How a suite reports"). Each call below is one test point, also printed;
+# `passed` and `failed` keep the running totals for the suite's own decisions:
+#   suite NAME                 starts NAME's stream
+#   ok TEST / bad TEST [LOG]   "ok N - TEST" / "not ok N - TEST" and LOG's tail
+#   skip_test TEST REASON      "ok N - TEST # SKIP REASON" (neither passed nor failed; not
+#                              "skip": scripts/bench has its own)
+#   todo TEST REASON           "not ok N - TEST # TODO REASON": a known failure, with its reason
+#                              (counted as passed); todo_ok TEST REASON: the known failure
+#                              passed ("ok N - TEST # TODO REASON", counted as failed: remove it)
+#   tap_stream FILE [PREFIX]   the test points of FILE, a TAP stream a tool wrote (tap.py
+#                              from-junit, from-ctest, a runner's own), renumbered into this
+#                              one, each name after PREFIX; its missing plan, bail-out or
+#                              malformed line is a failed test point; prints only the failures
+#                              and sets tap_stream_passed and tap_stream_failed
+#   fail_setup MESSAGE         a setup step failed: one failed test more, then finish (exit 1)
+#   finish                     the plan line, then tap.py's "NAME: N passed, N failed"; exits 0
+#                              when nothing failed, else 1
+# Descriptions escape "\" and "#" (TAP 14: "\\", "\#"): a test name may hold either; a
+# directive's reason is written as it is (only the first unescaped "#" starts the directive).
 # A setup failure counts as one failed test, so the summary of scripts/test never hides it.
 
 suite_name="${suite_name:-}"
@@ -36,33 +50,91 @@ toolbox_packages="$(dirname "${BASH_SOURCE[0]}")/packages.txt"
 passed=0
 failed=0
 
-suite() { suite_name="$1"; passed=0; failed=0; }
+toolbox_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+tap_file=""
+tap_tmp=""
+tap_n=0
 
-write_counts() {
-    if [[ -n "${INACT_RESULTS_DIR:-}" && -n "$suite_name" ]]; then
-        mkdir -p "$INACT_RESULTS_DIR"
-        echo "${1:-$passed} ${2:-$failed}" >"$INACT_RESULTS_DIR/$suite_name.counts"
+suite() {
+    suite_name="$1"
+    passed=0
+    failed=0
+    tap_n=0
+    local dir="${INACT_RESULTS_DIR:-}"
+    if [[ -z "$dir" ]]; then
+        tap_tmp="$(mktemp -d)"
+        dir="$tap_tmp"
     fi
+    mkdir -p "$dir"
+    tap_file="$dir/$suite_name.tap"
+    echo "TAP version 14" >"$tap_file"
 }
 
-ok() { passed=$((passed + 1)); echo "ok   $1"; }
-bad() {
-    failed=$((failed + 1))
-    echo "FAIL $1"
-    if [[ -n "${2:-}" && -f "$2" ]]; then sed 's/^/    /' "$2" | tail -n 30; fi
+# tap_escape TEXT: TEXT as a TAP 14 description: "\" doubled, then "#" escaped; one line.
+tap_escape() {
+    local s="${1//\\/\\\\}"
+    s="${s//#/\\#}"
+    printf '%s' "${s//$'\n'/ }"
+}
+
+# tap_point KIND TEST [REASON]: one test point (KIND: ok, bad, skip, todo, todo_ok), appended to
+# the stream and printed (a passing one not while tap_quiet=1).
+tap_point() {
+    local kind="$1" d line
+    d="$(tap_escape "${2:-(unnamed)}")"
+    tap_n=$((tap_n + 1))
+    case "$kind" in
+    ok) line="ok $tap_n - $d" passed=$((passed + 1)) ;;
+    skip) line="ok $tap_n - $d # SKIP ${3//$'\n'/ }" ;;
+    todo) line="not ok $tap_n - $d # TODO ${3//$'\n'/ }" passed=$((passed + 1)) ;;
+    todo_ok) line="ok $tap_n - $d # TODO ${3//$'\n'/ }" failed=$((failed + 1)) ;;
+    *) line="not ok $tap_n - $d" failed=$((failed + 1)) ;;
+    esac
+    [[ -z "$tap_file" ]] || printf '%s\n' "$line" >>"$tap_file"
+    [[ "${tap_quiet:-0}" == 1 && ($kind == ok || $kind == todo) ]] || printf '%s\n' "$line"
+    [[ $kind != todo_ok ]] || echo "    its known failure passes now: remove the TODO"
     return 0
 }
 
+ok() { tap_point ok "$1"; }
+bad() {
+    tap_point bad "$1"
+    if [[ -n "${2:-}" && -f "$2" ]]; then sed 's/^/    /' "$2" | tail -n 30; fi
+    return 0
+}
+skip_test() { tap_point skip "$1" "${2:-}"; }
+todo() { tap_point todo "$1" "${2:-}"; }
+todo_ok() { tap_point todo_ok "$1" "${2:-}"; }
+
+tap_stream() {
+    local file="$1" prefix="${2:-}" kind name reason records p0=$passed f0=$failed
+    records="$(mktemp)"
+    python3 "$toolbox_dir/py/tap.py" splice "$file" >"$records" ||
+        echo "bad	$file: tap.py splice failed" >>"$records"
+    while IFS=$'\t' read -r kind name reason; do
+        tap_quiet=1 tap_point "$kind" "$prefix$name" "$reason"
+    done <"$records"
+    rm -f "$records"
+    # shellcheck disable=SC2034 # read by the scripts that source the toolbox
+    tap_stream_passed=$((passed - p0)) tap_stream_failed=$((failed - f0))
+}
+
 finish() {
-    write_counts "$passed" "$failed"
-    echo "${suite_name:-${0##*/}}: $passed passed, $failed failed"
-    [[ $failed == 0 ]] || exit 1
-    exit 0
+    local rc=0
+    if [[ -n "$tap_file" ]]; then
+        echo "1..$tap_n" >>"$tap_file"
+        python3 "$toolbox_dir/py/tap.py" count --suite "$tap_file" || rc=$? # (under set -e too)
+        [[ -z "$tap_tmp" ]] || rm -rf "$tap_tmp"
+    else
+        echo "${0##*/}: $passed passed, $failed failed"
+        rc=$((failed == 0 ? 0 : 1))
+    fi
+    exit $rc
 }
 
 fail_setup() {
     echo "${suite_name:-${0##*/}}: setup failed: $*" >&2
-    failed=$((failed + 1))
+    tap_point bad "setup: $*" # not bad: a suite may have its own (scripts/lib/test-demo does)
     finish
 }
 

@@ -59,6 +59,7 @@ def compare(ops_dir: Path, reference: Path, others: List[Path]) -> int:
             print(f"FAIL {ops.stem}: " + "\n    ".join(problems))
         else:
             passed += 1
+            print(f"ok   {ops.stem}")  # the C harness's format: tap.py from-ctest reads it
     return _summary(passed, failed)
 
 
