@@ -1,22 +1,20 @@
-"""Conformance and fuzz target: the ops of the inputs that take the engine alone.
+"""Conformance target: the ops of the inputs that take the engine and integers.
 
 An op's name is its `op` column of names.toml (inact_device_locked: "device-locked"). Each
 runner keeps its own ops (arguments, results, host state) and runs these as well; an input
-names.toml leaves to a runner's hand code (`hand` op-c, op-py, op-swift, op-kt, fuzz) is left
+names.toml leaves to a runner's hand code (`hand` op-c, op-py, op-swift, op-kt) is left
 out of that runner's generated list:
 - verify/conformance/runner_ops.h (C runner): GENERATED_OPS(X), X(op, call), tried after SIMPLE_OPS;
 - verify/conformance/runner_ops.py (Python runner, differential.py): OPS, (op, Engine method) pairs;
 - Sources/inactivity-conformance/GeneratedOps.swift and the Kotlin runner's GeneratedOps.kt:
   a switch over the ops, calling the binding's method (its `core` / `kotlin` name);
-- verify/fuzz/ops_generated.h: FUZZ_GENERATED_OPS(X), X(name), the inputs the fuzz driver has no op
-  for; each is an op after the driver's own (the corpus keeps its numbering) and calls
-  m_<name> of the model, which the input's author writes (the reference behaviour).
+(The fuzz driver's generated ops are emit_verify.py's.)
 """
 
 from __future__ import annotations
 
 from .emit_inputs import _c_arg, _kind
-from .emit_python import arg_name, engine_inputs, simple_inputs
+from .emit_python import engine_inputs
 from .emit_swift import camel
 from .model import Function, Model
 
@@ -79,15 +77,9 @@ def emit(model: Model) -> dict[str, str]:
            + ")" for f in kt_ops]
     kt += ["        else -> return false", "    }", "    return true", "}", ""]
 
-    fz = [f"/* {note}",
-          " * The inputs that take the engine alone and have no op of the driver's own: X(name) calls",
-          " * inact_<name> and the model's m_<name>. */", "#define FUZZ_GENERATED_OPS(X) \\"]
-    fz += [f"    X({f.short}) \\" for f in simple_inputs(model) if not f.hand("fuzz")]
-    fz += ["    /* end */", ""]
     return {
         "verify/conformance/runner_ops.h": "\n".join(c),
         "verify/conformance/runner_ops.py": "\n".join(py),
         "Sources/inactivity-conformance/GeneratedOps.swift": "\n".join(sw),
         "bindings/kotlin-jni/src/test/kotlin/dev/inactivity/GeneratedOps.kt": "\n".join(kt),
-        "verify/fuzz/ops_generated.h": "\n".join(fz),
     }

@@ -387,6 +387,7 @@ HAND_LAYERS = {
     "op-py": "its conformance op is in verify/conformance/runner.py",
     "fuzz": "its fuzz op is in verify/fuzz/inact_fuzz.c",
     "ctest": "its line of make_input is in Tests/CTests/test_state_table.c",
+    "scen": "its scenario command is in Sources/InactivityScenarios/ScenarioParser.swift",
 }
 
 
