@@ -1,6 +1,10 @@
 // The Swift runner: executes an op list through InactivityCore (the Swift host's API) and
 // prints the canonical output (verify/conformance/README.md). The C, Python and Kotlin runners print
 // the same text through their own bindings; the conformance suite compares them byte for byte.
+// An op is interpreted from the op vocabulary: generated/OpTable.swift (tools/generate, from the
+// header and names.toml) converts each word by its argument's kind with the converters below,
+// calls InactivityEngine's member and prints the result by its kind. Only the ops with host
+// state, and the names ops that read names through the library, are written here.
 
 import CInactivity   // the library's names (inact_*_string, inact_*_from_string): Swift reads them as C does
 import InactivityCore
@@ -39,62 +43,70 @@ final class SwiftRunner {
         }
     }
 
-    /// One op; returns the text after "= ". Each input is one line of the switch.
+    /// One op; returns the text after "= ". The host-state ops here, the rest generated.
     private func execute(_ op: String, _ a: [String]) throws(InactivityError) -> String {
         if op == "launch" { return try launch(a) }
         guard let e = engine else { return "no-engine" }
-        switch op {
-        case "kill": e.close(); engine = nil; scopes = [:]; holds = [:]
-        case "advance": try e.advanceClock(byMs: Int64(a[0])!)
-        case "freeze": try e.freezeClock(forMs: Int64(a[0])!)
-        case "wall-jump": try e.jumpWallClock(byMs: Int64(a[0])!)
-        case "activity": try e.recordActivity(ActivityKind(rawValue: UInt32(a[0])!))
-        case "continue": try e.continueSession()
-        case "unlock": try e.unlock(method: AuthStrength(rawValue: Int32(a[0])!) ?? .none)
-        case "unlock-failed": return "ok failures=\(try e.unlockFailed(method: AuthStrength(rawValue: Int32(a[0])!) ?? .none))"
-        case "token-rotated": try e.tokenRotated(generation: UInt64(a[0])!)
-        case "expect-interruption": try e.expectInterruption(maxMs: Int64(a[0])!)
-        case "set-ceilings": try e.setCeilings(try SwiftRunner.ceilings(a))
-        case "end": try e.end(reason: Reason(rawValue: Int32(a[0])!)!)
-        case "refresh":
-            let outcome = try e.refreshResult(httpStatus: Int32(a[0])!, oauthError: a.count > 2 ? a[2] : nil,
-                                              generation: UInt64(a[1])!)
-            return "ok outcome=\(outcome.rawValue)"
-        case "background": try e.enterBackground()
-        case "foreground": try e.enterForeground()
-        case "push-scope": let id = try e.pushScope(idleTimeoutMs: Int64(a[1])!); scopes[a[0]] = id; return "ok id=\(id)"
-        case "pop-scope": try e.popScope(scopes[a[0]] ?? 0); scopes[a[0]] = nil
-        case "hold": let id = try e.acquireHold(); holds[a[0]] = id; return "ok id=\(id)"
-        case "release": try e.releaseHold(holds[a[0]] ?? 0); holds[a[0]] = nil
-        case "set-policy": try e.setPolicy(try SwiftRunner.policy(a))
-        case "holder-report": try e.holderReport(kind: Int32(a[0])!, reason: Int32(a[1])!, ms: Int64(a[2])!)
-        case "save": snapshot = try e.snapshot(); return "ok snapshot=" + SwiftRunner.hex(snapshot)
-        case "restore": try e.restore(snapshot)
-        case "restore-corrupt": try e.restore(SwiftRunner.corrupted(snapshot))
-        case "info": return "ok " + SwiftRunner.info(try e.info())
-        case "policy": return "ok " + OpCompiler.fields(try e.policy())
-        case "next-deadline": return "ok delay=\(try e.nextDeadlineDelayMs() ?? SessionPolicy.never)"
-        case "clock": let c = e.clockNow(); return "ok monotonic=\(c.monotonicMs) wall=\(c.wallMs) boot=\(c.bootID)"
-        case "poll": try e.poll()
-        // names (issue 32): the library's reading and printing, as every binding
-        case "preset-name":
+        if let host = SwiftRunner.hostOps[op] { return try host(self, e, a) }
+        return try generatedOp(e, op, a, self) ?? "unknown-op"  // generated/OpTable.swift
+    }
+
+    typealias HostOp = @Sendable (SwiftRunner, InactivityEngine, [String]) throws(InactivityError) -> String
+    /// The ops written by hand: those with host state (names.toml's hand layer `op`: the engine,
+    /// the snapshot, the scope and hold names) and the names ops of issue 32. A hand op that is
+    /// also generated would hide the generated one: main.swift refuses to run then.
+    static let hostOps: [String: HostOp] = [
+        "kill": { r, e, _ in r.kill(e); return "ok" },
+        "push-scope": { r, e, a throws(InactivityError) in
+            let id = try e.pushScope(idleTimeoutMs: Int64(a[1])!); r.scopes[a[0]] = id; return "ok id=\(id)" },
+        "pop-scope": { r, e, a throws(InactivityError) in try e.popScope(r.scopes[a[0]] ?? 0); r.scopes[a[0]] = nil; return "ok" },
+        "hold": { r, e, a throws(InactivityError) in let id = try e.acquireHold(); r.holds[a[0]] = id; return "ok id=\(id)" },
+        "release": { r, e, a throws(InactivityError) in try e.releaseHold(r.holds[a[0]] ?? 0); r.holds[a[0]] = nil; return "ok" },
+        "save": { r, e, _ throws(InactivityError) in r.snapshot = try e.snapshot(); return "ok snapshot=" + SwiftRunner.hex(r.snapshot) },
+        "restore": { r, e, _ throws(InactivityError) in try e.restore(r.snapshot); return "ok" },
+        "restore-corrupt": { r, e, _ throws(InactivityError) in try e.restore(SwiftRunner.corrupted(r.snapshot)); return "ok" },
+        // names (issue 32): the library's reading and printing, as every binding; Swift's API
+        // takes no names, so these read them through the C library (host code, not generated)
+        "preset-name": { _, _, a throws(InactivityError) in
             let preset = try SwiftRunner.name(a[0], inact_preset_from_string)
             guard let p = SessionPolicy.Preset(rawValue: preset) else { return "unknown-preset" }
             return "ok idle_timeout_ms=\(SessionPolicy(preset: p).idleTimeoutMs)"
-        case "activity-name":
+        },
+        "activity-name": { _, e, a throws(InactivityError) in
             var kind: UInt32 = 0
             let rc = a[0].withCString { inact_activity_kind_from_string($0, &kind) }
             if rc != 0 { throw InactivityError(InactivityError.Code(rawValue: rc) ?? .internal, message: String(cString: inact_last_error())) }
             try e.recordActivity(ActivityKind(rawValue: kind))
-        case "end-name": try e.end(reason: Reason(rawValue: try SwiftRunner.name(a[0], inact_reason_from_string))!)
-        case "names":
+            return "ok"
+        },
+        "end-name": { _, e, a throws(InactivityError) in
+            try e.end(reason: Reason(rawValue: try SwiftRunner.name(a[0], inact_reason_from_string))!); return "ok" },
+        "names": { _, e, _ throws(InactivityError) in
             let state = try e.state(), reason = try e.reason()
             return "ok state=\(String(cString: inact_state_string(state.rawValue))) reason=\(String(cString: inact_reason_string(reason.rawValue)))"
-        case "closed-call": e.close(); engine = nil; scopes = [:]; holds = [:]; try e.lock()
-        default: if try !generatedOp(e, op, a) { return "unknown-op" }  // GeneratedOps.swift
-        }
-        return "ok"
-    }
+        },
+        "closed-call": { r, e, _ throws(InactivityError) in r.kill(e); try e.lock(); return "ok" },
+    ]
+
+    private func kill(_ e: InactivityEngine) { e.close(); engine = nil; scopes = [:]; holds = [:] }
+
+    // The converters by kind that generated/OpTable.swift calls: each word as the Swift API takes
+    // it (the op lists are the compiler's and differential.py's, so a bad word is a bug: trap).
+    func int32(_ word: String) -> Int32 { Int32(word)! }
+    func int64(_ word: String) -> Int64 { Int64(word)! }
+    func uint64(_ word: String) -> UInt64 { UInt64(word)! }
+    /// A duration (INACT_MS): milliseconds, as InactivityCore takes them (NEVER is Int64.max).
+    func ms(_ word: String) -> Int64 { Int64(word)! }
+    func msOut(_ ms: Int64?) -> Int64 { ms ?? SessionPolicy.never }
+    func auth(_ word: String) -> AuthStrength { AuthStrength(rawValue: Int32(word)!) ?? .none }
+    func reason(_ word: String) -> Reason { Reason(rawValue: Int32(word)!)! }
+    func holderKind(_ word: String) -> HolderKind { HolderKind(rawValue: Int32(word)!)! }
+    func activityKind(_ word: String) -> ActivityKind { ActivityKind(rawValue: UInt32(word)!) }
+    func policy(_ words: [String]) throws(InactivityError) -> SessionPolicy { try SwiftRunner.policy(words) }
+    func ceilings(_ words: [String]) throws(InactivityError) -> PolicyCeilings { try SwiftRunner.ceilings(words) }
+    func printInfo(_ i: InactivityEngine.Info) -> String { SwiftRunner.info(i) }
+    func printPolicy(_ p: SessionPolicy) -> String { OpCompiler.fields(p) }
+    func printClock(_ c: ClockReading) -> String { "monotonic=\(c.monotonicMs) wall=\(c.wallMs) boot=\(c.bootID)" }
 
     /// A name read by the library (`parse` is one of inact_*_from_string); its error as thrown.
     static func name(_ text: String, _ parse: (UnsafePointer<CChar>?, UnsafeMutablePointer<Int32>?) -> Int32) throws(InactivityError) -> Int32 {

@@ -48,6 +48,9 @@ case "compile":
         write(OpCompiler(scenario).lines, to: outPath(outdir, path, "ops"))
     }
 case "run":
+    // A hand-written op left for a generated one would hide it (and names.toml's convention).
+    let stray = Set(SwiftRunner.hostOps.keys).intersection(generatedOps)
+    if !stray.isEmpty { fail("Run.swift: hand-written ops that generated/OpTable.swift has: \(stray.sorted().joined(separator: ", "))") }
     for path in args.dropFirst(2) {
         let ops = read(path).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         write(SwiftRunner().run(ops), to: outPath(outdir, path, "out"))

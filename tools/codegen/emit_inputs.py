@@ -3,7 +3,7 @@
 An input that takes the engine and integers (inact_device_locked, inact_screen_shared(engine,
 INACT_MS int64_t ms)) gets, in each binding, a method named by its names.toml row that converts
 its arguments by their annotations and calls it; each file below holds those of the inputs that
-names.toml does not leave to the binding's hand code (`hand`: js, kt, op-js, ctest). The hand
+names.toml does not leave to the binding's hand code (`hand`: js, kt, ctest). The hand
 code composes the file and never has a marked region:
 
 - bindings/js/src/generated/inputs.js: `engineInputs`, (method, C function, argument kinds)
@@ -12,7 +12,6 @@ code composes the file and never has a marked region:
 - bindings/js/generated/inputs.d.ts: their declarations, merged into index.d.ts's Engine;
 - bindings/kotlin-jni/src/main/kotlin/dev/inactivity/generated/Inputs.kt: the methods, as
   extensions of InactivityEngine calling the generated natives (emit_kotlin's NativeCalls);
-- verify/conformance/generated/runner_ops.mjs: the JavaScript runner's ops (op, Engine method, kinds);
 - Tests/CTests/generated/state_inputs.inc: make_input's line for each input, by the rule table's
   input name (inact_device_locked -> "device locked"; a name the rule table spells otherwise
   fails that test, which names it), with an argument every state takes (a duration of a second,
@@ -141,15 +140,6 @@ def emit(model: Model) -> dict[str, str]:
         kt += ["", "import kotlin.time.Duration", "import kotlin.time.toKotlinDuration"]
     kt += methods
     out["bindings/kotlin-jni/src/main/kotlin/dev/inactivity/generated/Inputs.kt"] = "\n".join(kt) + "\n"
-
-    mjs = [f"// {NOTE}", "// (scripts/test readme fails while it is stale). The JavaScript runner's ops of the inputs that",
-           "// take the engine and integers and that runner.mjs does not write itself: (op, Engine method);",
-           "// each argument goes to the method as a BigInt (an int64 or uint64) or a Number.",
-           "export const OPS = ["]
-    mjs += [f"    ['{f.names.op}', '{f.names.js}', [" + ", ".join(
-        "'big'" if p.ctype in ("int64_t", "uint64_t") else "'num'" for p in f.params[1:]) + "]],"
-        for f in inputs if f.names.op and f.names.js and not f.hand("op-js")]
-    out["verify/conformance/generated/runner_ops.mjs"] = "\n".join(mjs + ["];", ""])
 
     c = [f"/* {NOTE}", " * (scripts/test readme fails while it is stale). make_input's line for each input that takes the",
          " * engine and integers and that test_state_table.c does not drive itself, by the rule table's name. */"]

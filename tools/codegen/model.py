@@ -159,6 +159,14 @@ class Names:
     # In the WebAssembly module (bindings/js): false for a function the JS binding never calls,
     # left out so that the linker drops its code (issue 30: the module's size goal).
     wasm: bool = True
+    # How each binding takes the op's arguments where it differs from C's positional order
+    # (names.toml's header says each; the conformance runners read them from ops.json).
+    python_args: tuple[str, ...] = ()
+    js_args: tuple[str, ...] = ()
+    swift_labels: tuple[str, ...] = ()
+    swift_throws: bool = True
+    kotlin_order: tuple[int, ...] = ()
+    kotlin_property: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -380,11 +388,7 @@ HAND_LAYERS = {
     "py": "its Engine method is in bindings/python/src/inactivity/engine.py",
     "kt": "its method is in bindings/kotlin-jni/.../InactivityEngine.kt",
     "js": "its Engine method is in bindings/js/src/index.js and index.d.ts",
-    "op-swift": "its conformance op is in Sources/inactivity-conformance/Run.swift",
-    "op-kt": "its conformance op is in the Kotlin ConformanceRunner.kt",
-    "op-js": "its conformance op is in verify/conformance/runner.mjs",
-    "op-c": "its conformance op is in verify/conformance/runner.c",
-    "op-py": "its conformance op is in verify/conformance/runner.py",
+    "op": "its conformance op is written by hand in every runner (host state)",
     "fuzz": "its fuzz op is in verify/fuzz/inact_fuzz.c",
     "ctest": "its line of make_input is in Tests/CTests/test_state_table.c",
     "scen": "its scenario command is in Sources/InactivityScenarios/ScenarioParser.swift",
@@ -396,6 +400,34 @@ def _default_row(f: Function) -> str:
     camel = short.split("_")[0] + "".join(w.capitalize() for w in short.split("_")[1:])
     return (f'{f.name} = {{ core = "{camel}", python = "{short}", kotlin = "{camel}", js = "{camel}", '
             f'op = "{short.replace("_", "-")}", hand = [] }}')
+
+
+# The op keys of a names.toml row, each with the type its value must have.
+_OP_KEYS = {"python_args": str, "js_args": str, "swift_labels": str, "swift_throws": bool, "kotlin_order": int,
+            "kotlin_property": bool}
+
+
+def _op_keys(f: Function, row: dict) -> dict:
+    """A row's op keys, checked: a list names one entry per argument of the op (the function's
+    arguments after the engine, without its outs)."""
+    out = {}
+    args = [p for p in f.params[1:] if not (p.is_out or p.is_inout)]
+    for key, ty in _OP_KEYS.items():
+        if key not in row:
+            continue
+        value = row[key]
+        if ty is bool:
+            if not isinstance(value, bool):
+                raise HeaderError(f"names.toml: {f.name}: {key} must be true or false")
+            out[key] = value
+            continue
+        if not isinstance(value, list) or len(value) != len(args) or not all(isinstance(v, ty) for v in value):
+            raise HeaderError(f"names.toml: {f.name}: {key} must list one {ty.__name__} per argument "
+                              f"({', '.join(p.name for p in args)})")
+        if key == "kotlin_order" and sorted(value) != list(range(len(args))):
+            raise HeaderError(f"names.toml: {f.name}: kotlin_order must order the arguments 0..{len(args) - 1}")
+        out[key] = tuple(value)
+    return out
 
 
 def _names(functions: list[Function], statuses: tuple[Status, ...]
@@ -410,14 +442,15 @@ def _names(functions: list[Function], statuses: tuple[Status, ...]
             raise HeaderError(f"tools/codegen/names.toml has no row for {f.name}: add one under [functions], e.g.\n"
                               f"  {_default_row(f)}\n(\"\" for a name a binding does not have; hand: the layers "
                               f"written by hand, of {', '.join(HAND_LAYERS)})")
-        unknown = set(row) - {"core", "python", "kotlin", "js", "op", "hand", "wasm"}
+        unknown = set(row) - {"core", "python", "kotlin", "js", "op", "hand", "wasm", *_OP_KEYS}
         bad = set(row.get("hand", [])) - set(HAND_LAYERS)
         if unknown or bad:
             raise HeaderError(f"names.toml: {f.name}: unknown {'keys ' + ', '.join(sorted(unknown)) if unknown else ''}"
                               f"{' hand layers ' + ', '.join(sorted(bad)) if bad else ''}")
         out.append(dataclasses.replace(f, names=Names(row.get("core", ""), row.get("python", ""), row.get("kotlin", ""),
                                                       row.get("js", ""), row.get("op", ""),
-                                                      frozenset(row.get("hand", [])), row.get("wasm", True))))
+                                                      frozenset(row.get("hand", [])), row.get("wasm", True),
+                                                      **_op_keys(f, row))))
         if not isinstance(row.get("wasm", True), bool):
             raise HeaderError(f"names.toml: {f.name}: wasm must be true or false")
         if not row.get("wasm", True) and (row.get("js", "") or row.get("op", "")):

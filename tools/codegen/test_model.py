@@ -89,9 +89,8 @@ class ModelTest(unittest.TestCase):
             model = load(header)
         finally:
             model_module.NAMES = saved
-        from . import emit_conformance, emit_inputs, emit_python, emit_verify
-        files = {**emit_python.emit(model), **emit_inputs.emit(model), **emit_conformance.emit(model),
-                 **emit_verify.emit(model)}
+        from . import emit_inputs, emit_ops, emit_python, emit_verify
+        files = {**emit_python.emit(model), **emit_inputs.emit(model), **emit_ops.emit(model), **emit_verify.emit(model)}
         expected = {
             "bindings/python/src/inactivity/_generated/inputs.py":
                 'def screen_shared(self, duration: Duration) -> None:',
@@ -100,15 +99,20 @@ class ModelTest(unittest.TestCase):
                 "{ NativeCalls.screenShared(it, duration.toWireMs()) }",
             "bindings/js/src/generated/inputs.js": "['screenShared', 'inact_screen_shared', [['duration', 'ms', null, 'i64']]]",
             "bindings/js/generated/inputs.d.ts": "screenShared(ms: Ms): void;",
-            "verify/conformance/runner_ops.h": 'X("screen-shared", inact_screen_shared(engine, (int64_t)int_arg(a, 0)))',
-            "verify/conformance/runner_ops.py": '("screen-shared", "screen_shared", ("duration",)),',
-            "Sources/inactivity-conformance/GeneratedOps.swift": 'case "screen-shared": try e.screenShared(ms: Int64(a[0])!)',
-            "bindings/kotlin-jni/src/test/kotlin/dev/inactivity/GeneratedOps.kt":
-                '"screen-shared" -> e.screenShared(a[0].toLong().milliseconds)',
-            "verify/conformance/generated/runner_ops.mjs": "['screen-shared', 'screenShared', ['big']],",
+            "verify/conformance/generated/ops.h": "int32_t rc = inact_screen_shared(engine, (int64_t)arg_i64(w, 0));",
+            "Sources/inactivity-conformance/generated/OpTable.swift":
+                'case "screen-shared": try e.screenShared(ms: conv.ms(a[0])); return "ok"',
+            "bindings/kotlin-jni/src/test/kotlin/dev/inactivity/generated/OpTable.kt":
+                '"screen-shared" -> e.screenShared(conv.ms(a[0].toLong()))',
         }
         for path, line in expected.items():
             self.assertIn(line, files[path], path)
+        # The Python and JavaScript runners read the op from the vocabulary.
+        import json
+        vocabulary = {e["op"]: e for e in json.loads(files["verify/conformance/generated/ops.json"])["ops"]}
+        self.assertEqual(vocabulary["screen-shared"]["args"][0]["kind"], "duration")
+        self.assertEqual(vocabulary["screen-shared"]["python"]["member"], "screen_shared")
+        self.assertEqual(vocabulary["screen-shared"]["js"]["member"], "screenShared")
         self.assertIn('self._call(_lib.LIB.inact_screen_shared, duration_to_ms(duration, "duration"))',
                       files["bindings/python/src/inactivity/_generated/inputs.py"])
         more = {
@@ -134,8 +138,8 @@ class ModelTest(unittest.TestCase):
         # inact_end's REASON is written by name in the scenario files: taken out of the hand
         # layer, the generator would make it `end 20`, and refuses instead, naming the way out.
         from . import emit_verify
-        model = self.names_mutated('"op-js", "fuzz", "ctest", "scen"] }\ninact_refresh_result =',
-                                   '"op-js", "fuzz", "ctest"] }\ninact_refresh_result =')
+        model = self.names_mutated('"js", "fuzz", "ctest", "scen"] }\ninact_refresh_result =',
+                                   '"js", "fuzz", "ctest"] }\ninact_refresh_result =')
         with self.assertRaises(HeaderError) as caught:
             emit_verify.emit(model)
         self.assertIn("inact_end: its argument reason is an enum", str(caught.exception))
@@ -143,11 +147,27 @@ class ModelTest(unittest.TestCase):
 
     def test_the_c_table_test_line_of_an_enum_argument_is_refused(self) -> None:
         from . import emit_inputs
-        model = self.names_mutated('"op-js", "fuzz", "ctest", "scen"] }\ninact_refresh_result =',
-                                   '"op-js", "fuzz", "scen"] }\ninact_refresh_result =')
+        model = self.names_mutated('"js", "fuzz", "ctest", "scen"] }\ninact_refresh_result =',
+                                   '"js", "fuzz", "scen"] }\ninact_refresh_result =')
         with self.assertRaises(HeaderError) as caught:
             emit_inputs.emit(model)
         self.assertIn("inact_end: the C table test cannot choose its reason (enum)", str(caught.exception))
+
+    def test_an_op_key_that_does_not_fit_is_refused(self) -> None:
+        # names.toml's op keys name one entry per argument: a list of another length fails,
+        # naming the function and the arguments, rather than calling a binding wrongly.
+        folder = Path(tempfile.mkdtemp())
+        names = folder / "names.toml"
+        names.write_text(NAMES.read_text().replace('kotlin_order = [0, 2, 1]', 'kotlin_order = [0, 1]', 1))
+        saved = model_module.NAMES
+        model_module.NAMES = names
+        try:
+            with self.assertRaises(HeaderError) as caught:
+                load()
+        finally:
+            model_module.NAMES = saved
+        self.assertIn("inact_holder_report: kotlin_order must list one int per argument (kind, reason, ms)",
+                      str(caught.exception))
 
     def names_mutated(self, old: str, new: str):
         folder = Path(tempfile.mkdtemp())

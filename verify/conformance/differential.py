@@ -17,12 +17,14 @@ line for line (every result, every error status and message, every event). Stand
 
 from __future__ import annotations
 
+import json
 import random
 import sys
 from pathlib import Path
 from typing import Dict, List, Tuple
 
-from runner_ops import OPS  # verify/conformance/runner_ops.py, generated from the header
+# The op vocabulary (generated/ops.json, written by tools/generate from the header).
+VOCABULARY = json.loads((Path(__file__).resolve().parent / "generated" / "ops.json").read_text())
 
 NEVER = 2**63 - 1
 # Far beyond any deadline (about 317,000 years) and still a duration in every binding's type (a
@@ -251,8 +253,11 @@ STEPS: Dict[str, int] = {
 
 
 # An input of the header that has no weight above is drawn as often as the rarest; its arguments
-# by their kinds (Sequence.step) unless an op_ method above draws them.
-KINDS: Dict[str, Tuple[str, ...]] = {_op: _kinds for _op, _, _kinds in OPS}
+# by their kinds (Sequence.step) unless an op_ method above draws them (an enum, a text or a
+# struct needs one: such an op without a weight is not drawn).
+KINDS: Dict[str, Tuple[str, ...]] = {
+    _entry["op"]: tuple(a["kind"] for a in _entry["args"]) for _entry in VOCABULARY["ops"]
+    if _entry["input"] and all(a["kind"] in ("duration", "int", "id") for a in _entry["args"])}
 for _op in KINDS:
     STEPS.setdefault(_op, 1)
 

@@ -4,7 +4,10 @@
  *
  *   runner OUTDIR FILE.ops...     writes OUTDIR/FILE.out for each
  *
- * An input is one line of the ops table at the bottom. Exit 2 on bad usage or I/O.
+ * An op is interpreted from the op vocabulary: generated/ops.h (tools/generate, from the header
+ * and names.toml) converts each word by its argument's kind (arg_* below), calls the function
+ * and prints the result by its kind (print_* below). Only the ops with host state are written
+ * here (host_ops[]). Exit 2 on bad usage or I/O.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -12,7 +15,6 @@
 #include <string.h>
 
 #include "inactivity.h"
-#include "runner_ops.h"
 
 #define MAX_WORDS 32
 #define MAX_NAMES 64
@@ -117,12 +119,6 @@ static int32_t parse_ceilings(char **a, int n, inact_ceilings *c) {
     return INACT_OK;
 }
 
-static int32_t op_set_ceilings(char **a, int n) {
-    inact_ceilings ceilings;
-    int32_t rc = parse_ceilings(a, n, &ceilings);
-    return rc != INACT_OK ? rc : inact_set_ceilings(engine, &ceilings);
-}
-
 static int32_t op_launch(char **a, int n) {
     inact_config config;
     inact_policy policy;
@@ -144,22 +140,6 @@ static int32_t op_kill(char **a, int n) {
     memset(holds, 0, sizeof holds);
     return rc;
 }
-
-/* An op whose call writes one integer result: `ok LABEL=VALUE`. */
-#define RESULT_OP(fn, type, label, fmt, call)                                          \
-    static int32_t fn(char **a, int n) {                                              \
-        (void)a; (void)n;                                                             \
-        type value = 0;                                                               \
-        int32_t rc = call;                                                            \
-        snprintf(result, sizeof result, "ok " label "=%" fmt, value);                 \
-        return rc;                                                                    \
-    }
-RESULT_OP(op_unlock_failed, uint32_t, "failures", PRIu32,
-          inact_unlock_failed_with(engine, (int32_t)int_arg(a, 0), &value))
-RESULT_OP(op_refresh, int32_t, "outcome", PRId32,
-          inact_refresh_result_gen(engine, (int32_t)int_arg(a, 0), n > 2 ? a[2] : NULL,
-                                   strtoull(a[1], NULL, 10), &value))
-RESULT_OP(op_next_deadline, int64_t, "delay", PRId64, inact_next_deadline(engine, &value))
 
 static int32_t op_push_scope(char **a, int n) {
     (void)n;
@@ -193,12 +173,6 @@ static int32_t op_release(char **a, int n) {
     return rc;
 }
 
-static int32_t op_set_policy(char **a, int n) {
-    inact_policy policy;
-    int32_t rc = parse_policy(a, n, &policy);
-    return rc != INACT_OK ? rc : inact_set_policy(engine, &policy);
-}
-
 static int32_t op_save(char **a, int n) {
     (void)a; (void)n;
     size_t written = 0;
@@ -219,12 +193,23 @@ static int32_t restore(int corrupt) {
 static int32_t op_restore(char **a, int n) { (void)a; (void)n; return restore(0); }
 static int32_t op_restore_corrupt(char **a, int n) { (void)a; (void)n; return restore(1); }
 
-static int32_t op_info(char **a, int n) {
-    (void)a; (void)n;
-    inact_info i;
-    memset(&i, 0, sizeof i);
-    i.size = sizeof i;
-    int32_t rc = inact_get_info(engine, &i);
+/* The converters and printers by kind that generated/ops.h calls. */
+static int64_t arg_i64(char **w, int i) { return strtoll(w[i], NULL, 10); }
+static uint64_t arg_u64(char **w, int i) { return strtoull(w[i], NULL, 10); }
+/* A NULLABLE text argument: the op line's last word, NULL when left out. */
+static const char *arg_text(char **w, int n, int i) { return i < n ? w[i] : NULL; }
+static void result_ok(void) { strcpy(result, "ok"); }
+static void print_i64(const char *label, int64_t value) {
+    size_t at = strlen(result);
+    snprintf(result + at, sizeof result - at, " %s=%" PRId64, label, value);
+}
+static void print_u64(const char *label, uint64_t value) {
+    size_t at = strlen(result);
+    snprintf(result + at, sizeof result - at, " %s=%" PRIu64, label, value);
+}
+
+static void print_info(const inact_info *info) {
+    const inact_info i = *info;
     snprintf(result, sizeof result,
              "ok state=%d reason=%d background=%d windows=%d scopes=%d holds=%d failures=%" PRIu32
              " now=%" PRId64 " remaining=%" PRId64 " next=%" PRId64 " idle=%" PRId64 " started=%" PRId64
@@ -236,15 +221,10 @@ static int32_t op_info(char **a, int n) {
              i.started_at_ms, i.last_activity_ms, i.background_since_ms, i.locked_at_ms,
              i.required_auth, i.needs_server_contact, i.last_credential_ms, i.strong_auth_deadline_ms,
              i.last_server_contact_ms, i.token_generation, i.interruption_until_ms);
-    return rc;
 }
 
-static int32_t op_policy(char **a, int n) {
-    (void)a; (void)n;
-    inact_policy p;
-    memset(&p, 0, sizeof p);
-    p.size = sizeof p;
-    int32_t rc = inact_get_policy(engine, &p);
+static void print_policy(const inact_policy *policy) {
+    const inact_policy p = *policy;
     snprintf(result, sizeof result,
              "ok idle_action=%d idle_timeout_ms=%" PRId64 " warning_ms=%" PRId64 " background_timeout_ms=%" PRId64
              " absolute_timeout_ms=%" PRId64 " locked_timeout_ms=%" PRId64 " max_unlock_failures=%" PRIu32
@@ -257,17 +237,9 @@ static int32_t op_policy(char **a, int n) {
              p.activity_dismisses_warning, p.pause_idle_in_background, p.lock_on_device_lock,
              p.lock_on_restart, p.strong_auth_timeout_ms, p.expected_interruption_max_ms,
              p.offline_timeout_ms, p.offline_expiry_ms, p.keepalive_interval_ms);
-    return rc;
 }
 
-static int32_t op_clock(char **a, int n) {
-    (void)a; (void)n;
-    int64_t monotonic = 0, wall = 0;
-    uint64_t boot = 0;
-    int32_t rc = inact_clock_now(engine, &monotonic, &wall, &boot);
-    snprintf(result, sizeof result, "ok monotonic=%" PRId64 " wall=%" PRId64 " boot=%" PRIu64, monotonic, wall, boot);
-    return rc;
-}
+#include "generated/ops.h"
 
 /* Names (issue 32): read by the library (inact_*_from_string), then the call; the same bad
  * name gives the same message through every binding. */
@@ -307,46 +279,28 @@ static int32_t op_closed_call(char **a, int n) {
     return inact_lock(closed);
 }
 
-/* The inputs that are one C call each: one line per input (name, call; `a` holds the words
- * after the name). The ops with results or host state are the functions above. The inputs
- * that take the engine alone are GENERATED_OPS (runner_ops.h, from the header), tried after
- * these. */
-#define SIMPLE_OPS(X)                                                   \
-    X("unlock", inact_unlock_with(engine, (int32_t)int_arg(a, 0)))      \
-    X("token-rotated", inact_token_rotated(engine, strtoull(a[0], NULL, 10))) \
-    X("expect-interruption", inact_expect_interruption(engine, int_arg(a, 0))) \
-    X("advance", inact_clock_advance(engine, int_arg(a, 0)))            \
-    X("freeze", inact_clock_freeze(engine, int_arg(a, 0)))              \
-    X("wall-jump", inact_clock_jump_wall(engine, int_arg(a, 0)))        \
-    X("activity", inact_activity(engine, (uint32_t)strtoul(a[0], NULL, 10))) \
-    X("end", inact_end(engine, (int32_t)int_arg(a, 0)))                 \
-    X("holder-report", inact_holder_report(engine, (int32_t)int_arg(a, 0), (int32_t)int_arg(a, 1), int_arg(a, 2))) \
-    X("poll", inact_poll(engine))
-
-static int32_t simple_op(const char *name, char **a) {
-#define RUN_IF(op, call) if (strcmp(name, op) == 0) return call;
-    SIMPLE_OPS(RUN_IF)
-    GENERATED_OPS(RUN_IF)
-#undef RUN_IF
-    return INT32_MIN; /* not a simple op */
-}
-
+/* The ops with host state (the engine, the snapshot, the scope and hold names) and the names ops
+ * (issue 32: no header function of their own); every other op is generated_ops[]. */
 static const struct {
     const char *name;
     int32_t (*run)(char **args, int count);
-} ops[] = {
+} host_ops[] = {
     {"launch", op_launch},       {"kill", op_kill},
-    {"unlock-failed", op_unlock_failed},
-    {"refresh", op_refresh},
     {"push-scope", op_push_scope}, {"pop-scope", op_pop_scope},
     {"hold", op_hold},           {"release", op_release},
-    {"set-policy", op_set_policy}, {"set-ceilings", op_set_ceilings}, {"save", op_save},
-    {"restore", op_restore},     {"restore-corrupt", op_restore_corrupt},
-    {"info", op_info},           {"policy", op_policy},
-    {"next-deadline", op_next_deadline}, {"clock", op_clock},
+    {"save", op_save},           {"restore", op_restore},     {"restore-corrupt", op_restore_corrupt},
     {"preset-name", op_preset_name}, {"activity-name", op_activity_name}, {"end-name", op_end_name},
     {"names", op_names},         {"closed-call", op_closed_call},
 };
+
+/* The op named `name`: a host op, else a generated one; NULL if none. */
+static int32_t (*find_op(const char *name))(char **, int) {
+    for (size_t i = 0; i < sizeof host_ops / sizeof host_ops[0]; i++)
+        if (strcmp(host_ops[i].name, name) == 0) return host_ops[i].run;
+    for (size_t i = 0; i < sizeof generated_ops / sizeof generated_ops[0]; i++)
+        if (strcmp(generated_ops[i].name, name) == 0) return generated_ops[i].run;
+    return NULL;
+}
 
 static void run_line(char *line) {
     char *words[MAX_WORDS];
@@ -354,15 +308,13 @@ static void run_line(char *line) {
     for (char *w = strtok(line, " "); w != NULL && n < MAX_WORDS; w = strtok(NULL, " ")) words[n++] = w;
     if (n == 0) return;
     strcpy(result, "ok");
-    size_t i = 0;
-    while (i < sizeof ops / sizeof ops[0] && strcmp(ops[i].name, words[0]) != 0) i++;
+    int32_t (*run)(char **, int) = find_op(words[0]);
     int32_t rc = INACT_OK;
     if (engine == 0 && strcmp(words[0], "launch") != 0) {
         strcpy(result, "no-engine");
-    } else if (i < sizeof ops / sizeof ops[0]) {
-        rc = ops[i].run(words + 1, n - 1);
-    } else if ((rc = simple_op(words[0], words + 1)) == INT32_MIN) {
-        rc = INACT_OK;
+    } else if (run != NULL) {
+        rc = run(words + 1, n - 1);
+    } else {
         strcpy(result, "unknown-op");
     }
     if (rc != INACT_OK) snprintf(result, sizeof result, "error %d %s", rc, inact_last_error());
@@ -374,6 +326,14 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: runner OUTDIR FILE.ops...\n");
         return 2;
     }
+    /* A hand-written op must not also be generated: the hand case would hide the generated one. */
+    for (size_t i = 0; i < sizeof host_ops / sizeof host_ops[0]; i++)
+        for (size_t j = 0; j < sizeof generated_ops / sizeof generated_ops[0]; j++)
+            if (strcmp(host_ops[i].name, generated_ops[j].name) == 0) {
+                fprintf(stderr, "runner: hand-written op %s is generated (generated/ops.h): remove the hand case\n",
+                        host_ops[i].name);
+                return 2;
+            }
     for (int f = 2; f < argc; f++) {
         FILE *in = fopen(argv[f], "r");
         const char *base = strrchr(argv[f], '/');

@@ -1,15 +1,21 @@
 // The JavaScript runner of the conformance suite (verify/conformance/README.md): executes op lists
 // through the `inactivity` package (bindings/js, the engine as WebAssembly, under Node) and
 // prints the canonical output. Public API only; every value crosses as the binding passes it
-// (ms inputs as BigInt, so that values past 2^53 reach the engine, which judges them).
+// (ms inputs as BigInt, so that values past 2^53 reach the engine, which judges them). An op is
+// interpreted from the op vocabulary (generated/ops.json, written by tools/generate from the
+// header and names.toml): each word converted by its argument's kind, the Engine member called
+// as names.toml says JavaScript takes it, the result printed by its kind. Only the ops with host
+// state are written here.
 //
 //     node verify/conformance/runner.mjs OUTDIR FILE.ops...     writes OUTDIR/FILE.out for each
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { load, InactivityError, State, Reason, Auth, IdleAction, RefreshOutcome } from '../../bindings/js/src/index.js';
-import { OPS } from './generated/runner_ops.mjs'; // the engine-only inputs' ops, from the header
+import * as binding from '../../bindings/js/src/index.js';
 
-const NEVER_MS = '9223372036854775807';
+const { load, InactivityError, State, Reason, Auth, IdleAction } = binding;
+const VOCABULARY = JSON.parse(readFileSync(new URL('./generated/ops.json', import.meta.url), 'utf8'));
+const OPS = new Map(VOCABULARY.ops.map((entry) => [entry.op, entry]));
+const NEVER_MS = VOCABULARY.never; // a string: a JSON number would be a double
 const ia = await load();
 
 const ms = (v) => (v === Infinity ? NEVER_MS : String(v));
@@ -56,6 +62,48 @@ function info(i) {
         + `contact=${ms(i.lastServerContactMs)} generation=${i.tokenGeneration} `
         + `interruption=${ms(i.interruptionUntilMs)}`;
 }
+// The binding's types for the header's structs and multi-out readings, by the C name.
+const STRUCTS = { inact_policy: (w) => fromFields(ia.Policy.defaults(), w), inact_ceilings: (w) => fromFields(ia.Ceilings.none(), w) };
+const PRINTERS = { inact_info: info, inact_policy: policyFields };
+const READINGS = { inact_clock_now: (c) => [ms(c.monotonicMs), c.wallMs, c.bootId] };
+
+// One argument from the op's words, by its kind, as the JavaScript binding takes it: 64-bit
+// values (durations, ids, int64s) as BigInt, the rest as Number.
+function argument(arg, words) {
+    const word = words[arg.word];
+    switch (arg.kind) {
+    case 'struct': return STRUCTS[arg.struct](words.slice(arg.word));
+    case 'text': return word ?? null;
+    case 'duration': case 'id': return BigInt(word);
+    default: return arg.ctype === 'int64_t' || arg.ctype === 'uint64_t' ? BigInt(word) : Number(word);
+    }
+}
+
+// A generated op: the Engine member called with the converted words (positional, or in the
+// trailing options object as names.toml's js_args says), the result printed by its kind.
+function interpret(engine, entry, words) {
+    const positional = [];
+    let options = null;
+    entry.args.forEach((arg, i) => {
+        const field = entry.js.args[i];
+        if (field) (options ??= {})[field] = argument(arg, words);
+        else positional.push(argument(arg, words));
+    });
+    if (options !== null) positional.push(options);
+    const value = engine[entry.js.member](...positional);
+    const { result } = entry;
+    if (result === null) return 'ok';
+    if (result.kind === 'struct') return `ok ${PRINTERS[result.struct](value)}`;
+    if (result.kind === 'outs') {
+        const values = READINGS[entry.function](value);
+        return `ok ${result.values.map((v, i) => `${v.label}=${values[i]}`).join(' ')}`;
+    }
+    const text = result.kind === 'duration' ? ms(value) : result.kind === 'enum' ? num(binding[result.classes.js], value) : String(value);
+    return `ok ${result.label}=${text}`;
+}
+
+// The ops written here that are not a function's (names.toml has no row for them).
+const OWN_OPS = ['restore-corrupt', 'closed-call', 'preset-name', 'activity-name', 'end-name', 'names'];
 const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 
 function run(lines) {
@@ -73,33 +121,10 @@ function run(lines) {
         'end-name': (a) => engine.end(a[0]),
         names: () => `ok state=${engine.state} reason=${engine.reason}`,
         'closed-call': () => { const closed = engine; ops.kill(); closed.lock(); },
-        advance: (a) => engine.advance(BigInt(a[0])),
-        freeze: (a) => engine.freeze(BigInt(a[0])),
-        'wall-jump': (a) => engine.jumpWall(BigInt(a[0])),
-        start: () => engine.start(),
-        activity: (a) => engine.activity(Number(a[0])),
-        continue: () => engine.continue(),
-        lock: () => engine.lock(),
-        unlock: (a) => engine.unlock(Number(a[0])),
-        'unlock-failed': (a) => `ok failures=${engine.unlockFailed(Number(a[0]))}`,
-        'biometrics-changed': () => engine.biometricsChanged(),
-        'token-rotated': (a) => engine.tokenRotated(BigInt(a[0])),
-        'server-contact': () => engine.serverContact(),
-        'expect-interruption': (a) => engine.expectInterruption(BigInt(a[0])),
-        'device-locked': () => engine.deviceLocked(),
-        'set-ceilings': (a) => engine.setCeilings(fromFields(ia.Ceilings.none(), a)),
-        end: (a) => engine.end(Number(a[0])),
-        'holder-report': (a) => engine.holderReport(Number(a[0]), { reason: Number(a[1]), ms: BigInt(a[2]) }),
-        refresh: (a) => `ok outcome=${num(RefreshOutcome, engine.refreshResult(Number(a[0]), a.length > 2 ? a[2] : null, BigInt(a[1])))}`,
-        background: () => engine.background(),
-        foreground: () => engine.foreground(),
-        'window-shown': () => engine.windowShown(),
-        'window-hidden': () => engine.windowHidden(),
         'push-scope': (a) => { const id = engine.pushScope(BigInt(a[1])); scopes.set(a[0], id); return `ok id=${id}`; },
         'pop-scope': (a) => { engine.popScope(scopes.get(a[0]) ?? 0n); scopes.delete(a[0]); },
         hold: (a) => { const id = engine.acquireHold(); holds.set(a[0], id); return `ok id=${id}`; },
         release: (a) => { engine.releaseHold(holds.get(a[0]) ?? 0n); holds.delete(a[0]); },
-        'set-policy': (a) => engine.setPolicy(fromFields(ia.Policy.defaults(), a)),
         save: () => { snapshot = engine.snapshot(); return `ok snapshot=${hex(snapshot)}`; },
         restore: () => engine.restore(snapshot),
         'restore-corrupt': () => {
@@ -107,14 +132,13 @@ function run(lines) {
             if (data.length) data[data.length >> 1] ^= 0x5a;
             engine.restore(data);
         },
-        info: () => `ok ${info(engine.info())}`,
-        policy: () => `ok ${policyFields(engine.policy())}`,
-        'next-deadline': () => `ok delay=${ms(engine.nextDeadlineMs())}`,
-        clock: () => { const c = engine.clockNow(); return `ok monotonic=${ms(c.monotonicMs)} wall=${c.wallMs} boot=${c.bootId}`; },
-        poll: () => engine.poll(),
     };
-    for (const [op, method, kinds] of OPS) {
-        ops[op] ??= (a) => engine[method](...kinds.map((k, i) => (k === 'big' ? BigInt(a[i]) : Number(a[i]))));
+    // A hand-written op must be a host op of the vocabulary or one of OWN_OPS: a hand case left
+    // for a generated op would hide the generated one (and its names.toml convention).
+    const stray = Object.keys(ops).filter((op) => !VOCABULARY.host_ops.includes(op) && !OWN_OPS.includes(op));
+    if (stray.length) {
+        console.error(`runner.mjs: hand-written ops that the vocabulary generates: ${stray.join(', ')} (generated/ops.json)`);
+        process.exit(2);
     }
     function launch(a) {
         engine = new ia.Engine({
@@ -132,8 +156,9 @@ function run(lines) {
         try {
             if (op === 'launch') { launch(a); result = 'ok'; }
             else if (engine === null) result = 'no-engine';
-            else if (!Object.hasOwn(ops, op)) result = 'unknown-op';
-            else { const r = ops[op](a); result = typeof r === 'string' ? r : 'ok'; }
+            else if (Object.hasOwn(ops, op)) { const r = ops[op](a); result = typeof r === 'string' ? r : 'ok'; }
+            else if (OPS.has(op)) result = interpret(engine, OPS.get(op), a);
+            else result = 'unknown-op';
         } catch (error) {
             if (!(error instanceof InactivityError)) throw error;
             result = `error ${error.code} ${error.engineMessage}`; // the engine's text: the same in every binding

@@ -4,20 +4,25 @@ the ``inactivity`` package (bindings/python) and prints the canonical output.
     python3 verify/conformance/runner.py OUTDIR FILE.ops...     writes OUTDIR/FILE.out for each
 
 The package must be importable (installed, or PYTHONPATH=bindings/python/src) and find the
-library (INACTIVITY_LIBRARY). An input is one line of the OPS table below.
+library (INACTIVITY_LIBRARY). An op is interpreted from the op vocabulary (generated/ops.json,
+written by tools/generate from the header and names.toml): each word converted by its argument's
+kind, the Engine member called as names.toml says Python takes it, the result printed by its
+kind. Only the ops with host state are written here (Runner.HOST).
 """
 
 from __future__ import annotations
 
+import json
 import sys
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 import inactivity as ia
-from runner_ops import OPS  # verify/conformance/runner_ops.py, generated from the header
 
-NEVER_MS = 2**63 - 1
+VOCABULARY = json.loads((Path(__file__).resolve().parent / "generated" / "ops.json").read_text())
+OPS: Dict[str, Any] = {entry["op"]: entry for entry in VOCABULARY["ops"]}
+NEVER_MS = int(VOCABULARY["never"])
 
 
 def ms_in(value: int) -> timedelta:
@@ -85,6 +90,7 @@ class Runner:
         self.snapshot = b""
         self.scopes: Dict[str, int] = {}
         self.holds: Dict[str, int] = {}
+        self.checked = False
 
     def launch(self, a: List[str]) -> str:
         wall = datetime(1970, 1, 1, tzinfo=timezone.utc) + timedelta(milliseconds=int(a[1]))
@@ -140,7 +146,7 @@ class Runner:
         e = self.engine
         if e is None:
             return "no-engine"
-        ops: Dict[str, Callable[[], object]] = {
+        host: Dict[str, Callable[[], object]] = {
             "kill": self.kill,
             # names (issue 32): read and printed by the binding as its users write them
             "preset-name": lambda: f"ok idle_timeout_ms={ms_out(ia.Policy.preset(a[0]).idle_timeout)}",
@@ -148,40 +154,22 @@ class Runner:
             "end-name": lambda: e.end(a[0]),
             "names": lambda: f"ok state={e.state()} reason={e.reason()}",
             "closed-call": lambda: self.closed_call(),
-            "advance": lambda: e.advance(ms_in(int(a[0]))),
-            "freeze": lambda: e.freeze(ms_in(int(a[0]))),
-            "wall-jump": lambda: e.jump_wall(ms_in(int(a[0]))),
-            "activity": lambda: e.activity(ia.ActivityKind(int(a[0]))),
-            "unlock": lambda: e.unlock(int(a[0])),
-            "unlock-failed": lambda: f"ok failures={e.unlock_failed(int(a[0]))}",
-            "token-rotated": lambda: e.token_rotated(int(a[0])),
-            "expect-interruption": lambda: e.expect_interruption(ms_in(int(a[0]))),
-            "set-ceilings": lambda: e.set_ceilings(ceilings(a)),
-            "end": lambda: e.end(ia.Reason(int(a[0]))),
-            "holder-report": lambda: e.holder_report(int(a[0]), reason=int(a[1]), duration=ms_in(int(a[2]))),
-            "refresh": lambda: f"ok outcome={int(e.refresh_result(int(a[0]), a[2] if len(a) > 2 else None, int(a[1])))}",
             "push-scope": lambda: self.push_scope(e, a[0], a[1]),
             "pop-scope": lambda: self.pop_scope(e, a[0]),
             "hold": lambda: self.hold(e, a[0]),
             "release": lambda: self.release(e, a[0]),
-            "set-policy": lambda: e.set_policy(policy(a)),
             "save": lambda: self.save(e),
             "restore": lambda: e.restore(self.snapshot),
             "restore-corrupt": lambda: e.restore(self.corrupted()),
-            "info": lambda: "ok " + info(e.info()),
-            "policy": lambda: "ok " + policy_fields(e.policy()),
-            "next-deadline": lambda: f"ok delay={ms_out(e.next_deadline())}",
-            "clock": lambda: clock(e.clock_now()),
-            "poll": e.poll,
         }
-        for name, method, kinds in OPS:  # the inputs of the engine and integers, from the header
-            ops.setdefault(name, lambda m=method, ks=kinds: getattr(e, m)(
-                *[timedelta(milliseconds=int(v)) if k == "duration" else int(v) for k, v in zip(ks, a)]))
-        run = ops.get(op)
-        if run is None:
-            return "unknown-op"
-        result = run()
-        return result if isinstance(result, str) else "ok"
+        if not self.checked:
+            check_hand_ops(host)
+            self.checked = True
+        if op in host:
+            result = host[op]()
+            return result if isinstance(result, str) else "ok"
+        entry = OPS.get(op)
+        return "unknown-op" if entry is None else interpret(e, entry, a)
 
     def run(self, lines: List[str]) -> List[str]:
         for line in lines:
@@ -206,6 +194,51 @@ class Runner:
         return self.out
 
 
+# The ops written here that are not a function's (names.toml has no row for them).
+OWN_OPS = {"restore-corrupt", "closed-call", "preset-name", "activity-name", "end-name", "names"}
+
+
+def check_hand_ops(host: Dict[str, object]) -> None:
+    """A hand-written op must be a host op of the vocabulary or one of OWN_OPS: a hand case left
+    for a generated op would hide the generated one (and its names.toml convention)."""
+    stray = sorted(set(host) - set(VOCABULARY["host_ops"]) - OWN_OPS)
+    if stray:
+        sys.exit(f"runner.py: hand-written ops that the vocabulary generates: {', '.join(stray)} "
+                 "(generated/ops.json; remove the hand case, or list `op` in the row's hand)")
+
+
+def argument(arg: Dict[str, Any], words: List[str]) -> object:
+    """One argument from the op's words, by its kind, as the Python binding takes it."""
+    kind, at = arg["kind"], arg["word"]
+    if kind == "struct":
+        return STRUCTS[arg["struct"]](words[at:])
+    if kind == "text":
+        return words[at] if at < len(words) else None
+    value = int(words[at])
+    return ms_in(value) if kind == "duration" else value  # enum, bits, id, int: the header's integer
+
+
+def interpret(e: ia.Engine, entry: Dict[str, Any], words: List[str]) -> str:
+    """A generated op: the Engine member called with the converted words (positional, or by the
+    keyword names.toml's python_args gives), the result printed by its kind."""
+    positional, keywords = [], {}
+    for arg, keyword in zip(entry["args"], entry["python"]["args"]):
+        value = argument(arg, words)
+        if keyword:
+            keywords[keyword] = value
+        else:
+            positional.append(value)
+    value = getattr(e, entry["python"]["member"])(*positional, **keywords)
+    result = entry["result"]
+    if result is None:
+        return "ok"
+    if result["kind"] == "struct":
+        return "ok " + PRINTERS[result["struct"]](value)
+    if result["kind"] == "outs":
+        return "ok " + " ".join(f"{v['label']}={x}" for v, x in zip(result["values"], READINGS[entry["function"]](value)))
+    return f"ok {result['label']}={ms_out(value) if result['kind'] == 'duration' else int(value)}"
+
+
 def policy_fields(p: ia.Policy) -> str:
     return (
         f"idle_action={int(p.idle_action)} idle_timeout_ms={ms_out(p.idle_timeout)} warning_ms={ms_out(p.warning)} "
@@ -222,9 +255,9 @@ def policy_fields(p: ia.Policy) -> str:
     )
 
 
-def clock(c: ia.ClockReading) -> str:
-    wall = ms_out(c.wall - datetime(1970, 1, 1, tzinfo=timezone.utc))
-    return f"ok monotonic={ms_out(c.monotonic)} wall={wall} boot={c.boot_id}"
+def clock(c: ia.ClockReading) -> List[int]:
+    """inact_clock_now's outs, in the header's order, from the binding's ClockReading."""
+    return [ms_out(c.monotonic), ms_out(c.wall - datetime(1970, 1, 1, tzinfo=timezone.utc)), c.boot_id]
 
 
 def info(i: ia.Info) -> str:
@@ -239,6 +272,12 @@ def info(i: ia.Info) -> str:
         f"contact={ms_out(i.last_server_contact)} generation={i.token_generation} "
         f"interruption={ms_out(i.interruption_until)}"
     )
+
+
+# The binding's types for the header's structs and multi-out readings, by the C name.
+STRUCTS: Dict[str, Callable[[List[str]], object]] = {"inact_policy": policy, "inact_ceilings": ceilings}
+PRINTERS: Dict[str, Callable[[Any], str]] = {"inact_info": info, "inact_policy": policy_fields}
+READINGS: Dict[str, Callable[[Any], List[int]]] = {"inact_clock_now": clock}
 
 
 def main(argv: List[str]) -> int:

@@ -11,7 +11,10 @@ import kotlin.time.Duration.Companion.milliseconds
  *
  *     java ... dev.inactivity.ConformanceRunner OUTDIR FILE.ops...   writes OUTDIR/FILE.out
  *
- * Not a test class: scripts/lib/test-conformance runs it. An input is one line of [execute].
+ * Not a test class: scripts/lib/test-conformance runs it. An op is interpreted from the op
+ * vocabulary: generated/OpTable.kt (tools/generate, from the header and names.toml) converts
+ * each word by its argument's kind with the converters below, calls InactivityEngine's member
+ * and prints the result by its kind. Only the ops with host state are written in [Run.execute].
  */
 object ConformanceRunner {
     private const val NEVER = Long.MAX_VALUE
@@ -22,6 +25,12 @@ object ConformanceRunner {
             System.err.println("usage: ConformanceRunner OUTDIR FILE.ops...")
             exitProcess(2)
         }
+        // A hand-written op left for a generated one would hide it (and names.toml's convention).
+        val stray = Run().hostOps.keys intersect generatedOps
+        if (stray.isNotEmpty()) {
+            System.err.println("ConformanceRunner: hand-written ops that generated/OpTable.kt has: ${stray.sorted().joinToString()}")
+            exitProcess(2)
+        }
         for (name in args.drop(1)) {
             val file = File(name)
             val lines = Run().run(file.readText().split("\n"))
@@ -30,53 +39,59 @@ object ConformanceRunner {
         exitProcess(0)
     }
 
-    private fun msIn(v: Long): Duration = if (v == NEVER) Duration.INFINITE else v.milliseconds
-    private fun msOut(d: Duration): Long = if (d == Duration.INFINITE) NEVER else d.inWholeMilliseconds
+    // The converters and printers by kind that generated/OpTable.kt calls.
+    /** A duration (INACT_MS) as the binding takes it: NEVER is INFINITE. */
+    internal fun ms(v: Long): Duration = if (v == NEVER) Duration.INFINITE else v.milliseconds
+    internal fun msOut(d: Duration): Long = if (d == Duration.INFINITE) NEVER else d.inWholeMilliseconds
     private fun msOut(instant: Long?): Long = instant ?: NEVER
 
     /** `name=value` policy fields; each field is one line. */
-    private fun policy(pairs: List<String>): Policy {
+    internal fun policy(pairs: List<String>): Policy {
         val v = pairs.associate { it.substringBefore('=') to it.substringAfter('=').toLong() }
         return Policy.defaults().copy(
             idleAction = IdleAction.entries.first { it.code.toLong() == v.getValue("idle_action") },
-            idleTimeout = msIn(v.getValue("idle_timeout_ms")),
-            warning = msIn(v.getValue("warning_ms")),
-            backgroundTimeout = msIn(v.getValue("background_timeout_ms")),
-            absoluteTimeout = msIn(v.getValue("absolute_timeout_ms")),
-            lockedTimeout = msIn(v.getValue("locked_timeout_ms")),
+            idleTimeout = ms(v.getValue("idle_timeout_ms")),
+            warning = ms(v.getValue("warning_ms")),
+            backgroundTimeout = ms(v.getValue("background_timeout_ms")),
+            absoluteTimeout = ms(v.getValue("absolute_timeout_ms")),
+            lockedTimeout = ms(v.getValue("locked_timeout_ms")),
             maxUnlockFailures = v.getValue("max_unlock_failures").toUInt(),
-            tick = msIn(v.getValue("tick_ms")),
-            backgroundGrace = msIn(v.getValue("background_grace_ms")),
+            tick = ms(v.getValue("tick_ms")),
+            backgroundGrace = ms(v.getValue("background_grace_ms")),
             activityKinds = ActivityKind.entries.filter { v.getValue("activity_kinds").toInt() and it.bit != 0 }.toSet(),
             activityDismissesWarning = v.getValue("activity_dismisses_warning") != 0L,
             pauseIdleInBackground = v.getValue("pause_idle_in_background") != 0L,
             lockOnDeviceLock = v.getValue("lock_on_device_lock") != 0L,
             lockOnRestart = v.getValue("lock_on_restart") != 0L,
-            strongAuthTimeout = msIn(v.getValue("strong_auth_timeout_ms")),
-            expectedInterruptionMax = msIn(v.getValue("expected_interruption_max_ms")),
-            offlineTimeout = msIn(v.getValue("offline_timeout_ms")),
-            offlineExpiry = msIn(v.getValue("offline_expiry_ms")),
-            keepaliveInterval = msIn(v.getValue("keepalive_interval_ms")),
+            strongAuthTimeout = ms(v.getValue("strong_auth_timeout_ms")),
+            expectedInterruptionMax = ms(v.getValue("expected_interruption_max_ms")),
+            offlineTimeout = ms(v.getValue("offline_timeout_ms")),
+            offlineExpiry = ms(v.getValue("offline_expiry_ms")),
+            keepaliveInterval = ms(v.getValue("keepalive_interval_ms")),
         )
     }
 
     /** `name=value` ceiling fields. */
-    private fun ceilings(pairs: List<String>): Ceilings {
+    internal fun ceilings(pairs: List<String>): Ceilings {
         val v = pairs.associate { it.substringBefore('=') to it.substringAfter('=').toLong() }
         return Ceilings(
-            idleTimeout = msIn(v.getValue("idle_timeout_ms")),
-            backgroundTimeout = msIn(v.getValue("background_timeout_ms")),
-            absoluteTimeout = msIn(v.getValue("absolute_timeout_ms")),
-            lockedTimeout = msIn(v.getValue("locked_timeout_ms")),
-            strongAuthTimeout = msIn(v.getValue("strong_auth_timeout_ms")),
-            expectedInterruptionMax = msIn(v.getValue("expected_interruption_max_ms")),
-            offlineTimeout = msIn(v.getValue("offline_timeout_ms")),
-            offlineExpiry = msIn(v.getValue("offline_expiry_ms")),
+            idleTimeout = ms(v.getValue("idle_timeout_ms")),
+            backgroundTimeout = ms(v.getValue("background_timeout_ms")),
+            absoluteTimeout = ms(v.getValue("absolute_timeout_ms")),
+            lockedTimeout = ms(v.getValue("locked_timeout_ms")),
+            strongAuthTimeout = ms(v.getValue("strong_auth_timeout_ms")),
+            expectedInterruptionMax = ms(v.getValue("expected_interruption_max_ms")),
+            offlineTimeout = ms(v.getValue("offline_timeout_ms")),
+            offlineExpiry = ms(v.getValue("offline_expiry_ms")),
             maxUnlockFailures = v.getValue("max_unlock_failures").toUInt(),
             lockOnDeviceLock = v.getValue("lock_on_device_lock") != 0L,
             lockOnRestart = v.getValue("lock_on_restart") != 0L,
         )
     }
+
+    internal fun printPolicy(p: Policy): String = policyFields(p)
+    internal fun printInfo(i: EngineInfo): String = info(i)
+    internal fun printClock(c: ClockReading): String = "monotonic=${c.monotonicMs} wall=${c.wallMs} boot=${c.bootId.toULong()}"
 
     private fun policyFields(p: Policy): String =
         "idle_action=${p.idleAction.code} idle_timeout_ms=${msOut(p.idleTimeout)} warning_ms=${msOut(p.warning)} " +
@@ -150,49 +165,37 @@ object ConformanceRunner {
         fun execute(op: String, a: List<String>): String {
             if (op == "launch") return launch(a)
             val e = engine ?: return "no-engine"
-            when (op) {
-                "kill" -> { e.close(); engine = null; scopes.clear(); holds.clear() }
-                // names (issue 32): read and printed by the binding as its users write them
-                "preset-name" -> return "ok idle_timeout_ms=${msOut(Policy.preset(a[0]).idleTimeout)}"
-                "activity-name" -> e.activity(a[0])
-                "end-name" -> e.end(a[0])
-                "names" -> return "ok state=${e.state.libraryName} reason=${e.reason.libraryName}"
-                "closed-call" -> {
-                    e.close(); engine = null; scopes.clear(); holds.clear()
-                    // Kotlin's closed engine is an IllegalStateException (its idiom), with the
-                    // message of every binding; the canonical form prints it as INVALID_HANDLE.
-                    try { e.lock() } catch (x: IllegalStateException) { return "error -2 ${x.message}" }
-                }
-                "advance" -> e.advanceClock(a[0].toLong().milliseconds)
-                "freeze" -> e.freezeClock(a[0].toLong().milliseconds)
-                "wall-jump" -> e.jumpWallClock(a[0].toLong().milliseconds)
-                "activity" -> e.activity(ActivityKind.entries.first { it.bit == a[0].toInt() })
-                "continue" -> e.continueSession()
-                "unlock" -> e.unlock(AuthStrength.entries.first { it.code == a[0].toInt() })
-                "unlock-failed" -> return "ok failures=${e.unlockFailed(AuthStrength.entries.first { it.code == a[0].toInt() })}"
-                "token-rotated" -> e.tokenRotated(a[0].toULong())
-                "expect-interruption" -> e.expectInterruption(a[0].toLong().milliseconds)
-                "set-ceilings" -> e.ceilings = ceilings(a)
-                "end" -> e.end(Reason.entries.first { it.code == a[0].toInt() })
-                "holder-report" -> e.holderReport(HolderKind.entries.first { it.code == a[0].toInt() },
-                                                  msIn(a[2].toLong()), Reason.entries.first { it.code == a[1].toInt() })
-                "refresh" -> return "ok outcome=${e.refreshResult(a[0].toInt(), a.getOrNull(2), a[1].toULong()).code}"
-                "push-scope" -> return "ok id=${e.pushScope(a[1].toLong().milliseconds).id.also { scopes[a[0]] = it }}"
-                "pop-scope" -> { e.popScope(scopes[a[0]] ?: 0); scopes.remove(a[0]) }
-                "hold" -> return "ok id=${e.acquireHold().id.also { holds[a[0]] = it }}"
-                "release" -> { e.releaseHold(holds[a[0]] ?: 0); holds.remove(a[0]) }
-                "set-policy" -> e.policy = policy(a)
-                "save" -> return "ok snapshot=" + e.snapshot().also { snapshot = it }.joinToString("") { "%02x".format(it) }
-                "restore" -> e.restore(snapshot)
-                "restore-corrupt" -> e.restore(corrupted())
-                "info" -> return "ok " + info(e.info())
-                "policy" -> return "ok " + policyFields(e.policy)
-                "next-deadline" -> return "ok delay=${msOut(e.nextDeadline())}"
-                "clock" -> return e.clockNow().let { "ok monotonic=${it.monotonicMs} wall=${it.wallMs} boot=${it.bootId.toULong()}" }
-                "poll" -> e.poll()
-                else -> if (!generatedOp(e, op, a)) return "unknown-op" // GeneratedOps.kt
-            }
-            return "ok"
+            hostOps[op]?.let { return it(e, a) }
+            return generatedOp(e, op, a, ConformanceRunner) ?: "unknown-op" // generated/OpTable.kt
         }
+
+        private fun kill(e: InactivityEngine) { e.close(); engine = null; scopes.clear(); holds.clear() }
+
+        /**
+         * The ops written by hand: those with host state (names.toml's hand layer `op`: the
+         * engine, the snapshot, the scope and hold names) and the names ops of issue 32. A hand op
+         * that is also generated would hide the generated one: [main] refuses to run then.
+         */
+        val hostOps: Map<String, (InactivityEngine, List<String>) -> String> = mapOf(
+            "kill" to { e, _ -> kill(e); "ok" },
+            // names (issue 32): read and printed by the binding as its users write them
+            "preset-name" to { _, a -> "ok idle_timeout_ms=${msOut(Policy.preset(a[0]).idleTimeout)}" },
+            "activity-name" to { e, a -> e.activity(a[0]); "ok" },
+            "end-name" to { e, a -> e.end(a[0]); "ok" },
+            "names" to { e, _ -> "ok state=${e.state.libraryName} reason=${e.reason.libraryName}" },
+            "closed-call" to { e, _ ->
+                kill(e)
+                // Kotlin's closed engine is an IllegalStateException (its idiom), with the
+                // message of every binding; the canonical form prints it as INVALID_HANDLE.
+                try { e.lock(); "ok" } catch (x: IllegalStateException) { "error -2 ${x.message}" }
+            },
+            "push-scope" to { e, a -> "ok id=${e.pushScope(a[1].toLong().milliseconds).id.also { scopes[a[0]] = it }}" },
+            "pop-scope" to { e, a -> e.popScope(scopes[a[0]] ?: 0); scopes.remove(a[0]); "ok" },
+            "hold" to { e, a -> "ok id=${e.acquireHold().id.also { holds[a[0]] = it }}" },
+            "release" to { e, a -> e.releaseHold(holds[a[0]] ?: 0); holds.remove(a[0]); "ok" },
+            "save" to { e, _ -> "ok snapshot=" + e.snapshot().also { snapshot = it }.joinToString("") { "%02x".format(it) } },
+            "restore" to { e, _ -> e.restore(snapshot); "ok" },
+            "restore-corrupt" to { e, _ -> e.restore(corrupted()); "ok" },
+        )
     }
 }
