@@ -33,23 +33,14 @@ public struct Step: Sendable {
 
 public enum Command: Sendable {
     // Engine inputs.
-    case start
+    /// A plain command (generated/GeneratedInputs.swift): the input and its arguments, each an
+    /// Int64 (a duration in ms; a UInt64 as its bit pattern).
+    case input(PlainInput, [Int64])
     case activity(ActivityKind)
-    case continueSession
-    case lock
     case unlock(AuthStrength)
     case unlockFailed(AuthStrength)
-    case biometricsChanged
     case end(Reason)
     case refresh(status: Int32, oauthError: String?, generation: UInt64)
-    case tokenRotated(UInt64)
-    case serverContact
-    case background
-    case foreground
-    case windowShown
-    case windowHidden
-    case expectInterruption(Int64)
-    case deviceLocked
     /// What another holder of the session reports: the kind, its reason (NONE for activity and
     /// deadlines), and the age of what it saw or the time left to its deadline.
     case holderReport(HolderKind, Reason, Int64)
@@ -78,6 +69,73 @@ public enum Command: Sendable {
         case .save, .kill, .launch, .reboot, .wallJump, .freeze, .note, .expect: false
         default: true
         }
+    }
+}
+
+/// An engine input whose scenario command is its conformance op and its arguments in the C
+/// order (`token-rotated 3`, `expect-interruption 30s`): the table `PlainInput.all` is generated
+/// from the header and names.toml (tools/codegen/emit_verify.py), so a new input needs no edit
+/// here. Commands with a syntax of their own (names, defaults) are ScenarioParser's.
+public struct PlainInput: Sendable {
+    /// How an argument is written: a duration as the scenario files write one, or an integer of
+    /// the C type.
+    public enum Argument: Sendable {
+        case duration, int32, uint32, int64, uint64
+
+        /// The value as an Int64 (a UInt64 as its bit pattern), nil if `text` is not one.
+        func parse(_ text: String) -> Int64? {
+            switch self {
+            case .duration: TimeText.parseDuration(text)
+            case .int32: Int32(text).map(Int64.init)
+            case .uint32: UInt32(text).map(Int64.init)
+            case .int64: Int64(text)
+            case .uint64: UInt64(text).map { Int64(bitPattern: $0) }
+            }
+        }
+
+        /// The value as the conformance op writes it: integers (a duration in ms).
+        func opText(_ value: Int64) -> String {
+            self == .uint64 ? String(UInt64(bitPattern: value)) : String(value)
+        }
+    }
+
+    /// The command word, which is also the input's conformance op.
+    public let command: String
+    /// Each argument's placeholder in the usage (`DURATION`) and how it is written.
+    public let arguments: [(name: String, kind: Argument)]
+    let call: @Sendable (InactivityEngine, [Int64]) throws(InactivityError) -> Void
+
+    init(_ command: String, _ arguments: [(name: String, kind: Argument)],
+         _ call: @escaping @Sendable (InactivityEngine, [Int64]) throws(InactivityError) -> Void) {
+        self.command = command
+        self.arguments = arguments
+        self.call = call
+    }
+
+    public var usage: String { ([command] + arguments.map(\.name)).joined(separator: " ") }
+
+    /// Calls the input on `engine` with `values` (as parsed).
+    public func run(_ engine: InactivityEngine, _ values: [Int64]) throws(InactivityError) {
+        try call(engine, values)
+    }
+
+    /// The conformance op line: the command and the values as integers.
+    public func op(_ values: [Int64]) -> String {
+        ([command] + zip(arguments, values).map { $0.kind.opText($1) }).joined(separator: " ")
+    }
+
+    /// Reads the arguments of a line, or fails naming the one that is not what it must be.
+    func parse(_ args: [String], line: Int) throws(ScenarioError) -> [Int64] {
+        guard args.count == arguments.count else { throw ScenarioError(line: line, message: "usage: \(usage)") }
+        var values: [Int64] = []
+        for (text, argument) in zip(args, arguments) {
+            guard let value = argument.kind.parse(text) else {
+                let what = argument.kind == .duration ? "a duration (write 90s, 3m, 1h30m)" : "a number (\(argument.kind))"
+                throw ScenarioError(line: line, message: "'\(text)' is not \(argument.name): \(what); usage: \(usage)")
+            }
+            values.append(value)
+        }
+        return values
     }
 }
 

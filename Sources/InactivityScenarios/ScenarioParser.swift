@@ -7,11 +7,10 @@ import Foundation
 import InactivityCore
 
 public enum ScenarioParser {
-    /// The commands, for the "unknown command" message.
-    public static let commandNames = [
-        "start", "activity", "continue", "lock", "unlock", "unlock-failed", "biometrics-changed",
-        "end", "refresh", "token-rotated", "server-contact", "background", "foreground",
-        "window-shown", "window-hidden", "expect-interruption", "device-locked", "holder", "push-scope",
+    /// The commands, for the "unknown command" message: the plain inputs (generated), then those
+    /// with a syntax of their own.
+    public static let commandNames = PlainInput.all.map(\.command) + [
+        "activity", "unlock", "unlock-failed", "end", "refresh", "holder", "push-scope",
         "pop-scope", "hold", "release", "policy", "set", "ceiling", "save", "kill", "launch",
         "restore", "reboot", "wall-jump", "freeze", "note", "expect",
     ]
@@ -314,8 +313,10 @@ private struct ParseState {
             return args[0]
         }
 
+        if let plain = PlainInput.all.first(where: { $0.command == word }) {
+            return .input(plain, try plain.parse(args, line: line))
+        }
         switch word {
-        case "start": try arity(0, "start"); return .start
         case "activity":
             guard args.count <= 1 else { throw ScenarioError(line: line, message: "usage: activity [KIND]") }
             guard let kind = args.isEmpty ? .touchDown : Names.activityKinds.first(where: { $0.0 == args[0] })?.1 else {
@@ -323,8 +324,6 @@ private struct ParseState {
                     + Names.list(Names.activityKinds.map(\.0)) + ")")
             }
             return .activity(kind)
-        case "continue": try arity(0, "continue"); return .continueSession
-        case "lock": try arity(0, "lock"); return .lock
         case "unlock", "unlock-failed":
             // The method that verified the user; the credential when not written.
             guard args.count <= 1, let method = args.isEmpty ? .credential
@@ -332,17 +331,6 @@ private struct ParseState {
                 throw ScenarioError(line: line, message: "usage: \(word) [biometric|credential]")
             }
             return word == "unlock" ? .unlock(method) : .unlockFailed(method)
-        case "biometrics-changed": try arity(0, "biometrics-changed"); return .biometricsChanged
-        case "token-rotated":
-            guard args.count == 1, let g = UInt64(args[0]) else {
-                throw ScenarioError(line: line, message: "usage: token-rotated GENERATION")
-            }
-            return .tokenRotated(g)
-        case "server-contact": try arity(0, "server-contact"); return .serverContact
-        case "expect-interruption":
-            try arity(1, "expect-interruption DURATION (0s withdraws it)")
-            return .expectInterruption(try duration(args[0], "duration"))
-        case "device-locked": try arity(0, "device-locked"); return .deviceLocked
         case "holder":
             // holder activity [AGE] | holder locked REASON [AGE] | holder expired REASON [AGE]
             // | holder idle-deadline LEFT | holder absolute-deadline LEFT
@@ -384,10 +372,6 @@ private struct ParseState {
                 throw ScenarioError(line: line, message: "usage: refresh HTTP_STATUS [OAUTH_ERROR] [gen N] (0 = no network)")
             }
             return .refresh(status: status, oauthError: rest.count == 2 ? rest[1] : nil, generation: generation)
-        case "background": try arity(0, "background"); return .background
-        case "foreground": try arity(0, "foreground"); return .foreground
-        case "window-shown": try arity(0, "window-shown"); return .windowShown
-        case "window-hidden": try arity(0, "window-hidden"); return .windowHidden
         case "push-scope":
             try arity(2, "push-scope NAME IDLE_TIMEOUT")
             return .pushScope(name: args[0], idleTimeoutMs: try duration(args[1], "duration"))

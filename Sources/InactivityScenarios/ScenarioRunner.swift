@@ -242,21 +242,14 @@ public final class ScenarioRunner {
         var outcome = StepOutcome()
         do throws(InactivityError) {
             switch step.command {
-            case .start: try engine.start()
+            case .input(let plain, let values): try plain.run(engine, values)
             case .activity(let kind): try engine.recordActivity(kind)
-            case .continueSession: try engine.continueSession()
-            case .lock: try engine.lock()
             case .unlock(let method): try engine.unlock(method: method)
             case .unlockFailed(let method):
                 let n = try engine.unlockFailed(method: method)
                 outcome.unlockFailures = n
                 note = "\(n) in a row"
             case .end(let reason): try engine.end(reason: reason)
-            case .biometricsChanged: try engine.biometricsChanged()
-            case .tokenRotated(let generation): try engine.tokenRotated(generation: generation)
-            case .serverContact: try engine.serverContact()
-            case .expectInterruption(let ms): try engine.expectInterruption(maxMs: ms)
-            case .deviceLocked: try engine.deviceLocked()
             case .holderReport(let kind, let reason, let ms): try engine.holderReport(kind, reason: reason, ms: ms)
             case .setCeilings(let ceilings):
                 try engine.setCeilings(ceilings)
@@ -267,10 +260,6 @@ public final class ScenarioRunner {
                 lastRefresh = refreshed
                 outcome.refresh = refreshed
                 note = "=> \(Names.refreshOutcome(refreshed))"
-            case .background: try engine.enterBackground()
-            case .foreground: try engine.enterForeground()
-            case .windowShown: try engine.windowShown()
-            case .windowHidden: try engine.windowHidden()
             case .pushScope(let name, let ms): scopes[name] = try engine.pushScope(idleTimeoutMs: ms)
             case .popScope(let name):
                 // An unknown name is passed as id 0, which no scope has: the engine says NOT_FOUND.

@@ -81,17 +81,10 @@ struct OpCompiler {
             if running { emit("wall-jump \(ms)"); emit("clock") }
             return
         case .save: emit("save")
-        case .start: emit("start")
+        case .input(let plain, let values): emit(plain.op(values))
         case .activity(let kind): emit("activity \(kind.rawValue)")
-        case .continueSession: emit("continue")
-        case .lock: emit("lock")
         case .unlock(let method): emit("unlock \(method.rawValue)")
         case .unlockFailed(let method): emit("unlock-failed \(method.rawValue)")
-        case .biometricsChanged: emit("biometrics-changed")
-        case .tokenRotated(let generation): emit("token-rotated \(generation)")
-        case .serverContact: emit("server-contact")
-        case .expectInterruption(let ms): emit("expect-interruption \(ms)")
-        case .deviceLocked: emit("device-locked")
         case .holderReport(let kind, let reason, let ms): emit("holder-report \(kind.rawValue) \(reason.rawValue) \(ms)")
         case .setCeilings(let ceilings):
             emit("set-ceilings \(OpCompiler.fields(ceilings))")
@@ -100,10 +93,6 @@ struct OpCompiler {
         case .end(let reason): emit("end \(reason.rawValue)")
         case .refresh(let status, let error, let generation):
             emit("refresh \(status) \(generation)" + (error.map { " \($0)" } ?? ""))
-        case .background: emit("background")
-        case .foreground: emit("foreground")
-        case .windowShown: emit("window-shown")
-        case .windowHidden: emit("window-hidden")
         case .pushScope(let name, let ms): emit("push-scope \(name) \(ms)")
         case .popScope(let name): emit("pop-scope \(name)")
         case .hold(let name): emit("hold \(name)")

@@ -49,16 +49,34 @@ enum Palette {
 }
 
 enum TimelineMarks {
+    /// The mark of a plain input (Scenario's PlainInput), by its command; an input the demo has
+    /// no drawing for gets a grey ring with its command as the legend.
+    static func plainMark(_ command: String) -> Mark {
+        switch command {
+        case "start": Mark(lane: .session, glyph: .play, colour: Palette.green, legend: "start (sign-in)")
+        case "continue": Mark(lane: .user, glyph: .diamond, colour: Palette.green, legend: "continue")
+        case "lock": Mark(lane: .session, glyph: .square, colour: Palette.red, legend: "lock")
+        case "biometrics-changed": Mark(lane: .session, glyph: .diamondOpen, colour: Palette.red, legend: "biometrics changed")
+        case "token-rotated": Mark(lane: .session, glyph: .ring, colour: Palette.blue, legend: "token rotated")
+        case "server-contact": Mark(lane: .session, glyph: .ring, colour: Palette.green, legend: "server contact")
+        case "expect-interruption": Mark(lane: .app, glyph: .bracketOpen, colour: Palette.slate, legend: "expected interruption")
+        case "device-locked": Mark(lane: .app, glyph: .square, colour: Palette.slate, legend: "device locked")
+        case "background": Mark(lane: .app, glyph: .triangleDown, colour: Palette.slate, legend: "background")
+        case "foreground": Mark(lane: .app, glyph: .triangleUp, colour: Palette.slate, legend: "foreground")
+        case "window-shown": Mark(lane: .app, glyph: .triangleUpOpen, colour: Palette.slate, legend: "window shown")
+        case "window-hidden": Mark(lane: .app, glyph: .triangleDownOpen, colour: Palette.slate, legend: "window hidden")
+        default: Mark(lane: .session, glyph: .ring, colour: Palette.grey, legend: command)
+        }
+    }
+
     /// The mark for one step of the run, given what it returned.
     static func mark(_ command: Command, _ outcome: StepOutcome) -> Mark {
         switch command {
-        case .start: Mark(lane: .session, glyph: .play, colour: Palette.green, legend: "start (sign-in)")
+        case .input(let plain, _): plainMark(plain.command)
         case .activity(let kind):
             kind == .programmatic
                 ? Mark(lane: .user, glyph: .ring, colour: Palette.blue, legend: "activity (programmatic)")
                 : Mark(lane: .user, glyph: .dot, colour: Palette.blue, legend: "activity")
-        case .continueSession: Mark(lane: .user, glyph: .diamond, colour: Palette.green, legend: "continue")
-        case .lock: Mark(lane: .session, glyph: .square, colour: Palette.red, legend: "lock")
         case .unlock: Mark(lane: .session, glyph: .squareOpen, colour: Palette.green, legend: "unlock")
         case .unlockFailed: Mark(lane: .session, glyph: .cross, colour: Palette.red, legend: "unlock failed")
         case .end: Mark(lane: .session, glyph: .bar, colour: Palette.ink, legend: "end (logout, ...)")
@@ -71,12 +89,7 @@ enum TimelineMarks {
             case .stale: Mark(lane: .session, glyph: .ring, colour: Palette.amber, legend: "refresh: stale (rotation race)")
             case nil: Mark(lane: .session, glyph: .ring, colour: Palette.grey, legend: "refresh: refused")
             }
-        case .biometricsChanged: Mark(lane: .session, glyph: .diamondOpen, colour: Palette.red, legend: "biometrics changed")
-        case .tokenRotated: Mark(lane: .session, glyph: .ring, colour: Palette.blue, legend: "token rotated")
-        case .serverContact: Mark(lane: .session, glyph: .ring, colour: Palette.green, legend: "server contact")
         case .setCeilings: Mark(lane: .session, glyph: .bar, colour: Palette.purple, legend: "managed ceiling")
-        case .expectInterruption: Mark(lane: .app, glyph: .bracketOpen, colour: Palette.slate, legend: "expected interruption")
-        case .deviceLocked: Mark(lane: .app, glyph: .square, colour: Palette.slate, legend: "device locked")
         case .holderReport(let kind, _, _):
             switch kind {
             case .activity: Mark(lane: .user, glyph: .ring, colour: Palette.green, legend: "another holder's activity")
@@ -84,10 +97,6 @@ enum TimelineMarks {
             case .idleDeadline, .absoluteDeadline:
                 Mark(lane: .session, glyph: .diamond, colour: Palette.purple, legend: "another holder's deadline")
             }
-        case .background: Mark(lane: .app, glyph: .triangleDown, colour: Palette.slate, legend: "background")
-        case .foreground: Mark(lane: .app, glyph: .triangleUp, colour: Palette.slate, legend: "foreground")
-        case .windowShown: Mark(lane: .app, glyph: .triangleUpOpen, colour: Palette.slate, legend: "window shown")
-        case .windowHidden: Mark(lane: .app, glyph: .triangleDownOpen, colour: Palette.slate, legend: "window hidden")
         case .pushScope: Mark(lane: .app, glyph: .bracketOpen, colour: Palette.purple, legend: "scope opened")
         case .popScope: Mark(lane: .app, glyph: .bracketClose, colour: Palette.purple, legend: "scope closed")
         case .hold: Mark(lane: .app, glyph: .pause, colour: Palette.amber, legend: "hold")

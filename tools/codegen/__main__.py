@@ -11,10 +11,10 @@ import argparse
 import difflib
 import sys
 
-from . import emit_docs, emit_errors, emit_inputs, emit_js, emit_kotlin, emit_names, emit_ops, emit_python, emit_rules, emit_swift
+from . import emit_docs, emit_errors, emit_inputs, emit_js, emit_kotlin, emit_names, emit_ops, emit_python, emit_rules, emit_swift, emit_verify
 from .model import ROOT, HeaderError, load
 
-EMITTERS = [emit_names, emit_python, emit_errors, emit_swift, emit_kotlin, emit_js, emit_ops, emit_inputs, emit_rules, emit_docs]
+EMITTERS = [emit_names, emit_python, emit_errors, emit_swift, emit_kotlin, emit_js, emit_ops, emit_inputs, emit_verify, emit_rules, emit_docs]
 # Whole files written by another generator: the rule tables' data, which the Swift test
 # StateDiagramTests dumps (scripts/state-diagram) and every rule table here is rendered from.
 OTHER_GENERATED = ["tools/codegen/rules.json"]

@@ -427,6 +427,7 @@ HAND_LAYERS = {
     "op": "its conformance op is written by hand in every runner (host state)",
     "fuzz": "its fuzz op is in verify/fuzz/inact_fuzz.c",
     "ctest": "its line of make_input is in Tests/CTests/test_state_table.c",
+    "scen": "its scenario command is in Sources/InactivityScenarios/ScenarioParser.swift",
 }
 
 

@@ -21,7 +21,7 @@ import json
 import random
 import sys
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict, List, Tuple
 
 # The op vocabulary (generated/ops.json, written by tools/generate from the header).
 VOCABULARY = json.loads((Path(__file__).resolve().parent / "generated" / "ops.json").read_text())
@@ -90,6 +90,12 @@ class Sequence:
             return self.r.randrange(700_000, 8 * 3_600_000)
         return self.r.choice([0, -1, -60_000, NEVER, FAR, -FAR, 1])
 
+    def generic_duration(self) -> int:
+        """A duration argument of a generated op: mostly ordinary, sometimes 0, negative or long."""
+        if self.r.random() < 0.85:
+            return self.r.randrange(1, 700_000)
+        return self.r.choice([0, -1, -60_000, 8 * 3_600_000, FAR])
+
     def timeout(self, ordinary: List[int], limits: bool = True) -> int:
         """A policy timeout: one of `ordinary`, or (with `limits`) sometimes 0, negative or NEVER."""
         if not limits or self.r.random() < 0.85:
@@ -154,7 +160,13 @@ class Sequence:
     def step(self) -> None:
         op = self.r.choices(list(STEPS), list(STEPS.values()))[0]
         argument = getattr(self, "op_" + op.replace("-", "_"), None)
-        if argument is None:
+        if argument is None and KINDS.get(op):
+            # A generated op with no argument method above: each argument drawn by its kind. A
+            # duration stays within what every runner's generic op converts (Python's timedelta
+            # ends near 2.7e5 years: not INACT_NEVER), with 0 and a negative among them.
+            self.ops.append(" ".join([op] + [str(self.generic_duration()) if kind == "duration" else str(self.r.randrange(4))
+                                             for kind in KINDS[op]]))
+        elif argument is None:
             self.ops.append(op)
         elif op == "kill":
             argument()
@@ -240,10 +252,14 @@ STEPS: Dict[str, int] = {
 }
 
 
-# An engine-only input of the header that has no weight above is drawn as often as the rarest.
-for _entry in VOCABULARY["ops"]:
-    if _entry["input"] and not _entry["args"]:  # an op with arguments needs their values drawn: written with the weights above
-        STEPS.setdefault(_entry["op"], 1)
+# An input of the header that has no weight above is drawn as often as the rarest; its arguments
+# by their kinds (Sequence.step) unless an op_ method above draws them (an enum, a text or a
+# struct needs one: such an op without a weight is not drawn).
+KINDS: Dict[str, Tuple[str, ...]] = {
+    _entry["op"]: tuple(a["kind"] for a in _entry["args"]) for _entry in VOCABULARY["ops"]
+    if _entry["input"] and all(a["kind"] in ("duration", "int", "id") for a in _entry["args"])}
+for _op in KINDS:
+    STEPS.setdefault(_op, 1)
 
 
 def sequence(seed: int, index: int) -> str:

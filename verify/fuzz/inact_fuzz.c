@@ -40,7 +40,7 @@
 
 #include "inactivity.h"
 #include "model.h"
-#include "ops_generated.h"
+#include "generated/ops.h"
 
 #define SLOTS 3
 #define MAX_CTX 64
@@ -1055,7 +1055,7 @@ enum {
     OP_SERVER_CONTACT, OP_SET_CEILINGS, OP_COMPAT_QUERY,
     OP_EXPECT_INTERRUPTION, OP_REQUIRED_AUTH,
     OP_HOLDER_REPORT,
-    /* the engine-only inputs of the header that have no op above (ops_generated.h) */
+    /* the inputs of the header that have no op above (generated/ops.h) */
 #define FUZZ_OP_ENUM(name) OP_GEN_##name,
     FUZZ_GENERATED_OPS(FUZZ_OP_ENUM)
 #undef FUZZ_OP_ENUM
@@ -1448,10 +1448,7 @@ static void op_on_live(reader *r, int op) {
     char what[96];
     int loading_input = m->state == INACT_STATE_LOADING;
     switch (op) {
-#define FUZZ_OP_CASE(name) \
-    case OP_GEN_##name: rc = inact_##name(s->h); ex = m_##name(m); snprintf(what, sizeof what, #name); break;
-    FUZZ_GENERATED_OPS(FUZZ_OP_CASE)
-#undef FUZZ_OP_CASE
+    FUZZ_GENERATED_CASES
     case OP_START:
         rc = inact_start(s->h); ex = m_start(m); snprintf(what, sizeof what, "start");
         loading_input = 0;

@@ -142,7 +142,9 @@ int32_t m_ceilings_laxer(const inact_ceilings *c, const inact_policy *p, const c
 
 void m_init(model *m, const inact_policy *p, int64_t mono, int64_t wall, uint64_t boot);
 
-/* Inputs: each returns the status the engine must return and fills m->events. */
+/* Inputs: each returns the status the engine must return and fills m->events. Those the
+ * generated fuzz ops call are declared in generated/model_inputs.h (from the header). */
+#include "generated/model_inputs.h"
 int32_t m_start(model *m);
 int32_t m_activity(model *m, uint32_t kind);
 int32_t m_continue(model *m);
