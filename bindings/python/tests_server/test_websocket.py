@@ -12,7 +12,7 @@ import queue
 import struct
 import threading
 import time
-from typing import Any, Iterator, List, Optional, Tuple, Union
+from typing import Any, Iterator, List, MutableMapping, Optional, Tuple, Union
 
 import pytest
 import websocket  # websocket-client
@@ -203,3 +203,87 @@ def test_a_push_waits_for_a_read_that_started_after_it(served: Served) -> None:
     assert served.app.results.get(timeout=10) == [("closed", WS_CLOSE_LOCKED, "inactivity.locked MANUAL_LOCK")]
     assert frame(ws) == ("text", "push 0")
     assert frame(ws) == ("close", (WS_CLOSE_LOCKED, "inactivity.locked MANUAL_LOCK"))
+
+
+class _Channels:
+    """The ASGI server's side of one websocket, in memory: what the client sends (`incoming`)
+    and what the middleware sent out (`sent`). The middleware and the store are the real ones;
+    this stands where uvicorn would, to put a client message in the queue at an exact moment."""
+
+    def __init__(self) -> None:
+        self.incoming: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self.sent: List[dict[str, Any]] = []
+
+    async def receive(self) -> dict[str, Any]:
+        return await self.incoming.get()
+
+    async def send(self, message: MutableMapping[str, Any]) -> None:
+        self.sent.append(dict(message))
+
+
+def _socket_scope(session_id: str) -> dict[str, Any]:
+    return {"type": "websocket", "path": "/socket", "headers": [(b"cookie", f"{COOKIE}={session_id}".encode())],
+            "query_string": b"", "scheme": "ws", "server": ("127.0.0.1", 80), "client": ("127.0.0.1", 1)}
+
+
+def test_a_client_message_after_a_refused_push_does_not_reach_the_app(tmp_path: object) -> None:
+    """The app waits in receive() while another of its tasks pushes; the push is refused (the
+    session locked) and closes the socket. A message the client sent before it saw the close is
+    still queued by the server: the app's receive() gets a disconnect with the refusal's code,
+    never that message."""
+    manager = SessionManager(SQLiteStore(os.path.join(str(tmp_path), "s.sqlite3")), POLICY, precision=0,
+                             clock=FleetClock())
+    s = manager.sign_in("alice", "laptop").session_id
+    seen: List[Any] = []
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        assert (await receive())["type"] == "websocket.connect"
+        await send({"type": "websocket.accept"})
+        waiting = asyncio.ensure_future(receive())
+        await asyncio.sleep(0)
+        manager.report(s, "LOCKED", "MANUAL_LOCK")
+        try:
+            await send({"type": "websocket.send", "text": "push"})
+            seen.append("sent")
+        except SocketClosed as e:
+            seen.append(("closed", e.code))
+        channels.incoming.put_nowait({"type": "websocket.receive", "text": "late"})
+        seen.append(await waiting)
+
+    channels = _Channels()
+    channels.incoming.put_nowait({"type": "websocket.connect"})
+    middleware = InactivityMiddleware(app, manager=manager, cookie_secure=False)
+    asyncio.run(middleware(_socket_scope(s), channels.receive, channels.send))
+    assert seen == [("closed", WS_CLOSE_LOCKED), {"type": "websocket.disconnect", "code": WS_CLOSE_LOCKED}]
+    assert [m["type"] for m in channels.sent] == ["websocket.accept", "websocket.close"]
+
+
+def test_a_cancelled_push_does_not_close_the_sends_that_joined_its_read(tmp_path: object) -> None:
+    """Three pushes handed over together share one read; the first, whose task started that
+    read, is cancelled while it waits. The other two are not refused for a store that never
+    failed: they decide on a read of their own and leave."""
+    manager = SessionManager(SQLiteStore(os.path.join(str(tmp_path), "s.sqlite3")), POLICY, precision=0,
+                             clock=FleetClock())
+    s = manager.sign_in("alice", "laptop").session_id
+    results: List[Any] = []
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        assert (await receive())["type"] == "websocket.connect"
+        await send({"type": "websocket.accept"})
+        first = asyncio.ensure_future(send({"type": "websocket.send", "text": "first"}))
+        others = [asyncio.ensure_future(send({"type": "websocket.send", "text": t})) for t in ("second", "third")]
+        await asyncio.sleep(0)   # all three handed over; the first's read not answered yet
+        first.cancel()
+        for task in others:
+            try:
+                await task
+                results.append("sent")
+            except SocketClosed as e:
+                results.append(("closed", e.code))
+
+    channels = _Channels()
+    channels.incoming.put_nowait({"type": "websocket.connect"})
+    middleware = InactivityMiddleware(app, manager=manager, cookie_secure=False)
+    asyncio.run(middleware(_socket_scope(s), channels.receive, channels.send))
+    assert results == ["sent", "sent"]
+    assert [m.get("text") for m in channels.sent if m["type"] == "websocket.send"] == ["second", "third"]

@@ -191,13 +191,18 @@ class InactivityMiddleware(Middleware[ASGIApp]):
 
         async def decided_receive() -> Message:
             message = await receive()
-            if closed or message["type"] != "websocket.receive":
+            if message["type"] != "websocket.receive":
                 return message
+            if closed:
+                # Closed by a refused send while the app waited here: the client's message (sent
+                # before it saw the close) must not reach the app; the server keeps queueing them.
+                return {"type": "websocket.disconnect", "code": closed[0][0]}
             code, reason = await _verdict(self._in_thread(functools.partial(self.manager.request, session_id, machine=machine)))
-            if code is None:
+            if code is None and not closed:
                 return message
-            await close(code, reason)
-            return {"type": "websocket.disconnect", "code": code}
+            if code is not None:
+                await close(code, reason)
+            return {"type": "websocket.disconnect", "code": closed[0][0]}
 
         async def guarded_send(message: Message) -> None:
             kind = message.get("type")
@@ -233,8 +238,10 @@ class _Batch:
         import anyio
 
         self.done = anyio.Event()
-        # Until the read answers (or if its task is cancelled first): the store did not decide.
-        self.verdict: Tuple[Optional[int], str] = (WS_CLOSE_UNAVAILABLE, "inactivity.unavailable")
+        # None until the read answers; still None when the send that started it was cancelled
+        # (or its read raised): the sends that joined it then decide again, on a read of their
+        # own, rather than closing a socket whose store never answered nor failed.
+        self.verdict: Optional[Tuple[Optional[int], str]] = None
 
 
 class _SharedReads:
@@ -253,6 +260,8 @@ class _SharedReads:
         batch = self._next
         if batch is not None:
             await batch.done.wait()
+            if batch.verdict is None:
+                return await self.decide()
             return batch.verdict
         import anyio.lowlevel
 
@@ -262,12 +271,12 @@ class _SharedReads:
             async with self._one_at_a_time:
                 # From here the read starts: a send handed over from now on waits for the next.
                 self._next = None
-                batch.verdict = await _verdict(self._read())
+                verdict = batch.verdict = await _verdict(self._read())
         finally:
             if self._next is batch:
                 self._next = None
             batch.done.set()
-        return batch.verdict
+        return verdict
 
 
 def _headers(scope: Scope) -> Dict[str, str]:
