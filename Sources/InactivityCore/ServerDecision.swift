@@ -360,12 +360,17 @@ extension SessionMachine {
 ///
 /// The check word finds a corrupted block (a flipped bit, a block written over, a block of
 /// another layout): it is not a signature. A block is checked on every use: magic, layout and
-/// check word, then each enum and flag read back; a block that fails is refused, never decided
-/// on. The policy in a block that passes was validated when it was written.
+/// check word, then each enum and flag read back and the policy's ranges checked again (a
+/// block resealed by hand must not reach the decision's arithmetic); a block that fails is
+/// refused, never decided on. What the block saves is the C struct's conversion and the size
+/// handling, not the comparisons.
 public enum PreparedPolicy {
     /// INACT_SERVER_POLICY_SIZE.
     public static let size = 256
     static let magic: UInt64 = 0x5050_5354_4341_4E49   // "INACTSPP"
+    /// Bumped whenever a field's place or meaning changes, so that a block kept across library
+    /// versions is refused rather than read with another meaning (fieldCount alone would see
+    /// only a field added or removed).
     static let layoutVersion: UInt32 = 1
     static let fieldsAt = 16
     /// The policy's fields the block carries: every one of `SessionPolicy`'s (PreparedPolicyTests
@@ -448,6 +453,14 @@ public enum PreparedPolicy {
         p.offlineExpiryMs = field(16)
         p.lockOnRestart = try flag(17)
         p.keepaliveIntervalMs = field(18)
+        // The durations' ranges too (a few comparisons): the check word is no signature, and a
+        // block resealed with a duration `prepare` would have refused (a negative one, one past
+        // 100 years) must be refused, not decided on with arithmetic that could trap the host.
+        do {
+            try p.validate()
+        } catch {
+            throw corrupt()
+        }
         return p
     }
 

@@ -138,6 +138,14 @@ struct PreparedPolicyTests {
         // The flag activity_dismisses_warning (field 10) as 2; the idle action (field 2) as 7.
         #expect(refusal(resealed { $0[PreparedPolicy.fieldsAt + 8 * 10] = 2 })?.hasPrefix("prepared is corrupt") == true)
         #expect(refusal(resealed { $0[PreparedPolicy.fieldsAt + 8 * 2] = 7 })?.hasPrefix("prepared is corrupt") == true)
+        // A duration out of its range, resealed: the idle timeout (field 0) negative, the
+        // warning (field 1) past the idle timeout, the keepalive (field 18) at 1 ms.
+        func setField(_ i: Int, _ v: Int64) -> [UInt8] {
+            resealed { b in withUnsafeBytes(of: v.littleEndian) { for (k, x) in $0.enumerated() { b[PreparedPolicy.fieldsAt + 8 * i + k] = x } } }
+        }
+        #expect(refusal(setField(0, -5))?.hasPrefix("prepared is corrupt") == true)
+        #expect(refusal(setField(1, Int64.max - 1))?.hasPrefix("prepared is corrupt") == true)
+        #expect(refusal(setField(18, 1))?.hasPrefix("prepared is corrupt") == true)
         // Resealed unchanged: accepted (the check above refuses for the change, not the reseal).
         #expect(refusal(resealed { _ in }) == nil)
     }
