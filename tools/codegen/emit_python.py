@@ -370,11 +370,65 @@ def emit_views(model: Model) -> str:
                  "        return cls("]
         body += [f"            {name}={conv}," for _, name, _, conv, _ in rows]
         body += ["        )"]
-    imports = []
+    body += decision_view(model, classes)
+    imports = ["import struct"]
     if used_time:
         imports.append(f"from .._time import {', '.join(sorted(used_time))}")
     imports.append(f"from ..enums import {', '.join(sorted(classes | {'enum_or_int'}))}")
     imports.append(f"from .ffi import {', '.join(sorted(c for _, _, c, _ in _VIEWS))}")
     at = out.index("IMPORTS")
     out[at:at + 1] = imports
+    out[out.index("from typing import Optional, Type, TypeVar")] = "from typing import Any, Dict, Optional, Type, TypeVar"
     return "\n".join(out + body) + "\n"
+
+
+# The struct module's code of each C type a struct the server reads may hold.
+_STRUCT_CODES = {"uint32_t": "I", "int32_t": "i", "int64_t": "q", "uint64_t": "Q"}
+
+
+def decision_view(model: Model, classes: set[str]) -> list[str]:
+    """inactivity.server's view of inact_decision: the fleet's clock in ms since 1970, so times
+    and durations stay ints (None for INACT_NEVER, except a time that is not INACT_NULLABLE,
+    which always holds one), read from the struct's bytes in one unpack (a decision is made
+    per request: field-by-field ctypes reads cost as much as the C call)."""
+    struct_ = model.structs["inact_decision"]
+    fmt = "=" + "".join(_STRUCT_CODES[f.ctype] for f in struct_.fields)
+    names = [f.name for f in struct_.fields]
+    out = ["", "", "#: inact_decision's bytes for the struct module (native order, the header's fields in order).",
+           f'DECISION_FORMAT = "{fmt}"', "_DECISION = struct.Struct(DECISION_FORMAT)", "_NEVER_MS = 2**63 - 1"]
+    rows = []
+    for field in struct_.fields:
+        kind, name = field.kind, field.name
+        if kind == "size":
+            continue
+        if kind == "enum":
+            pytype = model.enum_names[field.enum or ""]["python"]
+            classes.add(pytype)
+            table = f"_{pytype.upper()}_OF"
+            if not any(line.startswith(table + " ") for line in out):
+                out.append(f"{table} = {{int(m): m for m in {pytype}}}")
+            conv = f"{table}.get({name}, {name})"   # a newer library's value stays an int (enum_or_int)
+        elif kind == "flag":
+            pytype, conv = "bool", f"{name} != 0"
+        elif kind in ("duration", "time") and (field.nullable or kind == "duration"):
+            pytype, conv = "Optional[int]", f"None if {name} == _NEVER_MS else {name}"
+        elif kind in ("duration", "time", "count", "id"):
+            pytype, conv = "int", name
+        else:
+            raise KeyError(f"emit_python: no server view conversion for inact_decision.{name} ({kind})")
+        rows.append((field, name, pytype, conv))
+    out += ["", "", "@dataclasses.dataclass(frozen=True)", "class DecisionView:",
+            '    """The fields of inactivity.server\'s Decision (inact_decision), in its order: times in ms',
+            "    since 1970 on the fleet's clock, a duration or a nullable time None for INACT_NEVER.",
+            '    _server_core.Decision subclasses it with the documentation."""', ""]
+    for field, name, pytype, _ in rows:
+        if field.comment:
+            out += _wrap(field.comment, "    #: ", 100)
+        out.append(f"    {name}: {pytype}")
+    out += ["", "", "def decision_fields(raw: bytes) -> Dict[str, Any]:",
+            '    """A DecisionView\'s fields from inact_decision\'s bytes, as its __dict__."""',
+            f"    ({', '.join(n if n != 'size' else '_' for n in names)}) = _DECISION.unpack(raw)",
+            "    return {"]
+    out += [f'        "{name}": {conv},' for _, name, _, conv in rows]
+    out += ["    }"]
+    return out

@@ -293,5 +293,24 @@ class ModelTest(unittest.TestCase):
         self.assertIn("val effectiveIdleTimeoutMillis: Long get() = effectiveIdleTimeout.toWireMs()", info)
         self.assertEqual(emit_kotlin.event_signature(model), "(IIIIIJJJ)V")
 
+    def test_a_decision_field_reaches_the_server_view_and_its_format_from_the_header_alone(self) -> None:
+        # A throwaway field of inact_decision: the server's DecisionView, its one-unpack format
+        # and the dict read from the bytes have it, converted by its annotation.
+        header = self.mutated("int64_t last_activity_ms;     /* as stored (coalesced)",
+                              "int64_t last_activity_ms; /* as stored */\n"
+                              "    INACT_NULLABLE INACT_TIME_MS int64_t throwaway_ms; /* as stored (coalesced)")
+        from . import emit_python
+        views = emit_python.emit(load(header))[emit_python.VIEWS_PATH]
+        self.assertIn('DECISION_FORMAT = "=IiiiiIqqqqqqq"\n', views)
+        self.assertIn("    throwaway_ms: Optional[int]\n", views)
+        self.assertIn('        "throwaway_ms": None if throwaway_ms == _NEVER_MS else throwaway_ms,', views)
+        # Today's: a flag a bool, an enum its class (a newer value stays an int), a time that is
+        # not INACT_NULLABLE an int as it is.
+        views = emit_python.emit(load())[emit_python.VIEWS_PATH]
+        self.assertIn('        "write": write != 0,', views)
+        self.assertIn('        "reason": _REASON_OF.get(reason, reason),', views)
+        self.assertIn('        "now_ms": now_ms,', views)
+
+
 if __name__ == "__main__":
     unittest.main()

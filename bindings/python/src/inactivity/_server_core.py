@@ -28,7 +28,8 @@ from typing import Any, Optional, Tuple, Union
 from . import _lib
 from ._generated.enums import ServerInput
 from ._generated.ffi import CDecision
-from .enums import Auth, Reason, State
+from ._generated.views import DECISION_FORMAT, DecisionView, decision_fields
+from .enums import State
 from .policy import Policy
 
 __all__ = ["DEFAULT_PRECISION_MS", "RECORD_SIZE", "Decision", "ServerInput", "decide"]
@@ -42,32 +43,16 @@ RECORD_SIZE = 96
 #: policy's idle timeout less its warning.
 DEFAULT_PRECISION_MS = 1000
 
-_NEVER = 2**63 - 1
 
 
 @dataclasses.dataclass(frozen=True)
-class Decision:
-    """The outcome of ``decide`` (``inact_decision``). Times are ms since 1970 on the fleet's
-    clock; None where the library says INACT_NEVER (no such deadline, or not kept)."""
-
-    state: State
-    reason: Reason
-    #: What an unlock needs (``Auth.NONE`` unless LOCKED).
-    required_auth: Auth
-    #: The record changed and must be stored (``decide`` returns it).
-    write: bool
-    unlock_failures: int
-    #: The instant decided at: the later of the now_ms given and the record's own instant.
-    now_ms: int
-    #: To the next lock or expiry.
-    remaining_ms: Optional[int]
-    #: The instant of the idle action (ACTIVE and WARNING).
-    idle_deadline_ms: Optional[int]
-    #: The instant of the absolute expiry (ACTIVE, WARNING and LOCKED).
-    absolute_deadline_ms: Optional[int]
-    started_at_ms: Optional[int]
-    #: The stored (coalesced) last activity, while the session runs (ACTIVE, WARNING).
-    last_activity_ms: Optional[int]
+class Decision(DecisionView):
+    """The outcome of ``decide`` (``inact_decision``; its fields are generated from the header,
+    ``_generated/views.py``). Times are ms since 1970 on the fleet's clock; None where the
+    library says INACT_NEVER (no such deadline, or not kept). ``required_auth`` is what an
+    unlock needs (``Auth.NONE`` unless LOCKED); ``write``: the record changed and must be stored
+    (``decide`` returns it); ``now_ms`` is the later of the instant given and the record's own;
+    ``last_activity_ms`` is the stored (coalesced) last activity, while the session runs."""
 
     @property
     def allowed(self) -> bool:
@@ -142,19 +127,16 @@ _NO_ARG = ctypes.c_int64(0)
 _CAPACITY = c_size_t(RECORD_SIZE)
 #: The length of every record this library writes: passed as it is, not made per call.
 _RECORD_LENGTH = c_size_t(RECORD_SIZE)
-#: The struct as the header lays it out (x86_64 and aarch64 alike: natural alignment, no padding
-#: but none needed): size, state, reason, required_auth, write, unlock_failures, then six int64.
-_DECISION = struct.Struct("=IiiiiIqqqqqq")
-assert _DECISION.size == ctypes.sizeof(CDecision)
+#: The size inact_decision's bytes have in DECISION_FORMAT (generated from the header's fields):
+#: the struct as ctypes lays it out has no padding on any CPU the library ships for, checked here.
+_DECISION_SIZE = struct.calcsize(DECISION_FORMAT)
+assert _DECISION_SIZE == ctypes.sizeof(CDecision)
 # inact_server_decide_prepared without argtypes or errcheck: every argument is given as the C
 # type it is (a ctypes object, or a Python int only where the parameter is an int32), so nothing
 # is converted by a from_param. A negative status is decided again by the checked call, which
 # raises the library's error.
 _UNCHECKED = _lib.LIB._FuncPtr(("inact_server_decide_prepared", _lib.LIB))
 _UNCHECKED.restype = c_int32
-_STATES = tuple(State(i) for i in range(len(State)))
-_REASONS = {int(r): r for r in Reason}
-_AUTHS = tuple(Auth(i) for i in range(len(Auth)))
 
 
 def decide(
@@ -186,7 +168,7 @@ def decide(
                    b.now_arg)
     policy_ref, precision_arg, decision_ref, out, written_ref, d, decision_bytes, now_arg = b.fixed
     data = record if record is None or type(record) is bytes else bytes(record)
-    d.size = _DECISION.size
+    d.size = _DECISION_SIZE
     try:
         now_arg.value = now_ms
         status = _UNCHECKED(
@@ -197,23 +179,15 @@ def decide(
     except (TypeError, OverflowError, ctypes.ArgumentError):
         status = -1   # an argument of the wrong type or range: the checked call names it
     if status < 0:
-        d.size = _DECISION.size
+        d.size = _DECISION_SIZE
         _lib.LIB.inact_server_decide_prepared(
             policy_ref, data, 0 if data is None else len(data), now_ms, input, arg, precision_ms,
             decision_ref, out, RECORD_SIZE, written_ref,
         )
-    (_, state, reason, auth, write, failures, now, remaining, idle, absolute, started, last) = _DECISION.unpack(decision_bytes)
+    fields = decision_fields(decision_bytes)
     # A frozen dataclass's __init__ sets each of its eleven fields through object.__setattr__:
     # per request, that was the largest share of this module's own time. The same fields, in
     # one dict, make an equal, equally frozen Decision.
     result = _new(Decision)
-    _set(result, "__dict__", {
-        "state": _STATES[state], "reason": _REASONS[reason], "required_auth": _AUTHS[auth],
-        "write": write == 1, "unlock_failures": failures, "now_ms": now,
-        "remaining_ms": None if remaining == _NEVER else remaining,
-        "idle_deadline_ms": None if idle == _NEVER else idle,
-        "absolute_deadline_ms": None if absolute == _NEVER else absolute,
-        "started_at_ms": None if started == _NEVER else started,
-        "last_activity_ms": None if last == _NEVER else last,
-    })
-    return result, (out.raw[: b.written.value] if write == 1 else None)
+    _set(result, "__dict__", fields)
+    return result, (out.raw[: b.written.value] if fields["write"] else None)

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import dataclasses
 from datetime import timedelta
-from typing import Optional, Type, TypeVar
+from typing import Any, Dict, Optional, Type, TypeVar
 
+import struct
 from .._time import ms_to_duration, ms_to_instant
 from ..enums import Auth, ClockKind, Delivery, EventKind, Reason, State, enum_or_int
 from .ffi import CEvent, CInfo
@@ -143,3 +144,60 @@ class EventView:
             engine_id=c.engine,
             required_auth=enum_or_int(Auth, c.required_auth),
         )
+
+
+#: inact_decision's bytes for the struct module (native order, the header's fields in order).
+DECISION_FORMAT = "=IiiiiIqqqqqq"
+_DECISION = struct.Struct(DECISION_FORMAT)
+_NEVER_MS = 2**63 - 1
+_STATE_OF = {int(m): m for m in State}
+_REASON_OF = {int(m): m for m in Reason}
+_AUTH_OF = {int(m): m for m in Auth}
+
+
+@dataclasses.dataclass(frozen=True)
+class DecisionView:
+    """The fields of inactivity.server's Decision (inact_decision), in its order: times in ms
+    since 1970 on the fleet's clock, a duration or a nullable time None for INACT_NEVER.
+    _server_core.Decision subclasses it with the documentation."""
+
+    #: inact_state after the input
+    state: State
+    #: inact_reason
+    reason: Reason
+    #: inact_auth an unlock needs (NONE unless LOCKED)
+    required_auth: Auth
+    #: 0/1: the record changed and must be stored
+    write: bool
+    #: failed unlocks in a row
+    unlock_failures: int
+    #: the instant decided at: the later of now_ms given and the record's
+    now_ms: int
+    #: to the next lock or expiry; INACT_NEVER if none
+    remaining_ms: Optional[int]
+    #: instant of the idle action; INACT_NEVER if none
+    idle_deadline_ms: Optional[int]
+    #: instant of the absolute expiry; INACT_NEVER if none
+    absolute_deadline_ms: Optional[int]
+    #: session start; INACT_NEVER if none
+    started_at_ms: Optional[int]
+    #: as stored (coalesced), ACTIVE and WARNING; INACT_NEVER otherwise
+    last_activity_ms: Optional[int]
+
+
+def decision_fields(raw: bytes) -> Dict[str, Any]:
+    """A DecisionView's fields from inact_decision's bytes, as its __dict__."""
+    (_, state, reason, required_auth, write, unlock_failures, now_ms, remaining_ms, idle_deadline_ms, absolute_deadline_ms, started_at_ms, last_activity_ms) = _DECISION.unpack(raw)
+    return {
+        "state": _STATE_OF.get(state, state),
+        "reason": _REASON_OF.get(reason, reason),
+        "required_auth": _AUTH_OF.get(required_auth, required_auth),
+        "write": write != 0,
+        "unlock_failures": unlock_failures,
+        "now_ms": now_ms,
+        "remaining_ms": None if remaining_ms == _NEVER_MS else remaining_ms,
+        "idle_deadline_ms": None if idle_deadline_ms == _NEVER_MS else idle_deadline_ms,
+        "absolute_deadline_ms": None if absolute_deadline_ms == _NEVER_MS else absolute_deadline_ms,
+        "started_at_ms": None if started_at_ms == _NEVER_MS else started_at_ms,
+        "last_activity_ms": None if last_activity_ms == _NEVER_MS else last_activity_ms,
+    }
