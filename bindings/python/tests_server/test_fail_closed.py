@@ -106,6 +106,41 @@ def test_the_gateway_on_redis_decides_on_the_event_loop_and_a_paused_redis_is_50
     app.manager.close()
 
 
+def test_the_asgi_middleware_on_redis_decides_on_its_lifespan_loop_and_a_paused_redis_is_503() -> None:
+    """An app's requests on Redis, served with a lifespan (one loop): decided on the event loop
+    through the store's asyncio client, no worker thread (manager.request is never called);
+    Redis paused, every request is 503 within the timeout and never reaches the app; recovery on
+    the same loop; the lifespan's shutdown closes the loop's client."""
+    pid = int(os.environ["INACT_TEST_REDIS_PID"])
+    store = RedisStore.from_url(redis_url(), timeout=TIMEOUT, prefix="l" + secrets.token_hex(4))
+    manager = SessionManager(store, LONG, precision=0, timeout=TIMEOUT)
+    s = manager.sign_in("alice").session_id
+
+    def no_thread(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the request was decided in a worker thread")
+
+    manager.request = no_thread  # type: ignore[method-assign]
+    with asgi_client(manager) as client:
+        for _ in range(2):   # precision 0: each one a compare-and-set, awaited on the loop
+            r = client.get("/hello", headers=ck(s))
+            assert r.status_code == 200 and r.headers["Inactivity-State"] == "ACTIVE", r.text
+        assert client.get("/hello").status_code == 401
+        assert store._async_clients   # the loop's asyncio client
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            for headers in (ck(s), {**ck(s), "Inactivity-Machine": "1"}):
+                start = time.monotonic()
+                r = client.get("/hello", headers=headers)
+                assert r.status_code == 503 and r.headers["Retry-After"] == "1", (r.status_code, r.text)
+                assert r.json()["code"] == "inactivity.unavailable" and "user" not in r.json()
+                assert time.monotonic() - start < TIMEOUT + SLACK
+        finally:
+            os.kill(pid, signal.SIGCONT)
+        assert _recovered(lambda: client.get("/hello", headers=ck(s))).status_code == 200
+    assert not store._async_clients   # closed at the lifespan's shutdown, on its loop
+    store.close()
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

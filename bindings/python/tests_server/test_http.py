@@ -353,6 +353,52 @@ def test_a_websocket_closes_1013_when_the_store_cannot_decide(tmp_path: object) 
         assert (closed.value.code, closed.value.reason) == (WS_CLOSE_UNAVAILABLE, "inactivity.unavailable")
 
 
+def test_without_a_lifespan_the_asgi_middleware_decides_in_a_worker_thread(store: Store, clock: FleetClock) -> None:
+    """Starlette's TestClient outside ``with`` runs each request on an event loop of its own, and
+    sends no lifespan: a store with an asyncio client is then called in a worker thread, so that
+    no loop's client is left open (one per request). With a lifespan, see test_fail_closed."""
+    manager = SessionManager(store, POLICY, precision=0, clock=clock)
+    s = manager.sign_in("alice", "laptop").session_id
+    calls: List[bool] = []
+    request = manager.request
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(True)
+        return request(*args, **kwargs)
+
+    manager.request = counted  # type: ignore[method-assign]
+    client = asgi_client(manager)
+    for _ in range(2):
+        assert client.get("/hello", headers=ck(s)).status_code == 200
+    assert len(calls) == 2
+    assert not getattr(store, "_async_clients", None)
+
+
+def test_the_apps_own_lifespan_runs_through_the_asgi_middleware(manager: SessionManager) -> None:
+    """The middleware watches the lifespan (to close the store's asyncio client of the loop at
+    shutdown) and passes it on: the app's own startup and shutdown run, in order."""
+    import contextlib
+    from typing import AsyncIterator
+
+    events: List[str] = []
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        events.append("startup")
+        yield
+        events.append("shutdown")
+
+    app = Starlette(routes=[Route("/hello", hello)], lifespan=lifespan)
+    app.add_middleware(InactivityMiddleware, manager=manager, cookie_secure=False)
+    s = manager.sign_in("alice", "laptop").session_id
+    with TestClient(app, base_url="http://127.0.0.1") as client:
+        assert events == ["startup"]
+        r = client.get("/hello", headers=ck(s))
+        assert r.status_code == 200 and r.json() == {"user": "alice", "state": "ACTIVE"}
+    assert events == ["startup", "shutdown"]
+    assert not getattr(manager.store, "_async_clients", None)
+
+
 def test_both_middlewares_refuse_an_unknown_option_and_config_with_options(tmp_path: object) -> None:
     """One option handling (wire.Middleware) for both: the same refusals, the same config."""
     manager = SessionManager(SQLiteStore(os.path.join(str(tmp_path), "s.sqlite3")), POLICY)

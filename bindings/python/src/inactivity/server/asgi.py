@@ -14,13 +14,19 @@ Inactivity-* headers. The session API (``/inactivity/...``) is answered by the m
 With no app (``InactivityMiddleware(None, manager=...)``) it is the session API alone, answering
 404 elsewhere: mount it, or wrap a static-files app with it.
 
-The store is called in a worker thread with the manager's timeout: a store that does not answer
-in time is 503 + Retry-After, never a pass.
+A store with an asyncio client (Redis) is awaited on the event loop (``SessionManager.arequest``,
+no worker thread) once the server's ASGI lifespan has started on that loop: its shutdown then
+closes the loop's client. Without a lifespan (a server run with it off, Starlette's TestClient
+outside ``with``, which runs each request on a loop of its own) and for any other store, the
+store is called in a worker thread. Either way the manager's timeout bounds the decision: a store
+that does not answer in time is 503 + Retry-After, never a pass.
 """
 
 from __future__ import annotations
 
+import asyncio
 import functools
+import weakref
 from typing import Any, Awaitable, Callable, Dict, List, MutableMapping, Optional, Tuple
 
 from .manager import Outcome, SessionManager
@@ -37,6 +43,7 @@ from .wire import (
     WireResponse,
     decide_request,
     handle_api,
+    request_verdict,
     unavailable,
 )
 
@@ -115,9 +122,82 @@ class InactivityMiddleware(Middleware[ASGIApp]):
         with anyio.fail_after(self.manager.timeout + 0.5):
             return await anyio.to_thread.run_sync(functools.partial(fn, *args))
 
+    #: The event loops whose lifespan started and has not shut down: on these (and only these,
+    #: whose shutdown closes the loop's asyncio client) the store is awaited on the loop.
+    _lifespan_loops: "weakref.WeakSet[asyncio.AbstractEventLoop]"
+
+    def _on_loop(self) -> bool:
+        """Whether this call awaits the store on the running event loop: a store with an asyncio
+        client, under asyncio (redis.asyncio's; under trio the worker thread serves), on a loop
+        whose lifespan started (its shutdown closes the client; a loop per request would leave
+        one client per request open)."""
+        if not self.manager.store.asynchronous:
+            return False
+        loops = self.__dict__.get("_lifespan_loops")
+        if not loops:
+            return False
+        try:
+            return asyncio.get_running_loop() in loops
+        except RuntimeError:
+            return False
+
+    async def _request(self, session_id: Optional[str], machine: bool) -> Outcome:
+        """manager.request, awaited on the loop or in a worker thread (_on_loop)."""
+        if self._on_loop():
+            return await self.manager.arequest(session_id, machine=machine)
+        outcome: Outcome = await self._in_thread(functools.partial(self.manager.request, session_id, machine=machine))
+        return outcome
+
+    async def _decide_request(self, request: WireRequest) -> Tuple[Optional[Outcome], Optional[WireResponse]]:
+        """wire.decide_request, with the store awaited on the loop where it can be."""
+        config = self.config
+        if not self._on_loop():
+            decided: Tuple[Optional[Outcome], Optional[WireResponse]] = await self._in_thread(
+                decide_request, self.manager, config, request)
+            return decided
+        if config.is_exempt(request.path):
+            return None, None
+        try:
+            outcome = await self.manager.arequest(config.session_of(request), machine=config.is_machine(request))
+        except StoreUnavailable as e:
+            return None, unavailable(config, str(e))
+        return request_verdict(outcome)
+
+    async def _lifespan(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """ASGI lifespan: the app's own, and at its shutdown the store's asyncio client of this
+        event loop closed on it (its connections belong to the loop). With no app, answered here."""
+        loop = asyncio.get_running_loop()
+        loops = self.__dict__.setdefault("_lifespan_loops", weakref.WeakSet())
+
+        async def send_closing(message: Message) -> None:
+            kind = message["type"]
+            if kind == "lifespan.startup.complete":
+                loops.add(loop)
+            elif kind in ("lifespan.shutdown.complete", "lifespan.shutdown.failed"):
+                loops.discard(loop)
+                try:
+                    await self.manager.store.aclose()
+                finally:
+                    await send(message)
+                return
+            await send(message)
+
+        if self.app is not None:
+            await self.app(scope, receive, send_closing)
+            return
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await send_closing({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await send_closing({"type": "lifespan.shutdown.complete"})
+                return
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
-            if self.app is not None:
+            if scope["type"] == "lifespan":
+                await self._lifespan(scope, receive, send)
+            elif self.app is not None:
                 await self.app(scope, receive, send)
             return
         path: str = scope.get("path", "")
@@ -135,7 +215,7 @@ class InactivityMiddleware(Middleware[ASGIApp]):
             return
 
         try:
-            outcome, refused = await self._in_thread(decide_request, self.manager, self.config, request)
+            outcome, refused = await self._decide_request(request)
         except TimeoutError:
             outcome, refused = None, unavailable(self.config)
         if refused is not None:
@@ -182,7 +262,7 @@ class InactivityMiddleware(Middleware[ASGIApp]):
         found refused is not sent, and it and every later ``websocket.send`` raise SocketClosed
         (a later ``websocket.close`` is ignored): nothing reaches a refused session."""
         closed: List[Tuple[int, str]] = []   # the close sent, once
-        pushes = _SharedReads(lambda: self._in_thread(functools.partial(self.manager.request, session_id, machine=True)))
+        pushes = _SharedReads(lambda: self._request(session_id, True))
 
         async def close(code: int, reason: str) -> None:
             if not closed:
@@ -197,7 +277,7 @@ class InactivityMiddleware(Middleware[ASGIApp]):
                 # Closed by a refused send while the app waited here: the client's message (sent
                 # before it saw the close) must not reach the app; the server keeps queueing them.
                 return {"type": "websocket.disconnect", "code": closed[0][0]}
-            code, reason = await _verdict(self._in_thread(functools.partial(self.manager.request, session_id, machine=machine)))
+            code, reason = await _verdict(self._request(session_id, machine))
             if code is None and not closed:
                 return message
             if code is not None:

@@ -283,6 +283,12 @@ def decide_request(manager: SessionManager, config: WireConfig, request: WireReq
         outcome = manager.request(config.session_of(request), machine=config.is_machine(request))
     except StoreUnavailable as e:
         return None, unavailable(config, str(e))
+    return request_verdict(outcome)
+
+
+def request_verdict(outcome: Outcome) -> Tuple[Optional[Outcome], Optional[WireResponse]]:
+    """decide_request's answer for a decided request: (outcome, None) when it may proceed, else
+    (None, its refusal)."""
     if not outcome.allowed:
         return None, refusal(outcome)
     return outcome, None
