@@ -564,6 +564,11 @@ def main() -> int:
                     t.row(f"{store}: a request, {path} path", fmt_ns(f["path_ns"]),
                           f"{f['ratio']:.2f}x {floor} ({fmt_ns(f['floor_ns'])}), same connection, "
                           f"{f.get('timer', 'wall time')}", status)
+                if "engine" in st[store]:
+                    f = st[store]["engine"]
+                    t.row(f"{store}: the core's decision alone, as Python calls it", fmt_ns(f["path_ns"]),
+                          f"{f['ratio']:.2f}x {floor_read}: a bare ctypes call of inact_server_decide_prepared "
+                          f"(thread CPU time); the rest of the read path is the binding's Python")
                 if "read_wall" in st[store]:
                     f = st[store]["read_wall"]
                     t.row(f"{store}: a request, read path (wall time)", fmt_ns(f["path_ns"]),
@@ -599,11 +604,23 @@ def main() -> int:
             # The second floor (an auth service out of nginx's process, of the gateway's own kind)
             # and the gateway on Redis, when measured.
             for gateway, store in (("gateway_sqlite", "SQLite"), ("gateway_redis", "Redis")):
-                for floor, what in (("noop", "nginx's return 204"), ("noop_uvicorn", "a no-op ASGI endpoint on uvicorn")):
+                for floor, what in (("noop", "nginx's return 204"), ("noop_uvicorn", "a no-op ASGI endpoint on uvicorn"),
+                                    ("noop_upstream", "a no-op nginx upstream")):
                     r = ng.get(f"{gateway}/{floor}")
                     if r is not None:
                         t.row(f"through nginx: gateway on {store} / {what}", f"{r['ratio']:.2f}x",
-                              f"{ng[gateway]['rps']:,.0f} against {ng[floor]['rps']:,.0f} rps; p99 +{r['p99_added_ms']:.0f} ms")
+                              f"{ng[gateway]['rps']:,.0f} against {ng[floor]['rps']:,.0f} rps; p99 {r['p99_added_ms']:+.0f} ms")
+            r = ng.get("noop_upstream/noop")
+            if r is not None:
+                # What the auth subrequest's hop costs by itself, with the cheapest service behind it.
+                t.row("through nginx: a no-op nginx upstream / nginx's return 204", f"{r['ratio']:.2f}x",
+                      f"{ng['noop_upstream']['rps']:,.0f} against {ng['noop']['rps']:,.0f} rps: the hop alone")
+            for name, what in (("gateway_sqlite", "the gateway on SQLite"), ("gateway_redis", "the gateway on Redis"),
+                               ("noop_uvicorn", "a no-op ASGI endpoint on uvicorn"), ("noop_upstream", "a no-op nginx upstream")):
+                cpu = ng.get(name, {}).get("service_cpu_us")
+                if cpu is not None:
+                    t.row(f"through nginx: CPU per auth request, {what}", f"{cpu:,.1f} us",
+                          "its processes' user + system time over the run / requests")
             out["server_nginx"] = ng
 
     # ---- Targets ---------------------------------------------------------------------------

@@ -11,7 +11,11 @@ be the bottleneck), with a site per auth endpoint, each an auth_request in front
     issue's floor: no process, no connection, no HTTP parse);
   - noop_uvicorn: a bare ASGI app answering 204 at once, on uvicorn (uvloop, httptools) with the
     same workers, behind the same documented configuration (the upstream's keepalive): the floor
-    of an auth service out of nginx's process, in the gateway's own kind of server.
+    of an auth service out of nginx's process, in the gateway's own kind of server;
+  - noop_upstream: a second nginx (its own process, one worker) answering 204 at once, behind the
+    same documented configuration: the cheapest auth service out of nginx's process there is, so
+    its ratio to `noop` is what the auth subrequest's hop alone costs (the front nginx proxies it,
+    parses the answer, keeps the connection), whatever the service behind it.
 ApacheBench (`ab -k`) measures requests per second and the 99th percentile, the sites
 alternating ROUNDS times; the medians are reported, and each gateway's ratio and added p99
 against both floors.
@@ -54,6 +58,30 @@ def ab(url: str, requests: int, concurrency: int, cookie: str) -> Dict[str, floa
     return {"rps": rps, "p99_ms": p99}
 
 
+def tree_cpu_s(root: int) -> float:
+    """The CPU time (user + system, seconds) of process `root` and of its live descendants (the
+    service's workers), from /proc: what answering costs, whatever else runs on the machine."""
+    children: Dict[int, List[int]] = {}
+    cpu: Dict[int, float] = {}
+    tick = os.sysconf("SC_CLK_TCK")
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue   # gone meanwhile
+        children.setdefault(int(fields[1]), []).append(int(entry))
+        cpu[int(entry)] = (int(fields[11]) + int(fields[12])) / tick
+    total, todo = 0.0, [root]
+    while todo:
+        pid = todo.pop()
+        total += cpu.get(pid, 0.0)
+        todo.extend(children.get(pid, []))
+    return total
+
+
 def documented_site(listen: int, upstream: str, auth_port: int, backend: int) -> str:
     """docs/server.md's upstream and locations once more, for another auth service (renamed
     upstream): the floor gets exactly the gateway's nginx configuration."""
@@ -87,10 +115,35 @@ def main() -> int:
                                        "--loop", "uvloop", "--http", "httptools"],
                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         wait_for_port(noop_port, procs[-1], "uvicorn (no-op auth)")
+        # The no-op upstream: a second nginx, out of the front nginx's process, as any auth service is.
+        upstream_port = free_port()
+        os.makedirs(os.path.join(work, "upstream"), exist_ok=True)
+        upstream_conf = os.path.join(work, "upstream", "nginx.conf")
+        with open(upstream_conf, "w") as f:
+            f.write(f"""daemon off;
+worker_processes 1;
+pid {work}/upstream/nginx.pid;
+error_log {work}/upstream/error.log warn;
+events {{ worker_connections 1024; }}
+http {{
+    access_log off;
+    client_body_temp_path {work}/upstream/body;
+    proxy_temp_path {work}/upstream/proxy;
+    fastcgi_temp_path {work}/upstream/fastcgi;
+    uwsgi_temp_path {work}/upstream/uwsgi;
+    scgi_temp_path {work}/upstream/scgi;
+    keepalive_requests 1000000;
+    server {{ listen 127.0.0.1:{upstream_port}; location / {{ return 204; }} }}
+}}
+""")
+        procs.append(subprocess.Popen(["nginx", "-c", upstream_conf, "-p", os.path.join(work, "upstream")],
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        wait_for_port(upstream_port, procs[-1], "nginx (no-op upstream)")
         backend, redis_site, floor, uvicorn_site = free_port(), free_port(), free_port(), free_port()
-        sqlite_site = free_port()
+        sqlite_site, upstream_site = free_port(), free_port()
         servers = (documented_site(redis_site, "gateway_redis", ports["gateway_redis"], backend)
                    + documented_site(uvicorn_site, "noop_uvicorn", noop_port, backend)
+                   + documented_site(upstream_site, "noop_upstream", upstream_port, backend)
                    + f"""    server {{ listen 127.0.0.1:{backend}; root {work}/site; }}
     server {{
         listen 127.0.0.1:{floor};
@@ -101,7 +154,8 @@ def main() -> int:
         conf = write_nginx_conf(work, gateway=ports["gateway_sqlite"], backend=backend, listen=sqlite_site, servers=servers,
                                 worker_connections=1024)
         procs.append(subprocess.Popen(["nginx", "-c", conf, "-p", work], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-        sites = {"gateway_sqlite": sqlite_site, "gateway_redis": redis_site, "noop": floor, "noop_uvicorn": uvicorn_site}
+        sites = {"gateway_sqlite": sqlite_site, "gateway_redis": redis_site, "noop": floor, "noop_uvicorn": uvicorn_site,
+                 "noop_upstream": upstream_site}
         for port in (backend, *sites.values()):
             wait_for_port(port, procs[-1], "nginx")
         cookies = {}
@@ -111,17 +165,26 @@ def main() -> int:
                                              headers={"Content-Type": "application/json"})
             with urllib.request.urlopen(request, timeout=10) as r:
                 cookies[name] = json.loads(r.read())["session_id"]
-        cookies["noop"] = cookies["noop_uvicorn"] = cookies["gateway_sqlite"]
+        cookies["noop"] = cookies["noop_uvicorn"] = cookies["noop_upstream"] = cookies["gateway_sqlite"]
         for name, port in sites.items():   # warm-up (connections, caches)
             ab(f"http://127.0.0.1:{port}/", 200, concurrency, cookies[name])
+        # The auth service's processes per site (nginx's own return 204 has none): their CPU per
+        # request, read around each run, is the figure that other load on the machine moves least.
+        services = {"gateway_sqlite": procs[0].pid, "gateway_redis": procs[1].pid, "noop_uvicorn": procs[2].pid,
+                    "noop_upstream": procs[3].pid}
         runs: Dict[str, List[Dict[str, float]]] = {name: [] for name in sites}
         for _ in range(rounds):
             for name, port in sites.items():
-                runs[name].append(ab(f"http://127.0.0.1:{port}/", requests, concurrency, cookies[name]))
-        result: Dict[str, Any] = {k: {"rps": statistics.median(r["rps"] for r in v),
-                                      "p99_ms": statistics.median(r["p99_ms"] for r in v)} for k, v in runs.items()}
-        for gateway in ("gateway_sqlite", "gateway_redis"):
-            for floor_name in ("noop", "noop_uvicorn"):
+                before = tree_cpu_s(services[name]) if name in services else 0.0
+                run = ab(f"http://127.0.0.1:{port}/", requests, concurrency, cookies[name])
+                if name in services:
+                    run["service_cpu_us"] = (tree_cpu_s(services[name]) - before) * 1e6 / requests
+                runs[name].append(run)
+        result: Dict[str, Any] = {k: {key: statistics.median(r[key] for r in v) for key in v[0]} for k, v in runs.items()}
+        for gateway in ("gateway_sqlite", "gateway_redis", "noop_upstream"):
+            for floor_name in ("noop", "noop_uvicorn", "noop_upstream"):
+                if floor_name == gateway:
+                    continue
                 result[f"{gateway}/{floor_name}"] = {
                     "ratio": result[gateway]["rps"] / result[floor_name]["rps"],
                     "p99_added_ms": result[gateway]["p99_ms"] - result[floor_name]["p99_ms"],

@@ -123,6 +123,29 @@ def redis_part(url: str, runs: int, calls: int) -> Dict[str, Any]:
 _SQLITE_FLOOR = "SELECT user, device, created_ms, record, version FROM inactivity_sessions WHERE id = ?"
 
 
+def _bare_decision(manager: SessionManager, session_id: str) -> Callable[[], Any]:
+    """A call of inact_server_decide_prepared over `session_id`'s stored record, a read
+    (REQUEST within the precision), with its arguments made once, as _server_core makes them."""
+    from inactivity import _server_core as sc
+
+    entry = manager.store.get(session_id, time.monotonic() + 30)
+    assert entry is not None
+    decision, record = sc.decide(manager.policy, entry.record, manager.clock(), sc.ServerInput.REQUEST, 0, manager.precision_ms)
+    assert record is None, "the bare call measures a read: nothing to write"
+    b = sc._buffers
+    policy_ref, precision_arg, decision_ref, out, written_ref, _, _, now_arg = b.fixed
+    now_arg.value = manager.clock()
+    stored, length, request, call = entry.record, sc._RECORD_LENGTH, int(sc.ServerInput.REQUEST), sc._UNCHECKED
+    no_arg, capacity = sc._NO_ARG, sc._CAPACITY
+
+    def engine() -> None:
+        call(policy_ref, stored, length, now_arg, request, no_arg, precision_arg, decision_ref, out, capacity, written_ref)
+
+    engine()
+    assert b.decision.state == int(decision.state), "the bare call decides as decide() does"
+    return engine
+
+
 def sqlite_part(path: str, runs: int, calls: int) -> Dict[str, Any]:
     """The read path in thread CPU time: both sides are CPU alone (the file is in the page
     cache), and the CPU time of this thread is what the other processes of a loaded machine
@@ -159,7 +182,13 @@ def sqlite_part(path: str, runs: int, calls: int) -> Dict[str, Any]:
         turn[0] ^= 1   # a different record each time: a real write, committed like the path's
         assert conn.execute("UPDATE inactivity_sessions SET record = ? WHERE id = ?", (records[turn[0]], other)).rowcount == 1
 
+    # The core's own share of the read path as Python reaches it: the prepared decision over the
+    # session's record, one ctypes call with every argument made beforehand (what the path pays
+    # for the engine; the rest is the binding's and the manager's Python).
+    engine = _bare_decision(reader, s)
+
     return {
+        "engine": paired(runs, calls, engine, floor_read, time.thread_time_ns),
         "read": paired(runs, calls, read, floor_read, time.thread_time_ns),
         "read_wall": paired(runs, calls, read, floor_read),
         "write": paired(runs, calls, write, floor_write),
