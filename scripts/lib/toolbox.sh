@@ -22,6 +22,12 @@
 #   need_venv DIR REQ...       a virtual environment at DIR holding the PyPI requirements REQ...
 #                              (pin them: name==version); made again only when the list changes
 #                              (DIR/.requirements)
+#   need_server_venv [LIB.so]  .build/server-venv, the server half's environment, one list for
+#                              scripts/lib/test-server and scripts/bench server-store (so that
+#                              neither remakes it after the other): bindings/python's [server]
+#                              extra (what users install) and the pins httpx2 pytest mypy
+#                              setuptools server-ws; sets SERVER_VENV. With LIB.so, also installs
+#                              bindings/python into it, bundling that library
 # Results: every suite writes a TAP 14 stream, $INACT_RESULTS_DIR/NAME.tap (a temporary file
 # when INACT_RESULTS_DIR is unset), which scripts/lib/py/tap.py counts, here and in scripts/test
 # (CONTRIBUTING.md, "How a suite reports"). Each call below is one test point, also printed;
@@ -236,4 +242,22 @@ need_venv() {
     python3 -m venv "$dir" || fail_setup "python3 -m venv $dir"
     "$dir/bin/python" -m pip install -q --disable-pip-version-check "$@" || fail_setup "pip install $*"
     echo "$wanted" >"$dir/.requirements"
+}
+
+need_server_venv() {
+    local root list extra server_pins
+    root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+    SERVER_VENV="$root/.build/server-venv"
+    need python3
+    # The extra's pins, read from pyproject.toml so that the suite tests what users install.
+    mapfile -t extra < <(python3 "$root/scripts/lib/py/server_extra_pins.py" "$root/bindings/python/pyproject.toml")
+    [[ ${#extra[@]} -gt 0 ]] || fail_setup "no [server] extra in bindings/python/pyproject.toml"
+    list="$(pins httpx2 pytest mypy setuptools server-ws)" || fail_setup "need_server_venv: see the line above" # scripts/lib/packages.txt
+    mapfile -t server_pins <<<"$list"
+    need_venv "$SERVER_VENV" "${extra[@]}" "${server_pins[@]}"
+    [[ $# -gt 0 ]] || return 0
+    echo "${suite_name:-${0##*/}}: installing bindings/python into $SERVER_VENV" >&2
+    INACTIVITY_BUNDLE_LIBRARY="$1" "$SERVER_VENV/bin/python" -m pip install -q --disable-pip-version-check \
+        --no-deps --no-build-isolation --force-reinstall "$root/bindings/python" >&2 || fail_setup "pip install bindings/python"
+    rm -rf "$root/bindings/python/build"
 }

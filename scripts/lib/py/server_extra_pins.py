@@ -1,6 +1,6 @@
 """The [server] extra's pins from pyproject.toml.
 
-Run by scripts/lib/test-server, with the arguments it passes.
+Run by need_server_venv (scripts/lib/toolbox.sh), for scripts/lib/test-server and scripts/bench.
 """
 import sys, tomllib
 with open(sys.argv[1], "rb") as f:
