@@ -44,9 +44,6 @@ WEIGHTS: Dict[str, int] = {
     "refresh": 4, "background": 5, "foreground": 5, "window-shown": 5, "window-hidden": 5,
     "push-scope": 3, "pop-scope": 3, "hold": 2, "release": 2, "policy": 3, "save": 3, "kill": 2,
     "freeze": 2, "wall-jump": 1, "expect": 6, "restore": 1, "holder": 4,
-    # Not drawn so far: zero keeps the fixed seeds' files as they were.
-    "biometrics-changed": 0, "token-rotated": 0, "server-contact": 0, "expect-interruption": 0,
-    "device-locked": 0,
 }
 # The vocabulary's inputs that a branch above writes under another command.
 COMMANDS = {"holder-report": "holder", "set-policy": "policy"}
