@@ -113,6 +113,9 @@ class ModelTest(unittest.TestCase):
         self.assertEqual(vocabulary["screen-shared"]["args"][0]["kind"], "duration")
         self.assertEqual(vocabulary["screen-shared"]["python"]["member"], "screen_shared")
         self.assertEqual(vocabulary["screen-shared"]["js"]["member"], "screenShared")
+        # generate.py draws it in the generated scenarios by this flag, with no line of its own
+        self.assertTrue(vocabulary["screen-shared"]["scenario_command"])
+        self.assertFalse(vocabulary["unlock"]["scenario_command"])  # `unlock` takes a name: hand-written
         self.assertIn('self._call(_lib.LIB.inact_screen_shared, duration_to_ms(duration, "duration"))',
                       files["bindings/python/src/inactivity/_generated/inputs.py"])
         more = {

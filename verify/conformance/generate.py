@@ -15,10 +15,11 @@ Standard library only; the same COUNT gives the same files on every machine.
 
 from __future__ import annotations
 
+import json
 import random
 import sys
 from pathlib import Path
-from typing import List
+from typing import Dict, List, Tuple
 
 PRESETS = ["default", "nist-aal2", "nist-aal3", "pci-dss", "banking"]
 PRESET_IDLE_MS = {"default": 900_000, "nist-aal2": 1_800_000, "nist-aal3": 900_000, "pci-dss": 900_000, "banking": 300_000}
@@ -31,6 +32,50 @@ HOLDER = ["activity", "activity 3s", "activity 1h", "locked manual-lock", "locke
           "idle-deadline 10m", "absolute-deadline 3m", "absolute-deadline 5h"]
 # Network outcomes, revocations, other failures and statuses the library refuses (99, 600).
 REFRESH = ["0", "200", "204", "400", "400 invalid_grant", "401", "403", "408", "429", "500", "503", "99", "600"]
+
+# The op vocabulary (generated/ops.json, written by tools/generate from the header and names.toml).
+VOCABULARY = json.loads((Path(__file__).resolve().parent / "generated" / "ops.json").read_text())
+
+# What a step draws and how often: time passing in the gaps, activity most, every input. A key is
+# the command a branch of Session.step writes (its syntax or its host state is its own), in the
+# order that the fixed seeds' files were drawn with (a reordering redraws every file).
+WEIGHTS: Dict[str, int] = {
+    "start": 6, "activity": 14, "continue": 4, "lock": 3, "unlock": 5, "unlock-failed": 4, "end": 2,
+    "refresh": 4, "background": 5, "foreground": 5, "window-shown": 5, "window-hidden": 5,
+    "push-scope": 3, "pop-scope": 3, "hold": 2, "release": 2, "policy": 3, "save": 3, "kill": 2,
+    "freeze": 2, "wall-jump": 1, "expect": 6, "restore": 1, "holder": 4,
+}
+# The vocabulary's inputs that a branch above writes under another command.
+COMMANDS = {"holder-report": "holder", "set-policy": "policy"}
+# Inputs not drawn here, and why.
+NOT_DRAWN = {"set-ceilings": "a `ceiling` line limits the policy lines after it; differential.py draws ceilings"}
+# An input with a plain scenario command (the op and its arguments, `screen-shared 30s`) and no
+# weight above is drawn this often, its arguments by their kinds: a new input of the header is in
+# the generated scenarios with no line here.
+DEFAULT_WEIGHT = 2
+# The arguments of a plain command drawn by kind (durations in the scenario form).
+PLAIN_ARGUMENTS = {"duration": ["0s", "5s", "30s", "1m", "10m"], "int": ["0", "1", "2"], "id": ["0", "1", "2", "7"]}
+
+
+def steps(vocabulary: dict) -> Tuple[Dict[str, int], Dict[str, List[str]]]:
+    """The weight of each step (WEIGHTS, then every plain command without one at DEFAULT_WEIGHT)
+    and the argument kinds of each plain command. An input that none of these draws, nor
+    NOT_DRAWN names, fails: its scenario syntax is its own, so its branch is written by hand."""
+    weights = dict(WEIGHTS)
+    plain: Dict[str, List[str]] = {}
+    for entry in vocabulary["ops"]:
+        op = entry["op"]
+        if entry.get("scenario_command"):
+            plain[op] = [a["kind"] for a in entry["args"]]
+            weights.setdefault(op, DEFAULT_WEIGHT)
+        elif entry["input"] and COMMANDS.get(op, op) not in weights and op not in NOT_DRAWN:
+            raise SystemExit(f"generate.py: the input {op} has a scenario syntax of its own (names.toml "
+                             f"hand lists scen): write its branch in Session.step with a weight in "
+                             f"WEIGHTS, or say why it is not drawn in NOT_DRAWN")
+    return weights, plain
+
+
+STEPS, PLAIN = steps(VOCABULARY)
 
 
 def duration(ms: int) -> str:
@@ -141,14 +186,7 @@ class Session:
             if self.saved and r.random() < 0.8:
                 self.same(r.choice(["restore", "restore", "restore", "restore corrupt"]))
             return
-        weights = [
-            ("start", 6), ("activity", 14), ("continue", 4), ("lock", 3), ("unlock", 5),
-            ("unlock-failed", 4), ("end", 2), ("refresh", 4), ("background", 5), ("foreground", 5),
-            ("window-shown", 5), ("window-hidden", 5), ("push-scope", 3), ("pop-scope", 3),
-            ("hold", 2), ("release", 2), ("policy", 3), ("save", 3), ("kill", 2), ("freeze", 2),
-            ("wall-jump", 1), ("expect", 6), ("restore", 1), ("holder", 4),
-        ]
-        pick = r.choices([w[0] for w in weights], [w[1] for w in weights])[0]
+        pick = r.choices(list(STEPS), list(STEPS.values()))[0]
         if pick == "activity":
             self.at(f"activity {r.choice(KINDS)}")
         elif pick == "end":
@@ -189,8 +227,8 @@ class Session:
         elif pick == "unlock-failed":
             for _ in range(r.choice([1, 1, 2, 3])):
                 self.at("unlock-failed")
-        else:
-            self.at(pick)
+        else:  # a plain command: its arguments drawn by their kinds
+            self.at(" ".join([pick] + [r.choice(PLAIN_ARGUMENTS[kind]) for kind in PLAIN.get(pick, [])]))
 
 
 def generate(index: int) -> str:

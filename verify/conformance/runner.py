@@ -25,10 +25,30 @@ OPS: Dict[str, Any] = {entry["op"]: entry for entry in VOCABULARY["ops"]}
 NEVER_MS = int(VOCABULARY["never"])
 
 
-def ms_in(value: int) -> timedelta:
-    """Milliseconds as the binding takes a duration: NEVER for INACT_NEVER, else a timedelta
-    (which holds every duration the op lists use: up to about 2.7 million years)."""
-    return ia.NEVER if value == NEVER_MS else timedelta(milliseconds=value)
+class Unrepresentable(Exception):
+    """An op word the Python binding has no value for: the runner says so on the op's result
+    line (which then differs from the C runner's, and the comparison names it) instead of
+    dying on the whole op list."""
+
+
+# timedelta's range in whole milliseconds (about 2.7 million years either way).
+_TIMEDELTA_MS = (timedelta.max.days * 86_400 + timedelta.max.seconds) * 1000
+
+
+def ms_in(value: int) -> ia.Duration:
+    """Milliseconds as the binding takes a duration: its NEVER for INACT_NEVER; a timedelta
+    where one holds the value; beyond timedelta's range, a whole number of seconds as an int
+    (the binding's other exact form). A value past timedelta that is not whole seconds has no
+    exact Python duration: Unrepresentable."""
+    if value == NEVER_MS:
+        return ia.NEVER
+    if -_TIMEDELTA_MS <= value <= _TIMEDELTA_MS:
+        return timedelta(milliseconds=value)
+    if value % 1000 == 0:
+        return value // 1000
+    raise Unrepresentable(
+        f"duration {value} ms: the Python binding takes a duration beyond timedelta's range "
+        f"(+-{_TIMEDELTA_MS} ms) only as whole seconds, or INACT_NEVER as NEVER")
 
 
 def ms_out(value: Optional[timedelta]) -> int:
@@ -182,6 +202,8 @@ class Runner:
             except ia.InactivityError as error:
                 # the library's own text (policy.idle_timeout_ms), the same in every binding
                 result = f"error {int(error.status)} {error.engine_message}"
+            except Unrepresentable as refusal:
+                result = f"unrepresentable {refusal}"
             for ev in self.events:
                 self.out.append(
                     f"event {int(ev.kind)} {int(ev.state)} {int(ev.previous_state)} {int(ev.reason)} {int(ev.required_auth)} "
