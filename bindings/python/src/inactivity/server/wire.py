@@ -16,6 +16,7 @@ protocol (docs/server.md, "The wire"):
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import json
 from typing import Any, Callable, Dict, Generic, List, Optional, Sequence, Tuple, TypeVar, Union
 
@@ -122,6 +123,9 @@ class WireConfig:
             raise ValueError("the session id needs a source: cookie, header or session_id")
         if self.cookie_samesite not in ("Strict", "Lax", "None"):
             raise ValueError(f"cookie_samesite ({self.cookie_samesite!r}) must be Strict, Lax or None")
+        for name in ("session_id", "machine", "exempt", "verify_credential", "sign_in"):
+            if _is_async(getattr(self, name)):
+                raise ValueError(f"{name} must be a plain callable, not an async one: it is called, never awaited")
         if isinstance(self.retry_after, bool) or not isinstance(self.retry_after, int) or self.retry_after < 1:
             raise ValueError(f"retry_after ({self.retry_after!r}) must be an int >= 1 (seconds)")
 
@@ -143,11 +147,15 @@ class WireConfig:
 
     def is_exempt(self, path: str) -> bool:
         if callable(self.exempt):
-            return bool(self.exempt(path))
+            return bool(_answer(self.exempt(path), "exempt"))
         return any(path == p or (p.endswith("/") and path.startswith(p)) for p in self.exempt)
 
     def is_api(self, path: str) -> bool:
         return path == self.prefix or path.startswith(self.prefix + "/")
+
+
+def _is_async(fn: Any) -> bool:
+    return callable(fn) and (inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None)))
 
 
 _OPTIONS = {f.name: f.default for f in dataclasses.fields(WireConfig)}
@@ -247,6 +255,18 @@ def _not_locked(outcome: Outcome) -> WireResponse:
     """409: an unlock that found the session running and did not verify the credential."""
     return _json(409, {"state": outcome.state, "reason": outcome.reason, "code": "inactivity.not_locked"},
                  outcome_headers(outcome))
+
+
+def _answer(value: Any, what: str) -> Any:
+    """The answer of the app's callable `what`. An awaitable is refused (RuntimeError, a 500:
+    the app's error, not the client's): an async callable's coroutine is never awaited here,
+    and as a truth value it is always true (an unlock for any credential, every path exempt)."""
+    if inspect.isawaitable(value):
+        close = getattr(value, "close", None)
+        if close is not None:
+            close()   # never run: no "coroutine was never awaited" warning
+        raise RuntimeError(f"{what} must be a plain callable: it returned an awaitable, which is not awaited here")
+    return value
 
 
 def _body(request: WireRequest) -> Dict[str, Any]:
@@ -404,7 +424,14 @@ def _route(manager: SessionManager, config: WireConfig, request: WireRequest) ->
             current = manager.report(session_id, "LOCKED", "MANUAL_LOCK")
             if current.state != "LOCKED":
                 return refusal(current) if not current.allowed else _not_locked(current)
-        ok = bool(config.verify_credential(current.user or "", credential))
+        try:
+            ok = bool(_answer(config.verify_credential(current.user or "", credential), "verify_credential"))
+        except Exception:
+            # An attempt the app could not verify is a failed one. Uncounted, a verifier that
+            # raises on a wrong credential (argon2's verify does) would tell right (200) from
+            # wrong (500) for as many guesses as anyone holding the session sends.
+            manager.unlock(session_id, False)
+            raise
         after = manager.unlock(session_id, ok)
         if not ok and after.allowed:
             return _not_locked(after)  # unlocked meanwhile by another request: nothing counted

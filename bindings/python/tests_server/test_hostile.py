@@ -1,0 +1,116 @@
+"""What an attacker or a careless integration sends the server half, and what must never follow:
+an allow, an unlock without a verified credential, an uncounted unlock attempt, a 500 for bad
+input, a user's sessions locked out of revocation by one damaged row."""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Iterator, List
+
+import pytest
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse
+from starlette.routing import Route
+from starlette.testclient import TestClient
+
+from conftest import POLICY, FleetClock
+from inactivity.server import InactivityMiddleware, SessionManager, SQLiteStore
+from inactivity.server.wire import WireConfig
+
+COOKIE = "inactivity_session"
+
+
+async def hello(request: Request) -> PlainTextResponse:
+    return PlainTextResponse("hello")
+
+
+@pytest.fixture
+def local(tmp_path: object, clock: FleetClock) -> Iterator[SessionManager]:
+    """A manager on SQLite: the wire's checks do not depend on the store."""
+    m = SessionManager(SQLiteStore(os.path.join(str(tmp_path), "s.sqlite3")), POLICY, precision=0, clock=clock)
+    yield m
+    m.close()
+
+
+def _client(manager: SessionManager, **options: Any) -> TestClient:
+    app = Starlette(routes=[Route("/hello", hello)])
+    app.add_middleware(InactivityMiddleware, manager=manager, cookie_secure=False, **options)
+    return TestClient(app, base_url="http://127.0.0.1", raise_server_exceptions=False)
+
+
+def _failures(manager: SessionManager, session_id: str) -> int:
+    d = manager.status(session_id).decision
+    assert d is not None
+    return int(d.unlock_failures)
+
+
+# ----- the app's callables: an async one is never taken as "true" -----------------------------
+
+
+def test_an_async_verifier_never_unlocks(local: SessionManager) -> None:
+    async def verify(user: str, credential: str) -> bool:
+        return credential == "right"
+
+    # Refused when the app configures it: it would be called and never awaited.
+    with pytest.raises(ValueError, match="verify_credential"):
+        WireConfig(verify_credential=verify)  # type: ignore[arg-type]  # an untyped app is not told
+
+    class Verifier:   # an async __call__ the check at configuration can also see
+        async def __call__(self, user: str, credential: str) -> bool:
+            return credential == "right"
+
+    with pytest.raises(ValueError, match="verify_credential"):
+        WireConfig(verify_credential=Verifier())  # type: ignore[arg-type]
+
+    # One it cannot see (a plain callable returning a coroutine): its answer, always truthy,
+    # unlocked any credential. Now no unlock, the attempt counted, and a 500 (the app's error).
+    client = _client(local, verify_credential=lambda user, credential: verify(user, credential))
+    s = local.sign_in("alice").session_id
+    client.cookies.set(COOKIE, s)
+    assert local.report(s, "LOCKED", "MANUAL_LOCK").state == "LOCKED"
+    r = client.post("/inactivity/unlock", json={"credential": "wrong"})
+    assert r.status_code == 500
+    assert local.status(s).state == "LOCKED" and _failures(local, s) == 1
+    assert client.get("/hello").status_code == 403
+
+
+def test_an_async_exempt_callable_exempts_nothing(local: SessionManager) -> None:
+    async def exempt(path: str) -> bool:
+        return path == "/login"
+
+    with pytest.raises(ValueError, match="exempt"):
+        WireConfig(exempt=exempt)  # type: ignore[arg-type]
+    # Hidden behind a plain callable, its coroutine was a true value: every path exempt, no
+    # session needed anywhere. Now never a pass.
+    client = _client(local, exempt=lambda path: exempt(path))
+    r = client.get("/hello")
+    assert r.status_code == 500 and r.text != "hello"
+
+
+def test_an_unlock_attempt_whose_verifier_raises_counts_as_a_failure(local: SessionManager) -> None:
+    # A verifier that raises on a wrong credential (argon2-cffi's PasswordHasher.verify does)
+    # answered a wrong guess 500 and a right one 200, counting nothing: unlimited guesses.
+    class Mismatch(Exception):
+        pass
+
+    checked: List[str] = []
+
+    def verify(user: str, credential: str) -> bool:
+        checked.append(credential)
+        if credential != "right":
+            raise Mismatch()
+        return True
+
+    client = _client(local, verify_credential=verify)
+    s = local.sign_in("alice").session_id
+    client.cookies.set(COOKIE, s)
+    assert local.report(s, "LOCKED", "MANUAL_LOCK").state == "LOCKED"
+    for attempt in (1, 2):                       # POLICY: the 3rd failure ends the session
+        assert client.post("/inactivity/unlock", json={"credential": f"guess {attempt}"}).status_code == 500
+        assert (local.status(s).state, _failures(local, s)) == ("LOCKED", attempt)
+    client.post("/inactivity/unlock", json={"credential": "guess 3"})
+    o = local.status(s)
+    assert (o.state, o.reason) == ("EXPIRED", "UNLOCK_FAILURES")
+    r = client.post("/inactivity/unlock", json={"credential": "right"})
+    assert r.status_code == 401 and checked == ["guess 1", "guess 2", "guess 3"]
