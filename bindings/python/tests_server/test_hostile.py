@@ -114,3 +114,39 @@ def test_an_unlock_attempt_whose_verifier_raises_counts_as_a_failure(local: Sess
     assert (o.state, o.reason) == ("EXPIRED", "UNLOCK_FAILURES")
     r = client.post("/inactivity/unlock", json={"credential": "right"})
     assert r.status_code == 401 and checked == ["guess 1", "guess 2", "guess 3"]
+
+
+# ----- a damaged SQLite row ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("column,value", [("record", "text, not a blob"), ("record", 1.5), ("record", 7),
+                                          ("device", b"\xff"), ("created_ms", "x")])
+def test_a_sqlite_row_of_foreign_types_is_corrupt_and_blocks_nothing(local: SessionManager, clock: FleetClock,
+                                                                     column: str, value: object) -> None:
+    # SQLite keeps any type in any column. A record that is not a blob raised TypeError on every
+    # request of the session (500), and in the user's list, sign-in and revoke-all: one damaged
+    # row kept a password change from ending the user's other sessions. It is a corrupt session
+    # now (EXPIRED, RESTORE_FAILED, as Redis's foreign value), and the user's others are reachable.
+    import sqlite3
+
+    from inactivity.server.stores import _id_key
+
+    manager = SessionManager(local.store, POLICY, precision=0, clock=clock, device_limit=2)
+    damaged = manager.sign_in("alice", "old").session_id
+    clock.advance(1)
+    other = manager.sign_in("alice", "new").session_id
+    store = manager.store
+    assert isinstance(store, SQLiteStore)
+    with sqlite3.connect(store.path) as conn:
+        conn.execute(f"UPDATE inactivity_sessions SET {column} = ? WHERE id = ?", (value, _id_key(damaged)))
+    corrupt = column == "record"
+    o = manager.request(damaged)
+    assert (o.state, o.reason) == (("EXPIRED", "RESTORE_FAILED") if corrupt else ("ACTIVE", "STARTED"))
+    assert manager.request(damaged).state == ("EXPIRED" if corrupt else "ACTIVE")   # written: it stays ended
+    rows = manager.list("alice", current_id=other)
+    assert [(r.state, r.is_current) for r in rows] == [("EXPIRED" if corrupt else "ACTIVE", False), ("ACTIVE", True)]
+    assert all(isinstance(r.device, str) and isinstance(r.created_ms, int) for r in rows)
+    third = manager.sign_in("alice", "third").session_id   # the device limit reads every row
+    assert manager.revoke_all("alice") == 2   # the two still live
+    for s in (damaged, other, third):
+        assert not manager.request(s).allowed
