@@ -150,3 +150,47 @@ def test_a_sqlite_row_of_foreign_types_is_corrupt_and_blocks_nothing(local: Sess
     assert manager.revoke_all("alice") == 2   # the two still live
     for s in (damaged, other, third):
         assert not manager.request(s).allowed
+
+
+# ----- bad input: a clear 400, nothing changed, never a 500 -------------------------------------
+
+
+def test_bad_input_is_400_and_changes_nothing(local: SessionManager, tmp_path: object) -> None:
+    from inactivity import InvalidArgumentError
+    from inactivity.server.gateway import build_app, parse_args
+
+    client = _client(local)
+    s = local.sign_in("alice").session_id
+    client.cookies.set(COOKIE, s)
+    before = local.status(s)
+    # JSON nested deeper than Python's stack: RecursionError, a 500 (and a logged traceback)
+    # for anyone, before any session was looked at.
+    for body in (b"[" * 15_000, b'{"activity_age_ms": ' + b"[" * 15_000):
+        r = client.post("/inactivity/keepalive", content=body)
+        assert r.status_code == 400 and r.json()["code"] == "inactivity.bad_request"
+    assert local.status(s) == before
+    # A label with no UTF-8 form (a lone surrogate, as JSON's "\ud800" gives): UnicodeEncodeError
+    # from the store, a 500; now the label's own error, and nothing created.
+    for user, device in (("\ud800", "x"), ("bob", "phone \udcff")):
+        with pytest.raises(InvalidArgumentError, match="user|device"):
+            local.sign_in(user, device)
+    with pytest.raises(InvalidArgumentError, match="user"):
+        local.list("\ud800")
+    assert [r.device for r in local.list("alice")] == [""] and local.list("bob") == []
+    # A reason past int64 was wrapped by ctypes: 2**64 + MANUAL_LOCK locked, 2**64 + REVOKED
+    # ended every session of the user.
+    with pytest.raises(InvalidArgumentError, match="reason"):
+        local.report(s, "LOCKED", 2**64 + 10)
+    with pytest.raises(InvalidArgumentError, match="reason"):
+        local.revoke_all("alice", 2**64 + 16)
+    assert local.status(s) == before
+
+    # The gateway's demo sign-in: a body that is JSON but not an object, or too deep, was a 500.
+    args = parse_args(["--store", "sqlite:" + os.path.join(str(tmp_path), "g.sqlite3"), "--demo-sign-in",
+                       "--insecure-cookie"])
+    gateway = TestClient(build_app(args), base_url="http://127.0.0.1", raise_server_exceptions=False)
+    for body in (b"[1]", b'"alice"', b"[" * 15_000):
+        assert gateway.post("/inactivity/sign-in", content=body).status_code == 401
+    r = gateway.post("/inactivity/sign-in", content=b'{"user": "bob", "device": "\\udcff"}')
+    assert r.status_code == 400 and "device" in r.json()["error"]
+    assert gateway.post("/inactivity/sign-in", json={"user": "bob"}).status_code == 200

@@ -274,7 +274,7 @@ def _body(request: WireRequest) -> Dict[str, Any]:
         return {}
     try:
         value = json.loads(request.body.decode("utf-8"))
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):   # RecursionError: "[[[[..." nested deeper than Python's stack
         raise InvalidArgumentError(Status.E_INVALID_ARGUMENT, "the body must be a JSON object") from None
     if not isinstance(value, dict):
         raise InvalidArgumentError(Status.E_INVALID_ARGUMENT, "the body must be a JSON object")
