@@ -194,3 +194,33 @@ def test_bad_input_is_400_and_changes_nothing(local: SessionManager, tmp_path: o
     r = gateway.post("/inactivity/sign-in", content=b'{"user": "bob", "device": "\\udcff"}')
     assert r.status_code == 400 and "device" in r.json()["error"]
     assert gateway.post("/inactivity/sign-in", json={"user": "bob"}).status_code == 200
+
+
+# ----- what a 503 tells the client --------------------------------------------------------------
+
+
+def test_a_503_tells_the_client_nothing_of_the_store(tmp_path: object, caplog: pytest.LogCaptureFixture) -> None:
+    # The store's error named its host and port (Redis) or its file's path (SQLite) in the
+    # body of every 503, to any client. The operator's log has it; the client, the code.
+    import socket
+
+    from inactivity.server import RedisStore
+    from inactivity.server.gateway import AuthGateway
+
+    with socket.socket() as sock:        # a loopback port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    manager = SessionManager(RedisStore.from_url(f"redis://127.0.0.1:{port}/0", timeout=0.5), POLICY)
+    session = "A" * 50 + "A"
+    client = _client(manager)
+    gateway = TestClient(AuthGateway(InactivityMiddleware(None, manager, auth_endpoint=True)),
+                         base_url="http://127.0.0.1")
+    with caplog.at_level("WARNING", logger="inactivity.server"):
+        answers = [client.get("/hello", headers={"Cookie": f"{COOKIE}={session}"}),
+                   client.get("/inactivity/status", headers={"Cookie": f"{COOKIE}={session}"}),
+                   gateway.get("/inactivity/auth", headers={"Cookie": f"{COOKIE}={session}"})]
+    for r in answers:
+        assert r.status_code == 503 and r.json()["code"] == "inactivity.unavailable"
+        assert str(port) not in r.text and "127.0.0.1" not in r.text
+    assert any(str(port) in m for m in caplog.messages)
+    manager.close()

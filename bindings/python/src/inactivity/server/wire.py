@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import json
+import logging
 from typing import Any, Callable, Dict, Generic, List, Optional, Sequence, Tuple, TypeVar, Union
 
 from ..enums import Status
@@ -47,6 +48,7 @@ DEFAULT_COOKIE = "inactivity_session"
 #: The headers a browser page may read across origins (Access-Control-Expose-Headers).
 EXPOSED_HEADERS = (STATE_HEADER, REASON_HEADER, IDLE_REMAINING_HEADER, ABSOLUTE_REMAINING_HEADER, "Retry-After")
 _EXPOSE = ", ".join(EXPOSED_HEADERS)
+_log = logging.getLogger("inactivity.server")
 #: The largest request body the session API reads.
 MAX_BODY = 16 * 1024
 
@@ -231,10 +233,14 @@ def refusal(outcome: Outcome) -> WireResponse:
 
 
 def unavailable(config: WireConfig, detail: str = "") -> WireResponse:
-    """503: the store did not decide in time. Never an allow."""
+    """503: the store did not decide in time. Never an allow. `detail` (the store's error: its
+    host and port, its file's path, its configuration) is the operator's: it goes to the log
+    (logger ``inactivity.server``), never to the client, which may be anyone."""
+    if detail:
+        _log.warning("the session store did not decide: %s", detail)
     return _json(
         503,
-        {"code": "inactivity.unavailable", "error": detail or "the session store did not answer in time"},
+        {"code": "inactivity.unavailable", "error": "the session store did not answer in time"},
         [("Retry-After", str(config.retry_after)), ("Access-Control-Expose-Headers", _EXPOSE)],
     )
 
