@@ -224,3 +224,17 @@ def test_a_503_tells_the_client_nothing_of_the_store(tmp_path: object, caplog: p
         assert str(port) not in r.text and "127.0.0.1" not in r.text
     assert any(str(port) in m for m in caplog.messages)
     manager.close()
+
+
+@pytest.mark.parametrize("answer", ["invalid password", {"ok": False}, 1, None])
+def test_only_a_verifier_answering_true_unlocks(local: SessionManager, answer: object) -> None:
+    # bool() of the verifier's answer unlocked on any truthy value: a verifier returning its
+    # error message, or a result object, unlocked every credential. Only True unlocks now; any
+    # other answer is the app's error (500), with the attempt counted.
+    client = _client(local, verify_credential=lambda user, credential: answer)
+    s = local.sign_in("alice").session_id
+    client.cookies.set(COOKIE, s)
+    assert local.report(s, "LOCKED", "MANUAL_LOCK").state == "LOCKED"
+    assert client.post("/inactivity/unlock", json={"credential": "anything"}).status_code == 500
+    assert (local.status(s).state, _failures(local, s)) == ("LOCKED", 1)
+    assert client.get("/hello").status_code == 403

@@ -431,7 +431,11 @@ def _route(manager: SessionManager, config: WireConfig, request: WireRequest) ->
             if current.state != "LOCKED":
                 return refusal(current) if not current.allowed else _not_locked(current)
         try:
-            ok = bool(_answer(config.verify_credential(current.user or "", credential), "verify_credential"))
+            ok = _answer(config.verify_credential(current.user or "", credential), "verify_credential")
+            if type(ok) is not bool:
+                # Only True unlocks: a truthy other answer (an error message, a user object, a
+                # result dict whose "ok" is False) is no verified credential.
+                raise RuntimeError(f"verify_credential must return a bool, not {type(ok).__name__}")
         except Exception:
             # An attempt the app could not verify is a failed one. Uncounted, a verifier that
             # raises on a wrong credential (argon2's verify does) would tell right (200) from
