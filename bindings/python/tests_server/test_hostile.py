@@ -238,3 +238,36 @@ def test_only_a_verifier_answering_true_unlocks(local: SessionManager, answer: o
     assert client.post("/inactivity/unlock", json={"credential": "anything"}).status_code == 500
     assert (local.status(s).state, _failures(local, s)) == ("LOCKED", 1)
     assert client.get("/hello").status_code == 403
+
+
+# ----- exempt paths -----------------------------------------------------------------------------
+
+
+def test_exempting_the_root_page_exempts_nothing_else(local: SessionManager, tmp_path: object) -> None:
+    # docs/server.md wraps a static site with exempt=("/", "/login.html"): "/" ends with "/", so
+    # it was a prefix of every path, and every file of the site was served without a session.
+    from starlette.staticfiles import StaticFiles
+
+    site = os.path.join(str(tmp_path), "site")
+    os.makedirs(os.path.join(site, "private"))
+    for name, text in (("index.html", "sign in"), ("login.html", "login"), ("secret.html", "secret"),
+                       ("private/data.json", "{}")):
+        with open(os.path.join(site, name), "w") as f:
+            f.write(text)
+    app = InactivityMiddleware(StaticFiles(directory=site, html=True), manager=local, exempt=("/", "/login.html"))
+    client = TestClient(app, base_url="http://127.0.0.1")
+    assert client.get("/").text == "sign in" and client.get("/login.html").text == "login"
+    for path in ("/secret.html", "/private/data.json", "/private/"):
+        r = client.get(path)
+        assert r.status_code == 401 and "secret" not in r.text, path
+    s = local.sign_in("alice").session_id
+    assert client.get("/secret.html", headers={"Cookie": f"{COOKIE}={s}"}).text == "secret"
+    assert InactivityMiddleware(None, manager=local, exempt=("/static/",)).config.is_exempt("/static/a.css")
+
+
+def test_exempt_given_as_one_string_is_refused(local: SessionManager) -> None:
+    # A string is a sequence of one-character paths, "/" among them: exempt="/login" exempted
+    # every path. Refused now, naming the option.
+    for value in ("/login", "/static/"):
+        with pytest.raises(ValueError, match="exempt"):
+            InactivityMiddleware(None, manager=local, exempt=value)

@@ -98,8 +98,8 @@ class WireConfig:
     takes precedence over both. `machine`: the app's callable marking machine traffic (polls,
     silent refreshes); the header ``Inactivity-Machine: 1`` marks it too. `prefix`: where the
     session API lives. `exempt`: the paths no decision guards (the sign-in page, its static
-    files): each one an exact path, or a prefix when it ends with ``/`` (``"/static/"``); or a
-    callable on the path. `verify_credential(user, credential) -> bool`:
+    files): each one an exact path, or a prefix when it ends with ``/`` (``"/static/"``; ``"/"``
+    is the root page alone, never a prefix of every path); or a callable on the path. `verify_credential(user, credential) -> bool`:
     the app's server-side check for ``POST {prefix}/unlock`` (no callable: unlock is 501).
     `sign_in(request) -> (user, device) or None`: for ``POST {prefix}/sign-in`` (no callable: 404;
     for tests and demos, an app signs its users in itself with SessionManager.sign_in).
@@ -125,6 +125,9 @@ class WireConfig:
             raise ValueError("the session id needs a source: cookie, header or session_id")
         if self.cookie_samesite not in ("Strict", "Lax", "None"):
             raise ValueError(f"cookie_samesite ({self.cookie_samesite!r}) must be Strict, Lax or None")
+        if isinstance(self.exempt, (str, bytes)):
+            # A string is a sequence of one-character paths, "/" among them: every path exempt.
+            raise ValueError(f"exempt ({self.exempt!r}) must be a sequence of paths, e.g. ({self.exempt!r},), or a callable")
         for name in ("session_id", "machine", "exempt", "verify_credential", "sign_in"):
             if _is_async(getattr(self, name)):
                 raise ValueError(f"{name} must be a plain callable, not an async one: it is called, never awaited")
@@ -150,7 +153,8 @@ class WireConfig:
     def is_exempt(self, path: str) -> bool:
         if callable(self.exempt):
             return bool(_answer(self.exempt(path), "exempt"))
-        return any(path == p or (p.endswith("/") and path.startswith(p)) for p in self.exempt)
+        # "/" is the root page alone: as a prefix it would exempt every path.
+        return any(path == p or (p.endswith("/") and p != "/" and path.startswith(p)) for p in self.exempt)
 
     def is_api(self, path: str) -> bool:
         return path == self.prefix or path.startswith(self.prefix + "/")
