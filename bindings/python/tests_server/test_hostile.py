@@ -271,3 +271,40 @@ def test_exempt_given_as_one_string_is_refused(local: SessionManager) -> None:
     for value in ("/login", "/static/"):
         with pytest.raises(ValueError, match="exempt"):
             InactivityMiddleware(None, manager=local, exempt=value)
+
+
+@pytest.mark.parametrize("exempt", [("/", "/static/"), "callable"])
+def test_a_dot_segment_never_leaves_an_exempt_prefix(local: SessionManager, tmp_path: object, exempt: Any) -> None:
+    # /static/%2e%2e/secret.html is /static/../secret.html once decoded (uvicorn and Starlette's
+    # test client decode it): under the exempt "/static/", so no decision, and StaticFiles
+    # resolved it to /secret.html and served it without a session.
+    from starlette.staticfiles import StaticFiles
+
+    from inactivity.server import InactivityWSGIMiddleware
+
+    site = os.path.join(str(tmp_path), "site")
+    os.makedirs(os.path.join(site, "static", ".well-known"))
+    for name, text in (("secret.html", "secret"), ("static/a.css", "css"), ("static/.well-known/x", "known")):
+        with open(os.path.join(site, name), "w") as f:
+            f.write(text)
+    rule = (lambda path: path.startswith("/static/")) if exempt == "callable" else exempt
+    client = TestClient(InactivityMiddleware(StaticFiles(directory=site), manager=local, exempt=rule),
+                        base_url="http://127.0.0.1")
+    assert client.get("/static/a.css").text == "css" and client.get("/static/.well-known/x").text == "known"
+    for path in ("/static/%2e%2e/secret.html", "/static/%2E%2E/secret.html", "/static/..%2fsecret.html",
+                 "/static/.%2f..%2fsecret.html", "/static/..%5csecret.html"):
+        r = client.get(path)
+        assert r.status_code == 401 and "secret" not in r.text, path
+    # The WSGI middleware reads the same rule (PATH_INFO is decoded too).
+    seen: List[str] = []
+
+    def wsgi(environ: Any, start_response: Any) -> List[bytes]:
+        seen.append(environ["PATH_INFO"])
+        start_response("200 OK", [])
+        return [b"app"]
+
+    statuses: List[str] = []
+    guarded = InactivityWSGIMiddleware(wsgi, local, exempt=rule)
+    for path in ("/static/a.css", "/static/../secret.html"):
+        guarded({"PATH_INFO": path, "REQUEST_METHOD": "GET"}, lambda status, headers, *exc: statuses.append(status))
+    assert statuses == ["200 OK", "401 Unauthorized"] and seen == ["/static/a.css"]

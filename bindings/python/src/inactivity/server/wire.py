@@ -151,6 +151,10 @@ class WireConfig:
         return bool(self.machine(request)) if self.machine is not None else False
 
     def is_exempt(self, path: str) -> bool:
+        if ("/." in path or "\\" in path) and _dot_segments(path):
+            # "/static/../secret.html" (sent as /static/%2e%2e/secret.html) is under the exempt
+            # "/static/", and an app that resolves it (StaticFiles does) serves /secret.html.
+            return False
         if callable(self.exempt):
             return bool(_answer(self.exempt(path), "exempt"))
         # "/" is the root page alone: as a prefix it would exempt every path.
@@ -158,6 +162,12 @@ class WireConfig:
 
     def is_api(self, path: str) -> bool:
         return path == self.prefix or path.startswith(self.prefix + "/")
+
+
+def _dot_segments(path: str) -> bool:
+    """Whether `path` has a "." or ".." segment, or a backslash (a separator where the app may
+    run on Windows): a path that an app may resolve to another one is never exempt."""
+    return "\\" in path or any(segment in (".", "..") for segment in path.split("/"))
 
 
 def _is_async(fn: Any) -> bool:
