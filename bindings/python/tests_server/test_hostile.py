@@ -308,3 +308,29 @@ def test_a_dot_segment_never_leaves_an_exempt_prefix(local: SessionManager, tmp_
     for path in ("/static/a.css", "/static/../secret.html"):
         guarded({"PATH_INFO": path, "REQUEST_METHOD": "GET"}, lambda status, headers, *exc: statuses.append(status))
     assert statuses == ["200 OK", "401 Unauthorized"] and seen == ["/static/a.css"]
+
+
+# ----- where the ids rest -----------------------------------------------------------------------
+
+
+def test_a_new_sqlite_file_is_readable_by_its_owner_only(tmp_path: object, clock: FleetClock) -> None:
+    # The file holds every session's id (a bearer secret). It was created with the umask's mode,
+    # 0644 by default: any local user could read every live id and use it.
+    import stat
+
+    old = os.umask(0o022)
+    try:
+        path = os.path.join(str(tmp_path), "new.sqlite3")
+        manager = SessionManager(SQLiteStore(path), POLICY, precision=0, clock=clock)
+        manager.request(manager.sign_in("alice").session_id)
+        for name in (path, path + "-wal", path + "-shm"):
+            assert stat.S_IMODE(os.stat(name).st_mode) == 0o600, name
+        manager.close()
+        kept = os.path.join(str(tmp_path), "kept.sqlite3")
+        with open(kept, "wb"):
+            pass
+        os.chmod(kept, 0o640)                       # the operator's choice stands
+        SQLiteStore(kept).close()
+        assert stat.S_IMODE(os.stat(kept).st_mode) == 0o640
+    finally:
+        os.umask(old)

@@ -263,6 +263,16 @@ class SQLiteStore(Store):
         self._closed = False
         self._all: List[sqlite3.Connection] = []
         self._all_lock = threading.Lock()
+        if self.path != ":memory:" and not self.path.startswith("file:"):
+            # The file holds every session's id, a bearer secret: readable by its owner only, not
+            # by the umask's default (0644: any local user). SQLite gives its -wal and -shm files
+            # the database file's mode. A file that exists keeps the mode its operator gave it.
+            try:
+                os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+            except FileExistsError:
+                pass
+            except OSError as e:
+                raise StoreUnavailable(f"SQLite {self.path}: {e}") from None
         conn = self._conn()
         exists = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'inactivity_sessions_id'").fetchone()
         if exists is None and conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'inactivity_sessions'").fetchone():
