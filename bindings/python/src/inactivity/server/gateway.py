@@ -147,7 +147,9 @@ def build_app(args: argparse.Namespace) -> Any:
     def sign_in(request: WireRequest) -> Optional[tuple[str, str]]:
         try:
             body = json.loads(request.body or b"{}")
-        except ValueError:
+        except (ValueError, RecursionError):
+            return None
+        if not isinstance(body, dict):
             return None
         user, device = body.get("user"), body.get("device", "")
         return (user, device) if isinstance(user, str) and isinstance(device, str) else None

@@ -512,7 +512,7 @@ class SessionManager:
         """Ends every session of `user` (after a password change: PASSWORD_CHANGED), in one
         atomic step; returns how many ended now."""
         _check_label(user, "user", _MAX_USER, allow_empty=False)
-        return self._end_all(user, int(reason), keep=None)
+        return self._end_all(user, _int64(int(reason), "reason"), keep=None)
 
     def _end_all(self, user: str, reason: int, keep: Optional[str]) -> int:
         deadline = self._deadline()
@@ -541,15 +541,32 @@ def _reason(value: Union[str, Reason, int]) -> int:
         return found
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"reason must be a Reason or its name, not {type(value).__name__}")
+    return _int64(value, "reason")
+
+
+def _int64(value: int, what: str) -> int:
+    """`value` when it fits the core's int64 argument: ctypes would wrap a larger one silently
+    (2**64 + 16 would arrive as REVOKED, 2**70 as 0)."""
+    if not -(2**63) <= value < 2**63:
+        raise InvalidArgumentError(Status.E_INVALID_ARGUMENT, f"{what} ({value}) is out of range: not a reason")
     return int(value)
 
 
 def _check_label(value: Any, what: str, limit: int, *, allow_empty: bool) -> None:
     if not isinstance(value, str):
         raise TypeError(f"{what} must be a str, not {type(value).__name__}")
-    if (not value and not allow_empty) or len(value) > limit or "\0" in value:
+    if (not value and not allow_empty) or len(value) > limit or "\0" in value or not _utf8(value):
         raise InvalidArgumentError(
             Status.E_INVALID_ARGUMENT,
-            f"{what} ({value[:40]!r}{'...' if len(value) > 40 else ''}) must be 1 to {limit} characters with no NUL"
-            if not allow_empty else f"{what} must be at most {limit} characters with no NUL",
+            f"{what} ({value[:40]!r}{'...' if len(value) > 40 else ''}) must be 1 to {limit} characters of UTF-8 with no NUL"
+            if not allow_empty else f"{what} must be at most {limit} characters of UTF-8 with no NUL",
         )
+
+
+def _utf8(value: str) -> bool:
+    """Whether `value` has a UTF-8 form, which the stores keep (a lone surrogate has none)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

@@ -222,6 +222,19 @@ def _id_key(session_id: str) -> Optional[bytes]:
     return _a2b(raw.translate(_TO_STANDARD) + _PADDING[rest])
 
 
+def _checked(session_id: str, user: Any, device: Any, created_ms: Any, record: Any, version: Any) -> Entry:
+    """The Entry of a row with a column of a type this store never writes (SQLite keeps any type
+    in any column: a row of another program's, a damaged file). A record that is not bytes, or a
+    user that is not text, is a corrupt session, as a Redis value the store did not write is: its
+    record empty, which the core decides EXPIRED (RESTORE_FAILED), and that decision's write
+    replaces it (the version as read, which the compare-and-set compares). A label or creation
+    time of another type is shown as none."""
+    if type(record) is not bytes or type(user) is not str:
+        record = b""
+    return _entry(session_id, user if type(user) is str else "", device if type(device) is str else "",
+                  created_ms if type(created_ms) is int else 0, record, version)
+
+
 def _id_of(key: bytes) -> str:
     return base64.urlsafe_b64encode(key).decode("ascii").rstrip("=")
 
@@ -250,6 +263,16 @@ class SQLiteStore(Store):
         self._closed = False
         self._all: List[sqlite3.Connection] = []
         self._all_lock = threading.Lock()
+        if self.path != ":memory:" and not self.path.startswith("file:"):
+            # The file holds every session's id, a bearer secret: readable by its owner only, not
+            # by the umask's default (0644: any local user). SQLite gives its -wal and -shm files
+            # the database file's mode. A file that exists keeps the mode its operator gave it.
+            try:
+                os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+            except FileExistsError:
+                pass
+            except OSError as e:
+                raise StoreUnavailable(f"SQLite {self.path}: {e}") from None
         conn = self._conn()
         exists = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'inactivity_sessions_id'").fetchone()
         if exists is None and conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'inactivity_sessions'").fetchone():
@@ -329,6 +352,8 @@ class SQLiteStore(Store):
         collect = row[5]
         if collect and collect <= _time_ns() // 1_000_000:
             return None   # collected (dead for certain since collect_at_ms): as if deleted
+        if type(row[3]) is not bytes or type(row[0]) is not str or type(row[1]) is not str or type(row[2]) is not int:
+            return _checked(session_id, *row[:5])
         return _entry(session_id, row[0], row[1], row[2], row[3], row[4])
 
     def compare_and_set(self, entry: Entry, record: bytes, collect_at_ms: int, deadline: float) -> bool:
@@ -351,7 +376,7 @@ class SQLiteStore(Store):
                 " WHERE user = ? AND (collect_at_ms = 0 OR collect_at_ms > ?)",
                 (user, _now_ms()),
             ).fetchall()
-            entries = sorted((_entry(_id_of(r[0]), user, r[1], r[2], r[3], r[4]) for r in rows),
+            entries = sorted((_checked(_id_of(r[0]), user, r[1], r[2], r[3], r[4]) for r in rows),
                              key=lambda e: (e.created_ms, e.session_id))
             return UserView(entries, sorted((_id_key(e.session_id), e.version) for e in entries))
 

@@ -16,7 +16,9 @@ protocol (docs/server.md, "The wire"):
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import json
+import logging
 from typing import Any, Callable, Dict, Generic, List, Optional, Sequence, Tuple, TypeVar, Union
 
 from ..enums import Status
@@ -46,6 +48,7 @@ DEFAULT_COOKIE = "inactivity_session"
 #: The headers a browser page may read across origins (Access-Control-Expose-Headers).
 EXPOSED_HEADERS = (STATE_HEADER, REASON_HEADER, IDLE_REMAINING_HEADER, ABSOLUTE_REMAINING_HEADER, "Retry-After")
 _EXPOSE = ", ".join(EXPOSED_HEADERS)
+_log = logging.getLogger("inactivity.server")
 #: The largest request body the session API reads.
 MAX_BODY = 16 * 1024
 
@@ -95,8 +98,8 @@ class WireConfig:
     takes precedence over both. `machine`: the app's callable marking machine traffic (polls,
     silent refreshes); the header ``Inactivity-Machine: 1`` marks it too. `prefix`: where the
     session API lives. `exempt`: the paths no decision guards (the sign-in page, its static
-    files): each one an exact path, or a prefix when it ends with ``/`` (``"/static/"``); or a
-    callable on the path. `verify_credential(user, credential) -> bool`:
+    files): each one an exact path, or a prefix when it ends with ``/`` (``"/static/"``; ``"/"``
+    is the root page alone, never a prefix of every path); or a callable on the path. `verify_credential(user, credential) -> bool`:
     the app's server-side check for ``POST {prefix}/unlock`` (no callable: unlock is 501).
     `sign_in(request) -> (user, device) or None`: for ``POST {prefix}/sign-in`` (no callable: 404;
     for tests and demos, an app signs its users in itself with SessionManager.sign_in).
@@ -122,6 +125,12 @@ class WireConfig:
             raise ValueError("the session id needs a source: cookie, header or session_id")
         if self.cookie_samesite not in ("Strict", "Lax", "None"):
             raise ValueError(f"cookie_samesite ({self.cookie_samesite!r}) must be Strict, Lax or None")
+        if isinstance(self.exempt, (str, bytes)):
+            # A string is a sequence of one-character paths, "/" among them: every path exempt.
+            raise ValueError(f"exempt ({self.exempt!r}) must be a sequence of paths, e.g. ({self.exempt!r},), or a callable")
+        for name in ("session_id", "machine", "exempt", "verify_credential", "sign_in"):
+            if _is_async(getattr(self, name)):
+                raise ValueError(f"{name} must be a plain callable, not an async one: it is called, never awaited")
         if isinstance(self.retry_after, bool) or not isinstance(self.retry_after, int) or self.retry_after < 1:
             raise ValueError(f"retry_after ({self.retry_after!r}) must be an int >= 1 (seconds)")
 
@@ -142,12 +151,27 @@ class WireConfig:
         return bool(self.machine(request)) if self.machine is not None else False
 
     def is_exempt(self, path: str) -> bool:
+        if ("/." in path or "\\" in path) and _dot_segments(path):
+            # "/static/../secret.html" (sent as /static/%2e%2e/secret.html) is under the exempt
+            # "/static/", and an app that resolves it (StaticFiles does) serves /secret.html.
+            return False
         if callable(self.exempt):
-            return bool(self.exempt(path))
-        return any(path == p or (p.endswith("/") and path.startswith(p)) for p in self.exempt)
+            return bool(_answer(self.exempt(path), "exempt"))
+        # "/" is the root page alone: as a prefix it would exempt every path.
+        return any(path == p or (p.endswith("/") and p != "/" and path.startswith(p)) for p in self.exempt)
 
     def is_api(self, path: str) -> bool:
         return path == self.prefix or path.startswith(self.prefix + "/")
+
+
+def _dot_segments(path: str) -> bool:
+    """Whether `path` has a "." or ".." segment, or a backslash (a separator where the app may
+    run on Windows): a path that an app may resolve to another one is never exempt."""
+    return "\\" in path or any(segment in (".", "..") for segment in path.split("/"))
+
+
+def _is_async(fn: Any) -> bool:
+    return callable(fn) and (inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None)))
 
 
 _OPTIONS = {f.name: f.default for f in dataclasses.fields(WireConfig)}
@@ -223,10 +247,14 @@ def refusal(outcome: Outcome) -> WireResponse:
 
 
 def unavailable(config: WireConfig, detail: str = "") -> WireResponse:
-    """503: the store did not decide in time. Never an allow."""
+    """503: the store did not decide in time. Never an allow. `detail` (the store's error: its
+    host and port, its file's path, its configuration) is the operator's: it goes to the log
+    (logger ``inactivity.server``), never to the client, which may be anyone."""
+    if detail:
+        _log.warning("the session store did not decide: %s", detail)
     return _json(
         503,
-        {"code": "inactivity.unavailable", "error": detail or "the session store did not answer in time"},
+        {"code": "inactivity.unavailable", "error": "the session store did not answer in time"},
         [("Retry-After", str(config.retry_after)), ("Access-Control-Expose-Headers", _EXPOSE)],
     )
 
@@ -249,12 +277,24 @@ def _not_locked(outcome: Outcome) -> WireResponse:
                  outcome_headers(outcome))
 
 
+def _answer(value: Any, what: str) -> Any:
+    """The answer of the app's callable `what`. An awaitable is refused (RuntimeError, a 500:
+    the app's error, not the client's): an async callable's coroutine is never awaited here,
+    and as a truth value it is always true (an unlock for any credential, every path exempt)."""
+    if inspect.isawaitable(value):
+        close = getattr(value, "close", None)
+        if close is not None:
+            close()   # never run: no "coroutine was never awaited" warning
+        raise RuntimeError(f"{what} must be a plain callable: it returned an awaitable, which is not awaited here")
+    return value
+
+
 def _body(request: WireRequest) -> Dict[str, Any]:
     if not request.body:
         return {}
     try:
         value = json.loads(request.body.decode("utf-8"))
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):   # RecursionError: "[[[[..." nested deeper than Python's stack
         raise InvalidArgumentError(Status.E_INVALID_ARGUMENT, "the body must be a JSON object") from None
     if not isinstance(value, dict):
         raise InvalidArgumentError(Status.E_INVALID_ARGUMENT, "the body must be a JSON object")
@@ -404,7 +444,18 @@ def _route(manager: SessionManager, config: WireConfig, request: WireRequest) ->
             current = manager.report(session_id, "LOCKED", "MANUAL_LOCK")
             if current.state != "LOCKED":
                 return refusal(current) if not current.allowed else _not_locked(current)
-        ok = bool(config.verify_credential(current.user or "", credential))
+        try:
+            ok = _answer(config.verify_credential(current.user or "", credential), "verify_credential")
+            if type(ok) is not bool:
+                # Only True unlocks: a truthy other answer (an error message, a user object, a
+                # result dict whose "ok" is False) is no verified credential.
+                raise RuntimeError(f"verify_credential must return a bool, not {type(ok).__name__}")
+        except Exception:
+            # An attempt the app could not verify is a failed one. Uncounted, a verifier that
+            # raises on a wrong credential (argon2's verify does) would tell right (200) from
+            # wrong (500) for as many guesses as anyone holding the session sends.
+            manager.unlock(session_id, False)
+            raise
         after = manager.unlock(session_id, ok)
         if not ok and after.allowed:
             return _not_locked(after)  # unlocked meanwhile by another request: nothing counted
