@@ -18,6 +18,7 @@ from conftest import POLICY, FleetClock
 from inactivity.server import InactivityMiddleware, SessionManager, SQLiteStore
 from inactivity.server.wire import WireConfig
 
+JSON = {"Content-Type": "application/json"}
 COOKIE = "inactivity_session"
 
 
@@ -166,7 +167,7 @@ def test_bad_input_is_400_and_changes_nothing(local: SessionManager, tmp_path: o
     # JSON nested deeper than Python's stack: RecursionError, a 500 (and a logged traceback)
     # for anyone, before any session was looked at.
     for body in (b"[" * 15_000, b'{"activity_age_ms": ' + b"[" * 15_000):
-        r = client.post("/inactivity/keepalive", content=body)
+        r = client.post("/inactivity/keepalive", content=body, headers=JSON)
         assert r.status_code == 400 and r.json()["code"] == "inactivity.bad_request"
     assert local.status(s) == before
     # A label with no UTF-8 form (a lone surrogate, as JSON's "\ud800" gives): UnicodeEncodeError
@@ -190,10 +191,34 @@ def test_bad_input_is_400_and_changes_nothing(local: SessionManager, tmp_path: o
                        "--insecure-cookie"])
     gateway = TestClient(build_app(args), base_url="http://127.0.0.1", raise_server_exceptions=False)
     for body in (b"[1]", b'"alice"', b"[" * 15_000):
-        assert gateway.post("/inactivity/sign-in", content=body).status_code == 401
-    r = gateway.post("/inactivity/sign-in", content=b'{"user": "bob", "device": "\\udcff"}')
+        assert gateway.post("/inactivity/sign-in", content=body, headers=JSON).status_code == 401
+    r = gateway.post("/inactivity/sign-in", content=b'{"user": "bob", "device": "\\udcff"}', headers=JSON)
     assert r.status_code == 400 and "device" in r.json()["error"]
     assert gateway.post("/inactivity/sign-in", json={"user": "bob"}).status_code == 200
+
+
+def test_a_body_must_be_json_so_a_cross_site_form_cannot_post_one(tmp_path: object, clock: FleetClock) -> None:
+    """A page of another site can post a form (text/plain, urlencoded, multipart) with the user's
+    cookie where SameSite lets it, with no preflight; its body was read as JSON whatever its type,
+    so a form posting {"activity_age_ms": 0} kept an idle user's session alive. Such a body is 415
+    now and changes nothing; application/json (which needs a preflight cross-site) is read."""
+    local = SessionManager(SQLiteStore(os.path.join(str(tmp_path), "j.sqlite3")), POLICY.replace(idle_timeout=600, absolute_timeout=3600), precision=0,
+                           clock=clock)
+    client = _client(local)
+    s = local.sign_in("alice").session_id
+    client.cookies.set(COOKIE, s)
+    clock.advance(60_000)   # a minute idle: a keepalive read would move the activity to now
+    before = local.status(s)
+    for kind in ("text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", None):
+        headers = {} if kind is None else {"Content-Type": kind}
+        r = client.post("/inactivity/keepalive", content=b'{"activity_age_ms": 0}', headers=headers)
+        assert r.status_code == 415 and r.json()["code"] == "inactivity.unsupported_media_type", (kind, r.text)
+        r = client.post("/inactivity/report", content=b'{"state": "LOCKED", "reason": "MANUAL_LOCK"}', headers=headers)
+        assert r.status_code == 415, kind
+    assert local.status(s) == before
+    r = client.post("/inactivity/keepalive", content=b'{"activity_age_ms": 0}', headers={"Content-Type": "Application/JSON; charset=utf-8"})
+    assert r.status_code == 204
+    assert client.post("/inactivity/sign-out").status_code == 204   # no body: nothing to read
 
 
 # ----- what a 503 tells the client --------------------------------------------------------------

@@ -110,7 +110,7 @@ def test_keepalive_status_report_and_sign_out(client: TestClient, manager: Sessi
     for bad in ({"activity_age_ms": -5}, {"activity_age_ms": "5"}, {}):
         r = client.post("/inactivity/keepalive", json=bad)
         assert r.status_code == 400 and "activity_age_ms" in r.json()["error"]
-    assert client.post("/inactivity/keepalive", content=b"not json").status_code == 400
+    assert client.post("/inactivity/keepalive", content=b"not json", headers={"Content-Type": "application/json"}).status_code == 400
     r = client.get("/inactivity/status")
     assert r.status_code == 200
     assert r.json() == {"state": "ACTIVE", "reason": "STARTED", "idle_remaining_ms": 9000, "absolute_remaining_ms": 53000}
@@ -259,7 +259,8 @@ def wsgi_call(app: Any, path: str, method: str = "GET", headers: Optional[Dict[s
     environ: Dict[str, Any] = {"REQUEST_METHOD": method, "PATH_INFO": path, "wsgi.input": io.BytesIO(body),
                                "CONTENT_LENGTH": str(len(body))}
     for k, v in (headers or {}).items():
-        environ["HTTP_" + k.upper().replace("-", "_")] = v
+        # As a WSGI server hands them over: Content-Type (and -Length) without the HTTP_ prefix.
+        environ["CONTENT_TYPE" if k.lower() == "content-type" else "HTTP_" + k.upper().replace("-", "_")] = v
     seen: List[Any] = []
     out = b"".join(app(environ, lambda status, hs, exc_info=None: seen.append((status, hs))))
     status, hs = seen[0]
@@ -276,11 +277,15 @@ def test_wsgi_middleware_decides_like_the_asgi_one(manager: SessionManager, cloc
     status, headers, body = wsgi_call(app, "/hello")
     assert status == 401 and json.loads(body) == {"state": "EXPIRED", "reason": "NONE", "code": "inactivity.expired"}
     status, _, body = wsgi_call(app, "/inactivity/keepalive", "POST", cookie, b'{"activity_age_ms": 0}')
+    assert status == 415   # a body that is not declared JSON (a form's) is not read
+    status, _, body = wsgi_call(app, "/inactivity/keepalive", "POST", {**cookie, "Content-Type": "application/json"},
+                                b'{"activity_age_ms": 0}')
     assert status == 204
     clock.advance(3_000)
     status, _, body = wsgi_call(app, "/inactivity/status", headers=cookie)
     assert status == 200 and json.loads(body)["idle_remaining_ms"] == 7_000
-    status, _, _ = wsgi_call(app, "/inactivity/report", "POST", cookie, b'{"state": "LOCKED", "reason": "MANUAL_LOCK"}')
+    status, _, _ = wsgi_call(app, "/inactivity/report", "POST", {**cookie, "Content-Type": "application/json"},
+                             b'{"state": "LOCKED", "reason": "MANUAL_LOCK"}')
     assert status == 204
     status, headers, body = wsgi_call(app, "/hello", headers=cookie)
     assert status == 403 and json.loads(body)["reason"] == "MANUAL_LOCK"

@@ -358,6 +358,12 @@ def _route(manager: SessionManager, config: WireConfig, request: WireRequest) ->
     method = request.method.upper()
     if len(request.body) > MAX_BODY:
         return _error(413, f"the body must be at most {MAX_BODY} bytes", "inactivity.too_large")
+    if request.body and request.headers.get("content-type", "").split(";", 1)[0].strip().lower() != "application/json":
+        # A page of another site can send a form (text/plain, urlencoded, multipart) with the
+        # user's cookie where SameSite allows it, without asking first; application/json it can
+        # send only after a CORS preflight that the API never grants: a keepalive posted by a
+        # form could keep an idle user's session alive. Bodies are JSON, and only JSON is read.
+        return _error(415, "a request with a body must send it as Content-Type: application/json", "inactivity.unsupported_media_type")
 
     if config.auth_endpoint and (path == "/auth" or path.startswith("/auth/")):
         # nginx auth_request and Envoy ext_authz: any method, the original request's headers.
