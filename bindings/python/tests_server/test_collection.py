@@ -5,6 +5,7 @@ which an ended session still tells its device why."""
 from __future__ import annotations
 
 import sqlite3
+import struct
 import time
 
 import pytest
@@ -108,3 +109,28 @@ def test_redis_a_users_hash_lives_as_long_as_its_longest_lived_session(store: St
     ended = forever.sign_out(d)
     assert ended.state == "EXPIRED"
     assert expiry() == max(collect_at(store, s) for s in (b, c, d)) == clock.now + 3_600_000
+
+
+@pytest.mark.parametrize("store_kind", ["redis", "cluster"])
+def test_redis_a_corrupt_value_written_over_gives_its_users_hash_an_expiry_again(store: Store) -> None:
+    # A value this store did not write counts as a session without a collection time (its
+    # user's hash is kept). Once its RESTORE_FAILED decision is written over it, the hash expires
+    # again at the latest of its sessions, even when the corrupt bytes hold, where a value's
+    # header has its collection time, the new one: the write's shortcut (the TTL left as it is
+    # when the collection time is the one read) is only for a value this store wrote.
+    assert isinstance(store, RedisStore)
+    from inactivity.server.ids import session_secret
+
+    clock = FleetClock()
+    manager = SessionManager(store, POLICY, precision=0, clock=clock, retention="1h")
+    a = manager.sign_in("alice", "a").session_id
+    key = store._hash_key(a[:8])
+    clock.advance(1)
+    ended_at = clock.now + 3_600_000   # a's decision will be EXPIRED now: collected after the retention
+    # A user length past the value's end: not a value this store wrote.
+    store.client.hset(key, session_secret(a), struct.pack(">IqqHH", 7, 0, ended_at, 60_000, 0) + b"x")
+    b = manager.sign_in("alice", "b").session_id    # alice's commit: the corrupt value keeps the hash
+    assert int(store.client.pexpiretime(key)) == -1
+    assert (manager.request(a).reason, manager.request(b).state) == ("RESTORE_FAILED", "ACTIVE")
+    assert collect_at(store, a) == ended_at
+    assert int(store.client.pexpiretime(key)) == collect_at(store, b) > ended_at
