@@ -404,6 +404,27 @@ def test_the_apps_own_lifespan_runs_through_the_asgi_middleware(manager: Session
     assert not getattr(manager.store, "_async_clients", None)
 
 
+def test_an_app_mounted_under_a_root_path_serves_its_session_api_and_decides(manager: SessionManager) -> None:
+    """An app mounted at /app (Starlette's Mount; uvicorn's --root-path alike): ASGI gives it the
+    full path with root_path set, and the middleware routes on the path below root_path, as the
+    app itself does: its session API answers at /app/inactivity/..., its exemptions match its own
+    paths, and every other request is decided."""
+    from starlette.routing import Mount
+
+    inner = Starlette(routes=[Route("/hello", hello), Route("/login", public)])
+    inner.add_middleware(InactivityMiddleware, manager=manager, exempt=("/login",), cookie_secure=False)
+    client = TestClient(Starlette(routes=[Mount("/app", app=inner)]), base_url="http://127.0.0.1")
+    s = manager.sign_in("alice", "laptop").session_id
+    r = client.get("/app/inactivity/status", headers=ck(s))
+    assert r.status_code == 200 and r.json()["state"] == "ACTIVE", r.text
+    r = client.get("/app/hello", headers=ck(s))
+    assert r.status_code == 200 and r.headers["Inactivity-State"] == "ACTIVE"
+    assert client.get("/app/hello").status_code == 401
+    assert client.get("/app/login").status_code == 200   # the app's own exempt path
+    assert client.post("/app/inactivity/sign-out", headers=ck(s)).status_code == 204
+    assert client.get("/app/hello", headers=ck(s)).status_code == 401
+
+
 def test_both_middlewares_refuse_an_unknown_option_and_config_with_options(tmp_path: object) -> None:
     """One option handling (wire.Middleware) for both: the same refusals, the same config."""
     manager = SessionManager(SQLiteStore(os.path.join(str(tmp_path), "s.sqlite3")), POLICY)

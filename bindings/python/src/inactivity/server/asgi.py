@@ -201,6 +201,12 @@ class InactivityMiddleware(Middleware[ASGIApp]):
                 await self.app(scope, receive, send)
             return
         path: str = scope.get("path", "")
+        root = scope.get("root_path", "")
+        if root and path.startswith(root) and path[len(root):len(root) + 1] in ("", "/"):
+            # Mounted under root_path (Starlette's Mount, uvicorn's --root-path): ASGI gives the
+            # full path, and the app routes on what follows root_path; so do the session API's
+            # prefix and the exemptions (each relative to the app, as the app's own routes are).
+            path = path[len(root):] or "/"
         headers = _headers(scope)
         request = WireRequest(scope.get("method", "GET"), path, headers, b"", scope)
 
