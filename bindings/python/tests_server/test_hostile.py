@@ -359,3 +359,22 @@ def test_a_new_sqlite_file_is_readable_by_its_owner_only(tmp_path: object, clock
         assert stat.S_IMODE(os.stat(kept).st_mode) == 0o640
     finally:
         os.umask(old)
+
+
+def test_a_cookie_browsers_would_drop_is_refused_at_configuration(manager: SessionManager) -> None:
+    """SameSite=None and the __Host-/__Secure- prefixes need Secure: without it browsers drop the
+    cookie, and a session signed in would never be sent back. Refused when configured, naming the
+    rule; a __Host- cookie with Secure (the prefix that also forbids a subdomain's cookie of the
+    same name) is set with Path=/ and no Domain, as the prefix requires."""
+    for options in ({"cookie_secure": False, "cookie_samesite": "None"},
+                    {"cookie_secure": False, "cookie": "__Host-inactivity_session"},
+                    {"cookie_secure": False, "cookie": "__Secure-inactivity_session"}):
+        with pytest.raises(ValueError, match="browsers drop such a cookie"):
+            WireConfig(**options)  # type: ignore[arg-type]
+    config = WireConfig(cookie="__Host-inactivity_session", sign_in=lambda request: ("alice", "laptop"))
+    app = InactivityMiddleware(None, manager, config=config)
+    r = TestClient(app, base_url="https://127.0.0.1").post("/inactivity/sign-in")
+    assert r.status_code == 200, r.text
+    cookie = r.headers["set-cookie"]
+    assert cookie.startswith("__Host-inactivity_session=") and "Secure" in cookie and "Path=/" in cookie
+    assert "domain" not in cookie.lower()

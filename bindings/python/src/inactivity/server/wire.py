@@ -125,6 +125,11 @@ class WireConfig:
             raise ValueError("the session id needs a source: cookie, header or session_id")
         if self.cookie_samesite not in ("Strict", "Lax", "None"):
             raise ValueError(f"cookie_samesite ({self.cookie_samesite!r}) must be Strict, Lax or None")
+        if not self.cookie_secure and (self.cookie_samesite == "None" or (self.cookie or "").startswith(("__Host-", "__Secure-"))):
+            # Browsers drop such a cookie (SameSite=None, and the __Host-/__Secure- prefixes,
+            # need Secure): the session would be signed in and then never sent.
+            raise ValueError(f"cookie_secure=False cannot go with SameSite=None or a __Host-/__Secure- cookie "
+                             f"({self.cookie!r}): browsers drop such a cookie without Secure")
         if isinstance(self.exempt, (str, bytes)):
             # A string is a sequence of one-character paths, "/" among them: every path exempt.
             raise ValueError(f"exempt ({self.exempt!r}) must be a sequence of paths, e.g. ({self.exempt!r},), or a callable")
