@@ -19,6 +19,8 @@ import dataclasses
 import inspect
 import json
 import logging
+import threading
+import time
 from typing import Any, Callable, Dict, Generic, List, Optional, Sequence, Tuple, TypeVar, Union
 
 from ..enums import Status
@@ -251,12 +253,32 @@ def refusal(outcome: Outcome) -> WireResponse:
     return _json(outcome.http_status, {"state": outcome.state, "reason": outcome.reason, "code": outcome.code}, outcome_headers(outcome))
 
 
+#: At most one log line per this many seconds for a store that does not decide: in an outage every
+#: request is a 503, and a line per request would flood the log (and block a process whose
+#: standard error nobody drains).
+_UNAVAILABLE_LOG_INTERVAL_S = 10.0
+_unavailable_log = {"at": float("-inf"), "more": 0}
+_unavailable_lock = threading.Lock()
+
+
 def unavailable(config: WireConfig, detail: str = "") -> WireResponse:
     """503: the store did not decide in time. Never an allow. `detail` (the store's error: its
     host and port, its file's path, its configuration) is the operator's: it goes to the log
-    (logger ``inactivity.server``), never to the client, which may be anyone."""
+    (logger ``inactivity.server``; the first, then at most one line per 10 s with the number of
+    others), never to the client, which may be anyone."""
     if detail:
-        _log.warning("the session store did not decide: %s", detail)
+        now = time.monotonic()
+        with _unavailable_lock:
+            state = _unavailable_log
+            due = now - state["at"] >= _UNAVAILABLE_LOG_INTERVAL_S
+            more = int(state["more"])
+            if due:
+                state["at"], state["more"] = now, 0
+            else:
+                state["more"] = more + 1
+        if due:
+            _log.warning("the session store did not decide: %s%s", detail,
+                         f" (and {more} more since the last line)" if more else "")
     return _json(
         503,
         {"code": "inactivity.unavailable", "error": "the session store did not answer in time"},
