@@ -17,6 +17,7 @@ from starlette.testclient import TestClient
 
 from conftest import POLICY, redis_url
 from inactivity.server import InactivityWSGIMiddleware, RedisStore, SessionManager, SQLiteStore, StoreUnavailable
+from test_gateway import Http, free_port, processes, start_gateway  # noqa: F401 (fixture)
 from test_http import asgi_client, ck, wsgi_app, wsgi_call
 
 #: These tests run on the real clock for seconds: an idle timeout that cannot pass meanwhile.
@@ -308,3 +309,57 @@ def test_no_worker_thread_in_time_is_503(tmp_path: object) -> None:
             release.set()
             holder.join(10)
         assert client.get("/hello", headers=ck(s)).status_code == 200
+
+
+def test_a_gateway_process_through_an_outage_answers_503_and_recovers(tmp_path: Any, processes: List[Any]) -> None:
+    """A gateway process (its standard error a pipe nobody reads, as a supervisor's may be) on
+    its own Redis (appendonly), which is killed: two clients hammer it for 2 s, every answer is
+    503 and fast (connection refused), never allowed; Redis started again, the same gateway
+    allows the session again within 5 s. A line logged per 503 filled the pipe and blocked the
+    gateway for good (found by the fault suite: the store's failure is logged once per 10 s)."""
+    import threading
+
+    port = free_port()
+    argv = ["redis-server", "--bind", "127.0.0.1", "--port", str(port), "--dir", str(tmp_path), "--save", "",
+            "--appendonly", "yes", "--appendfsync", "always"]
+
+    def start_redis() -> subprocess.Popen[bytes]:
+        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL)
+        for _ in range(100):
+            try:
+                socket.create_connection(("127.0.0.1", port), 0.1).close()
+                return proc
+            except OSError:
+                time.sleep(0.05)
+        raise AssertionError("redis-server did not start")
+
+    redis = start_redis()
+    try:
+        gateway = Http(f"http://127.0.0.1:{start_gateway(processes, str(tmp_path), '--store', f'redis://127.0.0.1:{port}/0', '--demo-sign-in', '--insecure-cookie', '--timeout', str(TIMEOUT))}")
+        gateway("POST", "/inactivity/sign-in", {"user": "alice", "device": "d"})
+        assert gateway("GET", "/inactivity/auth")[0] == 204
+        redis.kill()
+        redis.wait()
+        seen: List[int] = []
+        stop = time.monotonic() + 2.0
+
+        def hammer() -> None:
+            client = Http(gateway.base)
+            client.cookie = gateway.cookie
+            while time.monotonic() < stop:
+                seen.append(client("GET", "/inactivity/auth")[0])
+
+        threads = [threading.Thread(target=hammer) for _ in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert set(seen) == {503} and len(seen) >= 100, (len(seen), set(seen))
+        redis = start_redis()
+        deadline = time.monotonic() + 5
+        while gateway("GET", "/inactivity/auth")[0] != 204:
+            assert time.monotonic() < deadline, "the gateway did not recover within 5 s of Redis"
+            time.sleep(0.1)
+    finally:
+        redis.kill()
+        redis.wait()
