@@ -7,9 +7,7 @@ import asyncio
 import os
 import secrets
 import signal
-import socket
 import sqlite3
-import subprocess
 import time
 from typing import Any, Callable, List
 import pytest
@@ -17,7 +15,7 @@ from starlette.testclient import TestClient
 
 from conftest import POLICY, redis_url
 from inactivity.server import InactivityWSGIMiddleware, RedisStore, SessionManager, SQLiteStore, StoreUnavailable
-from test_gateway import Http, free_port, processes, start_gateway  # noqa: F401 (fixture)
+from test_gateway import Http, free_port, processes, start_gateway, start_redis  # noqa: F401 (fixture)
 from test_http import asgi_client, ck, wsgi_app, wsgi_call
 
 #: These tests run on the real clock for seconds: an idle timeout that cannot pass meanwhile.
@@ -142,30 +140,9 @@ def test_the_asgi_middleware_on_redis_decides_on_its_lifespan_loop_and_a_paused_
     store.close()
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def test_redis_killed_is_503_and_restarted_with_appendonly_keeps_the_sessions(tmp_path: object) -> None:
-    port = _free_port()
-    directory = str(tmp_path)
-    argv = ["redis-server", "--bind", "127.0.0.1", "--port", str(port), "--dir", directory,
-            "--save", "", "--appendonly", "yes", "--appendfsync", "always"]
-
-    def start() -> subprocess.Popen[bytes]:
-        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL)
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", port), 0.1).close()
-                return proc
-            except OSError:
-                time.sleep(0.05)
-        proc.kill()
-        raise AssertionError("redis-server did not start")
-
-    proc = start()
+    port = free_port()
+    proc = start_redis(port, str(tmp_path))
     try:
         manager = SessionManager(RedisStore.from_url(f"redis://127.0.0.1:{port}/0", timeout=TIMEOUT), LONG,
                                  precision=0, timeout=TIMEOUT)
@@ -177,7 +154,7 @@ def test_redis_killed_is_503_and_restarted_with_appendonly_keeps_the_sessions(tm
         proc.kill()
         proc.wait()
         _requests_are_refused(client, manager, other)
-        proc = start()   # the script cache is empty now: EVALSHA answers NOSCRIPT, EVAL reloads
+        proc = start_redis(port, str(tmp_path))   # the script cache is empty now: EVALSHA answers NOSCRIPT, EVAL reloads
         assert _recovered(lambda: client.get("/hello", headers=ck(other))).status_code == 200
         assert client.get("/hello", headers=ck(s)).json()["reason"] == "MANUAL_LOCK"   # the lock survived
         assert manager.request(s).state == "LOCKED"
@@ -320,20 +297,7 @@ def test_a_gateway_process_through_an_outage_answers_503_and_recovers(tmp_path: 
     import threading
 
     port = free_port()
-    argv = ["redis-server", "--bind", "127.0.0.1", "--port", str(port), "--dir", str(tmp_path), "--save", "",
-            "--appendonly", "yes", "--appendfsync", "always"]
-
-    def start_redis() -> subprocess.Popen[bytes]:
-        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL)
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", port), 0.1).close()
-                return proc
-            except OSError:
-                time.sleep(0.05)
-        raise AssertionError("redis-server did not start")
-
-    redis = start_redis()
+    redis = start_redis(port, str(tmp_path))
     try:
         gateway = Http(f"http://127.0.0.1:{start_gateway(processes, str(tmp_path), '--store', f'redis://127.0.0.1:{port}/0', '--demo-sign-in', '--insecure-cookie', '--timeout', str(TIMEOUT))}")
         gateway("POST", "/inactivity/sign-in", {"user": "alice", "device": "d"})
@@ -355,7 +319,7 @@ def test_a_gateway_process_through_an_outage_answers_503_and_recovers(tmp_path: 
         for t in threads:
             t.join()
         assert set(seen) == {503} and len(seen) >= 100, (len(seen), set(seen))
-        redis = start_redis()
+        redis = start_redis(port, str(tmp_path))
         deadline = time.monotonic() + 5
         while gateway("GET", "/inactivity/auth")[0] != 204:
             assert time.monotonic() < deadline, "the gateway did not recover within 5 s of Redis"

@@ -31,6 +31,23 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def start_redis(port: int, directory: str) -> subprocess.Popen[bytes]:
+    """A redis-server of the test's own on `port` (appendonly, fsync always, its files in
+    `directory`), once it accepts connections; started again with the same arguments it reads
+    its append-only file back (the fault tests kill and restart it)."""
+    proc = subprocess.Popen(["redis-server", "--bind", "127.0.0.1", "--port", str(port), "--dir", directory, "--save", "",
+                             "--appendonly", "yes", "--appendfsync", "always"], stdout=subprocess.DEVNULL)
+    for _ in range(100):
+        try:
+            socket.create_connection(("127.0.0.1", port), 0.1).close()
+            return proc
+        except OSError:
+            time.sleep(0.05)
+    proc.kill()
+    proc.wait()
+    raise AssertionError("redis-server did not start")
+
+
 def wait_for_port(port: int, proc: Optional[subprocess.Popen[bytes]] = None, what: str = "") -> None:
     for _ in range(300):
         if proc is not None and proc.poll() is not None:

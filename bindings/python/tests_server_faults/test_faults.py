@@ -8,9 +8,7 @@ import multiprocessing
 import os
 import random
 import signal
-import socket
 import sqlite3
-import subprocess
 import threading
 import time
 from typing import Any, Dict, List, Optional, Tuple
@@ -21,7 +19,7 @@ from conftest import redis_url
 from inactivity import Policy
 from inactivity.server import RedisStore, SessionManager, SQLiteStore, Store
 from modelcheck import model_store, run_model, summary
-from test_gateway import Http, free_port, processes, start_gateway  # noqa: F401 (fixture)
+from test_gateway import Http, free_port, processes, start_gateway, start_redis  # noqa: F401 (fixture)
 
 LOOSE = Policy(idle_timeout=600, warning=0, absolute_timeout=3600, max_unlock_failures=4_000_000)
 
@@ -103,20 +101,7 @@ def test_redis_paused_5_s_then_killed_every_decision_503_and_recovery(tmp_path: 
     started again. Meanwhile every answer is 503; after, the same gateways allow again, and the
     sessions (and a lock) survived in the append-only file."""
     port = free_port()
-    argv = ["redis-server", "--bind", "127.0.0.1", "--port", str(port), "--dir", str(tmp_path), "--save", "",
-            "--appendonly", "yes", "--appendfsync", "always"]
-
-    def start_redis() -> subprocess.Popen[bytes]:
-        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL)
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", port), 0.1).close()
-                return proc
-            except OSError:
-                time.sleep(0.05)
-        raise AssertionError("redis-server did not start")
-
-    redis = start_redis()
+    redis = start_redis(port, str(tmp_path))
     try:
         common = ["--store", f"redis://127.0.0.1:{port}/0", "--demo-sign-in", "--insecure-cookie", "--timeout", "0.5"]
         gateways = [Http(f"http://127.0.0.1:{start_gateway(processes, str(tmp_path), *common)}") for _ in range(4)]
@@ -151,7 +136,7 @@ def test_redis_paused_5_s_then_killed_every_decision_503_and_recovery(tmp_path: 
             t.join()
         print(f"Redis paused 5 s, then killed: {seen}")
         assert set(seen) == {503} and seen[503] >= 8, seen   # none allowed, none refused wrongly
-        redis = start_redis()
+        redis = start_redis(port, str(tmp_path))
         for g in gateways:
             assert g("GET", "/inactivity/auth")[0] == 204   # recovered, no gateway restarted
             g.cookie = locked
