@@ -124,7 +124,7 @@ class InactivityMiddleware(Middleware[ASGIApp]):
 
     #: The event loops whose lifespan started and has not shut down: on these (and only these,
     #: whose shutdown closes the loop's asyncio client) the store is awaited on the loop.
-    _lifespan_loops: "weakref.WeakSet[asyncio.AbstractEventLoop]"
+    _lifespan_loops: "Optional[weakref.WeakSet[asyncio.AbstractEventLoop]]" = None
 
     def _on_loop(self) -> bool:
         """Whether this call awaits the store on the running event loop: a store with an asyncio
@@ -133,7 +133,7 @@ class InactivityMiddleware(Middleware[ASGIApp]):
         one client per request open)."""
         if not self.manager.store.asynchronous:
             return False
-        loops = self.__dict__.get("_lifespan_loops")
+        loops = self._lifespan_loops
         if not loops:
             return False
         try:
@@ -167,7 +167,9 @@ class InactivityMiddleware(Middleware[ASGIApp]):
         """ASGI lifespan: the app's own, and at its shutdown the store's asyncio client of this
         event loop closed on it (its connections belong to the loop). With no app, answered here."""
         loop = asyncio.get_running_loop()
-        loops = self.__dict__.setdefault("_lifespan_loops", weakref.WeakSet())
+        loops = self._lifespan_loops
+        if loops is None:
+            loops = self._lifespan_loops = weakref.WeakSet()
 
         async def send_closing(message: Message) -> None:
             kind = message["type"]
